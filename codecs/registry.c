@@ -1,0 +1,25 @@
+/* registry.c - the table of codecs.  Adding a format is one row here. */
+#include "codec.h"
+
+static const trz_codec *const codecs[] = {
+    &trz_codec_raw,
+};
+
+const trz_codec *trz_codec_at(size_t i)
+{
+    return i < sizeof codecs / sizeof codecs[0] ? codecs[i] : NULL;
+}
+
+const trz_codec *trz_codec_by_id(unsigned id)
+{
+    for (size_t i = 0; trz_codec_at(i); i++)
+        if (codecs[i]->id == id) return codecs[i];
+    return NULL;
+}
+
+const trz_codec *trz_codec_by_name(const char *name)
+{
+    for (size_t i = 0; trz_codec_at(i); i++)
+        if (strcmp(codecs[i]->name, name) == 0) return codecs[i];
+    return NULL;
+}
