@@ -257,6 +257,11 @@ typedef struct trz_codec {
      * metadata; NULL if the format has no notion of CPU. Sets bits in a
      * 1024-bit map (cpus[16]). */
     void (*cpus_seen)(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16]);
+
+    /* Optional: rewrite whole records in place from byte order `from` to
+     * `to` (TRZ_BO_*), field by field, as a reader asks for host order.
+     * NULL = the records have no multi-byte fields to swap. */
+    void (*convert)(uint8_t *recs, size_t len, int from, int to);
 } trz_codec;
 
 /* Registry (codecs/registry.c). */

@@ -1,0 +1,87 @@
+# trz - lossless compressor for computer-architecture traces.
+#   make            libtrz.a, libtrz.so and ./trz
+#   make check      every test, including builds under ASan and UBSan
+#   make demo       the ratio and speed table on the samples in corpus/
+#   make install PREFIX=/usr/local
+# Dependencies come from pkg-config: libzstd, zlib, libxxhash.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+PKGS    := libzstd zlib libxxhash
+DEB_PKGS := libzstd-dev zlib1g-dev libxxhash-dev pkg-config
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+CFLAGS  ?=
+BASE_CFLAGS = $(STD) $(WARN) $(OPT) $(CFLAGS)
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+
+LIB_SRC := $(wildcard codecs/*.c) src/backend.c src/chunk.c src/util.c src/unwrap.c src/writer.c src/reader.c src/dump.c
+CLI_SRC := src/cli.c src/fileio.c src/list.c src/bench.c
+HDRS    := include/trz.h codecs/codec.h src/internal.h src/unwrap.h src/cli.h $(wildcard codecs/*.h)
+
+B := build
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
+SOVER   := 0
+
+.PHONY: all deps check demo install clean samples fuzz bench analyzers
+all: trz libtrz.a libtrz.so analyzers
+
+# Fail early and clearly when a dependency is missing; as root, install it.
+$(B)/deps.ok:
+	@mkdir -p $(B)
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "trz: installing build dependencies: $(DEB_PKGS)"; \
+	    (apt-get install -y $(DEB_PKGS) || (apt-get update && apt-get install -y $(DEB_PKGS))) >/dev/null || exit 1; \
+	  else \
+	    echo "trz: missing build dependencies. Run as root:"; \
+	    echo "  apt-get install -y $(DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+deps: $(B)/deps.ok
+
+$(B)/pic/%.o: %.c $(HDRS) $(B)/deps.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -fPIC $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+
+$(B)/obj/%.o: %.c $(HDRS) $(B)/deps.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -c $< -o $@
+
+libtrz.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+libtrz.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtrz.so.$(SOVER) -o $@ $^ $(LIBS)
+
+trz: $(CLI_OBJ) libtrz.a
+	$(CC) -o $@ $(CLI_OBJ) libtrz.a $(LIBS)
+
+include tests/tests.mk
+include bench/bench.mk
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 trz $(DESTDIR)$(PREFIX)/bin/trz
+	install -m 644 include/trz.h $(DESTDIR)$(PREFIX)/include/trz.h
+	install -m 644 libtrz.a $(DESTDIR)$(PREFIX)/lib/libtrz.a
+	install -m 755 libtrz.so $(DESTDIR)$(PREFIX)/lib/libtrz.so.$(SOVER)
+	ln -sf libtrz.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libtrz.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define TRZ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/trz.h | paste -sd.)|g' \
+	    trz.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trz.pc
+	install -m 644 trz.1 $(DESTDIR)$(PREFIX)/share/man/man1/trz.1
+
+samples: $(B)/gen_samples
+	$(B)/gen_samples corpus
+
+$(B)/gen_samples: tests/gen_samples.c
+	@mkdir -p $(B)
+	$(CC) $(STD) $(WARN) -O2 -o $@ $<
+
+clean:
+	rm -rf $(B) trz libtrz.a libtrz.so tests/out

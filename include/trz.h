@@ -1,0 +1,242 @@
+/* trz.h - the public interface of libtrz, a lossless compressor for
+ * computer-architecture traces (SPARC RST, BYU, PEL Pentium bus, UPenn uop
+ * text, and any other file through a raw codec).
+ *
+ * This header is the manual.  Every function returns a trz_result (0 on
+ * success, a negative TRZ_ERR_* on failure) unless it says otherwise; the
+ * contexts keep a one-line message for the last failure, which names the
+ * chunk where there is one (trz_cctx_error, trz_reader_error).
+ *
+ * Contexts are opaque; create them with *_create / *_open, free them with
+ * *_free / *_close, which accept NULL.  One context must not be used by two
+ * threads at once; different contexts are independent.
+ *
+ * The container format is specified in src/FORMAT.md, each codec's streams
+ * in codecs/<name>.md.
+ */
+#ifndef TRZ_H
+#define TRZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRZ_VERSION_MAJOR 0
+#define TRZ_VERSION_MINOR 9
+#define TRZ_VERSION_PATCH 0
+#define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
+
+/* The library's version, TRZ_VERSION_NUMBER as built, and as a string. */
+unsigned trz_version_number(void);
+const char *trz_version_string(void);
+
+/* ---- results ------------------------------------------------------------ */
+
+typedef enum trz_result {
+    TRZ_OK = 0,
+    TRZ_ERR_IO = -1,          /* a read or write failed (see errno) */
+    TRZ_ERR_NOMEM = -2,       /* an allocation failed */
+    TRZ_ERR_NOT_TRZ = -3,     /* the input does not start with trz's magic */
+    TRZ_ERR_VERSION = -4,     /* a container version this library cannot read */
+    TRZ_ERR_CORRUPT = -5,     /* a header, table or stream is damaged */
+    TRZ_ERR_CHECKSUM = -6,    /* decoded bytes do not match the chunk's XXH3 */
+    TRZ_ERR_TRUNCATED = -7,   /* the input ends inside a structure */
+    TRZ_ERR_LIMIT = -8,       /* a size read from the input exceeds the limits */
+    TRZ_ERR_PARAM = -9,       /* a bad argument or parameter value */
+    TRZ_ERR_UNSUPPORTED = -10,/* unknown codec or back-end, or seeking a pipe */
+    TRZ_ERR_RANGE = -11,      /* a record number past the end */
+    TRZ_ERR_CODEC = -12,      /* a codec failed to encode (a bug: please report) */
+} trz_result;
+
+/* A static, one-line description of a trz_result. */
+const char *trz_strerror(int result);
+
+/* ---- I/O callbacks --------------------------------------------------------
+ * Everything reads and writes through this struct, so files, pipes, memory
+ * and user streams all work.  A NULL member means "not available". */
+typedef struct trz_io {
+    void *opaque;
+    /* Read up to n bytes into buf: return the count, 0 at end, -1 on error.
+     * Short reads are fine. */
+    int64_t (*read)(void *opaque, void *buf, size_t n);
+    /* Write all n bytes: return n, or -1 on error. */
+    int64_t (*write)(void *opaque, const void *buf, size_t n);
+    /* Seek to an absolute offset: 0 or -1.  NULL for pipes. */
+    int (*seek)(void *opaque, uint64_t offset);
+    /* Total size in bytes, or -1 when unknown (pipes). */
+    int64_t (*size)(void *opaque);
+} trz_io;
+
+/* Fill *io for a file descriptor (seekable when the fd is a regular file).
+ * The caller keeps ownership of fd. */
+void trz_io_fd(trz_io *io, int *fd_storage); /* *fd_storage must outlive io */
+
+/* ---- formats and byte order ------------------------------------------- */
+
+enum { TRZ_BYTE_ORDER_NONE = 0, TRZ_BYTE_ORDER_LITTLE = 1, TRZ_BYTE_ORDER_BIG = 2 };
+
+/* Name of the i-th codec ("raw", "rst", "byu", "pbus", "uop"), NULL past
+ * the end; and a one-line description of it. */
+const char *trz_format_name(size_t i);
+const char *trz_format_description(size_t i);
+
+/* ---- compression ---------------------------------------------------------- */
+
+typedef struct trz_cctx trz_cctx;
+
+trz_cctx *trz_cctx_create(void);
+void trz_cctx_free(trz_cctx *cctx);
+
+typedef enum trz_cparam {
+    TRZ_C_LEVEL = 1,       /* 1..19, default TRZ_LEVEL_DEFAULT */
+    TRZ_C_THREADS = 2,     /* worker threads; 0 = all cores; default 1.
+                              The output is identical for every value. */
+    TRZ_C_BACKEND = 3,     /* TRZ_BACKEND_ZSTD (default) or TRZ_BACKEND_GZIP */
+    TRZ_C_CHUNK_BYTES = 4, /* raw bytes per chunk, 4 KiB..256 MiB, default 16 MiB */
+    TRZ_C_CHUNK_RECORDS = 5,/* records per chunk cap; 0 = only the byte limit */
+    TRZ_C_UNWRAP = 6,      /* 1 (default): input that is gzip or zstd data is
+                              decompressed first and the trace inside stored */
+    TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
+                              and fall back to the raw codec if it differs */
+} trz_cparam;
+
+enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
+#define TRZ_LEVEL_MIN 1
+#define TRZ_LEVEL_MAX 19
+#define TRZ_LEVEL_DEFAULT 9
+
+int trz_cctx_set(trz_cctx *cctx, trz_cparam param, int64_t value);
+
+/* Choose the codec by name ("auto", the default, probes the first chunk and
+ * falls back to "raw").  TRZ_ERR_PARAM for an unknown name. */
+int trz_cctx_set_format(trz_cctx *cctx, const char *name);
+
+/* Called from the compressing thread after each chunk is written. */
+typedef void (*trz_progress_fn)(void *ctx, uint64_t raw_in, uint64_t bytes_out);
+void trz_cctx_set_progress(trz_cctx *cctx, trz_progress_fn fn, void *ctx);
+
+/* Compress everything `in` yields into one trz member written to `out`.
+ * `out` needs only write (pipes work): the index is written at the end. */
+int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
+
+/* After trz_compress: the codec it chose and the byte order it found. */
+const char *trz_cctx_format(const trz_cctx *cctx);
+int trz_cctx_byte_order(const trz_cctx *cctx);
+
+/* The message for the last failure of this context ("" if none). */
+const char *trz_cctx_error(const trz_cctx *cctx);
+
+/* ---- reading: sequential, random access, iteration -------------------------
+ * A reader decodes a .trz file (one member or several concatenated) and
+ * hands out the original bytes.  When the input can seek, the reader loads
+ * the index from the footer and trz_seek jumps straight to a record,
+ * decoding only the chunk that holds it; from a pipe it reads sequentially.
+ * Every chunk's XXH3 is checked before its bytes are handed out. */
+
+typedef struct trz_reader trz_reader;
+
+int trz_reader_open_path(trz_reader **reader, const char *path);
+/* The caller keeps ownership of fd and must keep it open until close. */
+int trz_reader_open_fd(trz_reader **reader, int fd);
+/* The memory must stay valid until close; the reader does not copy it. */
+int trz_reader_open_mem(trz_reader **reader, const void *data, size_t len);
+/* *io is copied; io->opaque must stay valid until close. */
+int trz_reader_open_io(trz_reader **reader, const trz_io *io);
+void trz_reader_close(trz_reader *reader);
+
+/* On failure of an open call, *reader is still set (unless out of memory) so
+ * that trz_reader_error can tell why; close it as usual. */
+const char *trz_reader_error(const trz_reader *reader);
+
+typedef enum trz_rparam {
+    TRZ_R_THREADS = 1,    /* decode-ahead threads for sequential reads; 0 = all
+                             cores; default 1.  Order is always kept. */
+    TRZ_R_HOST_ORDER = 2, /* 1: trz_read converts records to the host's byte
+                             order (per codec, field by field); 0 (default):
+                             records come back exactly as stored */
+    TRZ_R_SALVAGE = 3,    /* 1: skip damaged chunks instead of failing; see
+                             trz_reader_lost */
+} trz_rparam;
+int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
+
+typedef struct trz_info {
+    const char *format;      /* codec name; "mixed" when members differ */
+    uint32_t record_size;    /* bytes per record, 0 for text (lines) */
+    int byte_order;          /* TRZ_BYTE_ORDER_* of the source */
+    int seekable;            /* 1 when the index was loaded */
+    int64_t records;         /* whole records (lines), -1 when unknown (pipe) */
+    int64_t raw_bytes;       /* decoded size, -1 when unknown */
+    int64_t compressed_bytes;/* archive size, -1 when unknown */
+    int64_t chunks;          /* -1 when unknown */
+    int64_t members;         /* concatenated members, -1 when unknown */
+} trz_info;
+int trz_reader_info(trz_reader *reader, trz_info *info);
+
+/* Count the distinct CPUs in the whole trace (decodes every chunk; the
+ * codec must know CPUs).  Returns the count, or 0 if the format has no CPUs,
+ * or a negative trz_result. */
+int trz_reader_cpus(trz_reader *reader);
+
+/* Per chunk (index only): where it is and what it holds. */
+typedef struct trz_chunk_info {
+    uint64_t first_record, records;
+    uint64_t first_byte, raw_bytes;
+    uint64_t offset, stored_bytes; /* in the archive */
+    const char *format;
+} trz_chunk_info;
+int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
+
+/* Bytes per stream over the whole archive (reads every chunk header, not the
+ * data).  Calls fn once per (format, stream) pair with its totals. */
+typedef void (*trz_stream_fn)(void *ctx, const char *format, unsigned stream_id,
+                              const char *stream_name, uint64_t raw, uint64_t compressed);
+int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
+
+/* Read up to max_records whole records into buf (max_records * record_size
+ * bytes; for text formats, up to max_records whole lines, and buf must hold
+ * max_records * 1 bytes at least: see trz_read_bytes).  Returns the number
+ * of records read, 0 at the end, or a negative trz_result.  A partial last
+ * record of the source (a tail shorter than record_size) is never returned
+ * here; trz_read_bytes returns it. */
+int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
+
+/* Read up to cap decoded bytes, record boundaries ignored.  Returns the count,
+ * 0 at the end, or a negative trz_result. */
+int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
+
+/* Position the reader at record (line) `record`.  Needs a seekable input;
+ * decodes only the chunk that holds the record.  Seeking to the record count
+ * positions at the end.  TRZ_ERR_RANGE past that. */
+int trz_seek(trz_reader *reader, uint64_t record);
+
+/* Call fn with batches of decoded whole records (a chunk's worth, at most),
+ * from the current position to the end, in order.  A non-zero return from fn
+ * stops the iteration and is returned.  `first` is the batch's first record
+ * number. */
+typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, uint64_t first);
+int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
+
+/* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.
+ * Returns the number of ranges; fills up to max of them. */
+typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
+size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
+
+/* ---- printing records ------------------------------------------------------ */
+
+/* Print records [first, first+count) as text, one line each (trconv / b2a
+ * style per format; text formats print their lines).  count = UINT64_MAX
+ * means to the end.  Seeks when it can, else reads forward. */
+int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
+
+/* The same for a raw (uncompressed) trace read from `in`; format NULL or
+ * "auto" probes. */
+int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
+                 uint64_t first, uint64_t count, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

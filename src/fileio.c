@@ -1,0 +1,336 @@
+/* fileio.c - files for the command line: choose output names, write through
+ * a temporary file in the target directory that is renamed only on success
+ * (and removed on failure or on SIGINT/SIGTERM), remove the input only after
+ * a verified write, and report every failure as one line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define SUFFIX ".trz"
+
+/* The temporary file being written, for the signal handler. */
+static char g_tmp[PATH_MAX + 32];
+static volatile sig_atomic_t g_have_tmp;
+
+static void on_signal(int sig)
+{
+    if (g_have_tmp) unlink(g_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n > k && strcmp(s + n - k, suf) == 0;
+}
+
+/* ---- progress on a terminal, a few times a second at most ---- */
+typedef struct progress {
+    const char *name;
+    double last;
+    int shown;
+} progress;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(void *ctx, uint64_t in, uint64_t out)
+{
+    progress *p = ctx;
+    double t = now();
+    if (t - p->last < 0.25) return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r%s: %.1f MiB -> %.1f MiB   ", p->name, in / 1048576.0, out / 1048576.0);
+}
+
+static void end_progress(progress *p)
+{
+    if (p->shown) fputs("\r\033[K", stderr);
+}
+
+/* ---- the operations, on open descriptors ---- */
+
+static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+{
+    trz_cctx *c = trz_cctx_create();
+    if (!c) { msg_error("%s: out of memory", name); return 1; }
+    int rc = trz_cctx_set(c, TRZ_C_LEVEL, o->level);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_THREADS, o->threads);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_BACKEND, o->backend);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_VERIFY, o->verify);
+    if (!rc && o->chunk_bytes) {
+        rc = trz_cctx_set(c, TRZ_C_CHUNK_BYTES, o->chunk_bytes);
+        if (rc) { msg_error("chunk size must be 4K..256M"); trz_cctx_free(c); return 1; }
+    }
+    if (!rc && o->chunk_records) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, o->chunk_records);
+    if (!rc && trz_cctx_set_format(c, o->format)) {
+        msg_error("unknown format '%s' (auto, raw, rst, byu, pbus, uop)", o->format);
+        trz_cctx_free(c);
+        return 1;
+    }
+    if (pg) trz_cctx_set_progress(c, show_progress, pg);
+    int ifd = in, ofd = out;
+    trz_io iio, oio;
+    trz_io_fd(&iio, &ifd);
+    trz_io_fd(&oio, &ofd);
+    rc = trz_compress(c, &iio, &oio);
+    if (pg) end_progress(pg);
+    if (rc) msg_error("%s: %s", name, trz_cctx_error(c));
+    else if (g_verbosity >= 2)
+        fprintf(stderr, "%s: compressed as %s%s\n", name, trz_cctx_format(c),
+                trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
+                : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "");
+    trz_cctx_free(c);
+    return rc ? 1 : 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    trz_io io;
+    int f = fd;
+    trz_io_fd(&io, &f);
+    return io.write(io.opaque, p, n) == (int64_t)n ? 0 : -1;
+}
+
+/* Decode (out >= 0) or test (out < 0) an archive. */
+static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+{
+    trz_reader *r;
+    int rc = trz_reader_open_fd(&r, in);
+    if (rc) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
+    }
+    trz_reader_set(r, TRZ_R_THREADS, o->threads);
+    trz_reader_set(r, TRZ_R_SALVAGE, o->salvage);
+    trz_info info;
+    trz_reader_info(r, &info);
+    uint64_t left = UINT64_MAX; /* bytes (fixed records) or lines (text) still wanted */
+    int text = info.record_size == 0;
+    if (o->ranged) {
+        if (info.seekable) {
+            rc = trz_seek(r, info.records >= 0 && o->from > (uint64_t)info.records ? (uint64_t)info.records : o->from);
+        } else { /* a pipe: decode forward to the first wanted record */
+            rc = TRZ_OK;
+            if (!text) {
+                uint64_t skip = o->from * info.record_size;
+                uint8_t tmp[65536];
+                while (skip && rc == TRZ_OK) {
+                    int64_t g = trz_read_bytes(r, tmp, skip < sizeof tmp ? (size_t)skip : sizeof tmp);
+                    if (g < 0) rc = (int)g;
+                    else if (g == 0) break;
+                    else skip -= (uint64_t)g;
+                }
+            } else {
+                uint64_t lines = o->from;
+                uint8_t ch;
+                while (lines && rc == TRZ_OK) {
+                    int64_t g = trz_read_bytes(r, &ch, 1);
+                    if (g < 0) rc = (int)g;
+                    else if (g == 0) break;
+                    else if (ch == '\n') lines--;
+                }
+            }
+        }
+        if (rc) {
+            msg_error("%s: %s", name, trz_reader_error(r));
+            trz_reader_close(r);
+            return 1;
+        }
+        if (o->count != UINT64_MAX) left = text ? o->count : o->count * info.record_size;
+    }
+    size_t cap = 1u << 20;
+    uint8_t *buf = malloc(cap);
+    uint64_t total = 0;
+    int status = 0;
+    while (buf && left) {
+        size_t want = left < cap ? (size_t)left : cap;
+        int64_t g = trz_read_bytes(r, buf, want);
+        if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = 1; break; }
+        if (g == 0) break;
+        size_t n = (size_t)g;
+        if (text && left != UINT64_MAX) { /* stop after `count` lines */
+            size_t i = 0;
+            while (i < n && left) {
+                uint8_t *nl = memchr(buf + i, '\n', n - i);
+                if (!nl) { i = n; break; }
+                i = (size_t)(nl - buf) + 1;
+                left--;
+            }
+            n = i;
+        } else if (left != UINT64_MAX) {
+            left -= n;
+        }
+        if (out >= 0 && write_all(out, buf, n)) {
+            msg_error("%s: write error: %s", name, strerror(errno));
+            status = 1;
+            break;
+        }
+        total += n;
+        if (pg) show_progress(pg, total, total);
+    }
+    if (!buf) { msg_error("%s: out of memory", name); status = 1; }
+    if (pg) end_progress(pg);
+    trz_lost_range lost[64];
+    size_t nl = trz_reader_lost(r, lost, 64);
+    for (size_t i = 0; i < nl && i < 64; i++)
+        msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name,
+                  (unsigned long long)lost[i].chunk, (unsigned long long)lost[i].first_record,
+                  (unsigned long long)(lost[i].first_record + lost[i].records) - (lost[i].records ? 1 : 0),
+                  (unsigned long long)lost[i].raw_bytes, (unsigned long long)lost[i].first_byte);
+    if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
+    if (nl) status = 1;
+    if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
+        fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
+    free(buf);
+    trz_reader_close(r);
+    return status;
+}
+
+/* Test an archive just written, before the input is removed. */
+static int verify_written(const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0) return 1;
+    cli_opts t = { 0 };
+    t.mode = MODE_TEST;
+    t.threads = 1;
+    t.count = UINT64_MAX;
+    int rc = do_decompress(&t, tmp, fd, -1, NULL);
+    close(fd);
+    return rc;
+}
+
+/* ---- one input ---- */
+int fio_process(const cli_opts *o, const char *name)
+{
+    install_signals();
+    int from_stdin = strcmp(name, "-") == 0;
+    const char *shown = from_stdin ? "(stdin)" : name;
+    int compress = o->mode == MODE_COMPRESS;
+    int test = o->mode == MODE_TEST;
+
+    char outname[PATH_MAX];
+    int to_stdout = o->to_stdout || (from_stdin && !o->out_name);
+    if (!test && !to_stdout) {
+        if (o->out_name) {
+            snprintf(outname, sizeof outname, "%s", o->out_name);
+        } else if (compress) {
+            if (has_suffix(name, SUFFIX)) { msg_error("%s: already has %s suffix -- ignored", name, SUFFIX); return 1; }
+            if (snprintf(outname, sizeof outname, "%s%s", name, SUFFIX) >= (int)sizeof outname) {
+                msg_error("%s: name too long", name);
+                return 1;
+            }
+        } else {
+            if (!has_suffix(name, SUFFIX)) { msg_error("%s: unknown suffix (expected %s) -- ignored; use -c or -o", name, SUFFIX); return 1; }
+            snprintf(outname, sizeof outname, "%.*s", (int)(strlen(name) - strlen(SUFFIX)), name);
+        }
+    }
+    if (compress && to_stdout && isatty(STDOUT_FILENO) && !o->force) {
+        msg_error("stdout is a terminal; not writing compressed data to it (use -f to force)");
+        return 1;
+    }
+
+    int in = STDIN_FILENO;
+    struct stat ist;
+    if (!from_stdin) {
+        in = open(name, O_RDONLY);
+        if (in < 0) { msg_error("%s: %s", name, strerror(errno)); return 1; }
+        if (fstat(in, &ist) == 0 && S_ISDIR(ist.st_mode)) {
+            msg_error("%s: is a directory -- ignored", name);
+            close(in);
+            return 1;
+        }
+    } else if (fstat(in, &ist) != 0) {
+        memset(&ist, 0, sizeof ist);
+    }
+
+    progress pgs = { shown, 0, 0 };
+    progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
+    int status;
+    if (test) {
+        status = do_decompress(o, shown, in, -1, pg);
+    } else if (to_stdout) {
+        status = compress ? do_compress(o, shown, in, STDOUT_FILENO, pg) : do_decompress(o, shown, in, STDOUT_FILENO, pg);
+    } else {
+        struct stat ost;
+        int exists = stat(outname, &ost) == 0;
+        if (exists && !S_ISREG(ost.st_mode)) {
+            /* a device such as /dev/null or /dev/full: write straight to it */
+            int out = open(outname, O_WRONLY);
+            if (out < 0) { msg_error("%s: %s", outname, strerror(errno)); if (!from_stdin) close(in); return 1; }
+            status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
+            if (close(out) != 0 && status == 0) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
+            if (!from_stdin) close(in);
+            return status;
+        }
+        if (exists && !o->force) {
+            msg_error("%s: already exists; use -f to overwrite", outname);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        /* temporary file beside the output, so the rename stays on one file system */
+        const char *slash = strrchr(outname, '/');
+        int dlen = slash ? (int)(slash - outname + 1) : 0;
+        snprintf(g_tmp, sizeof g_tmp, "%.*s.%s.tmpXXXXXX", dlen, outname, slash ? slash + 1 : outname);
+        int out = mkstemp(g_tmp);
+        if (out < 0) {
+            msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        g_have_tmp = 1;
+        if (!from_stdin) fchmod(out, ist.st_mode & 0777);
+        status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
+        if (close(out) != 0 && status == 0) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
+        if (status == 0 && compress && o->rm && verify_written(g_tmp)) {
+            msg_error("%s: the archive written does not verify; input kept", name);
+            status = 1;
+        }
+        if (status == 0 && rename(g_tmp, outname) != 0) {
+            msg_error("%s: %s", outname, strerror(errno));
+            status = 1;
+        }
+        if (status != 0) unlink(g_tmp);
+        g_have_tmp = 0;
+        if (status == 0 && !from_stdin) {
+            struct timespec ts[2] = { ist.st_atim, ist.st_mtim };
+            utimensat(AT_FDCWD, outname, ts, 0);
+        }
+    }
+    if (!from_stdin) close(in);
+    if (status == 0 && o->rm && !from_stdin && !test && !to_stdout) {
+        if (unlink(name) != 0) { msg_error("%s: cannot remove: %s", name, strerror(errno)); status = 1; }
+    }
+    return status;
+}

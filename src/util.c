@@ -1,0 +1,206 @@
+/* util.c - small pieces the rest of libtrz shares: result strings, version,
+ * hashing, a fork-join helper for threads, fd and memory I/O, line counting. */
+#include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "internal.h"
+
+unsigned trz_version_number(void) { return TRZ_VERSION_NUMBER; }
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+const char *trz_version_string(void)
+{
+    return STR(TRZ_VERSION_MAJOR) "." STR(TRZ_VERSION_MINOR) "." STR(TRZ_VERSION_PATCH);
+}
+
+const char *trz_strerror(int r)
+{
+    switch (r) {
+    case TRZ_OK: return "success";
+    case TRZ_ERR_IO: return "I/O error";
+    case TRZ_ERR_NOMEM: return "out of memory";
+    case TRZ_ERR_NOT_TRZ: return "not a trz file";
+    case TRZ_ERR_VERSION: return "unsupported trz format version";
+    case TRZ_ERR_CORRUPT: return "corrupt data";
+    case TRZ_ERR_CHECKSUM: return "checksum mismatch";
+    case TRZ_ERR_TRUNCATED: return "unexpected end of file";
+    case TRZ_ERR_LIMIT: return "size exceeds limits";
+    case TRZ_ERR_PARAM: return "invalid parameter";
+    case TRZ_ERR_UNSUPPORTED: return "unsupported";
+    case TRZ_ERR_RANGE: return "record number out of range";
+    case TRZ_ERR_CODEC: return "codec failure";
+    default: return "unknown error";
+    }
+}
+
+const char *trz_format_name(size_t i)
+{
+    const trz_codec *c = trz_codec_at(i);
+    return c ? c->name : NULL;
+}
+
+const char *trz_format_description(size_t i)
+{
+    const trz_codec *c = trz_codec_at(i);
+    return c ? c->description : NULL;
+}
+
+int trz_ncpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+uint64_t trz_xxh64(const void *p, size_t n) { return XXH3_64bits(p, n); }
+uint32_t trz_xxh32low(const void *p, size_t n) { return (uint32_t)XXH3_64bits(p, n); }
+
+/* ---- fork-join ---- */
+typedef struct par {
+    pthread_mutex_t mu;
+    size_t next, n;
+    void (*fn)(void *, size_t);
+    void *arg;
+} par;
+
+static void *par_worker(void *v)
+{
+    par *p = v;
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        size_t i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        if (i >= p->n) return NULL;
+        p->fn(p->arg, i);
+    }
+}
+
+void trz_parallel(size_t n, int threads, void (*fn)(void *arg, size_t i), void *arg)
+{
+    if (threads <= 1 || n <= 1) {
+        for (size_t i = 0; i < n; i++) fn(arg, i);
+        return;
+    }
+    par p = { PTHREAD_MUTEX_INITIALIZER, 0, n, fn, arg };
+    pthread_t tid[256];
+    int t = threads > 256 ? 256 : threads, started = 0;
+    if ((size_t)t > n) t = (int)n;
+    for (int i = 1; i < t; i++)
+        if (pthread_create(&tid[started], NULL, par_worker, &p) == 0) started++;
+    par_worker(&p); /* the caller works too; if no thread started, it does all */
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&p.mu);
+}
+
+/* ---- fd I/O ---- */
+static int64_t fd_read(void *o, void *buf, size_t n)
+{
+    int fd = *(int *)o;
+    for (;;) {
+        ssize_t r = read(fd, buf, n > (1u << 30) ? (1u << 30) : n);
+        if (r >= 0) return r;
+        if (errno != EINTR) return -1;
+    }
+}
+
+static int64_t fd_write(void *o, const void *buf, size_t n)
+{
+    int fd = *(int *)o;
+    const uint8_t *p = buf;
+    size_t left = n;
+    while (left) {
+        ssize_t r = write(fd, p, left > (1u << 30) ? (1u << 30) : left);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (r == 0) { errno = ENOSPC; return -1; }
+        p += r;
+        left -= (size_t)r;
+    }
+    return (int64_t)n;
+}
+
+static int fd_seek(void *o, uint64_t off)
+{
+    return lseek(*(int *)o, (off_t)off, SEEK_SET) == (off_t)off ? 0 : -1;
+}
+
+static int64_t fd_size(void *o)
+{
+    struct stat st;
+    if (fstat(*(int *)o, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return st.st_size;
+}
+
+void trz_io_fd(trz_io *io, int *fd)
+{
+    struct stat st;
+    int reg = fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(*fd, 0, SEEK_CUR) >= 0;
+    io->opaque = fd;
+    io->read = fd_read;
+    io->write = fd_write;
+    io->seek = reg ? fd_seek : NULL;
+    io->size = reg ? fd_size : NULL;
+}
+
+/* ---- memory I/O ---- */
+static int64_t mem_read(void *o, void *buf, size_t n)
+{
+    trz_memio *m = o;
+    size_t left = m->n - m->pos;
+    if (n > left) n = left;
+    memcpy(buf, m->p + m->pos, n);
+    m->pos += n;
+    return (int64_t)n;
+}
+
+static int mem_seek(void *o, uint64_t off)
+{
+    trz_memio *m = o;
+    if (off > m->n) return -1;
+    m->pos = (size_t)off;
+    return 0;
+}
+
+static int64_t mem_size(void *o) { return (int64_t)((trz_memio *)o)->n; }
+
+void trz_io_mem(trz_io *io, void *state)
+{
+    io->opaque = state;
+    io->read = mem_read;
+    io->write = NULL;
+    io->seek = mem_seek;
+    io->size = mem_size;
+}
+
+/* ---- text lines ---- */
+uint64_t trz_count_lines(const uint8_t *p, size_t n, int midline)
+{
+    if (n == 0) return 0;
+    uint64_t k = midline ? 0 : 1;
+    const uint8_t *end = p + n, *q = p;
+    while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+        q++;
+        if (q < end) k++; /* a newline at the very end starts no line here */
+    }
+    return k;
+}
+
+size_t trz_line_offset(const uint8_t *p, size_t n, int midline, uint64_t k)
+{
+    if (!midline) {
+        if (k == 0) return 0;
+    } else {
+        k++;
+    }
+    const uint8_t *end = p + n, *q = p;
+    while (k && (q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+        q++;
+        k--;
+    }
+    return q ? (size_t)(q - p) : n;
+}

@@ -1,0 +1,375 @@
+/* writer.c - trz_compress: cut the input into chunks at record (or line)
+ * boundaries, encode batches of chunks in parallel, and write header,
+ * chunks, index and footer in order.  Only `write` is needed on the output,
+ * so compressing into a pipe works. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "internal.h"
+#include "unwrap.h"
+
+struct trz_cctx {
+    int level, threads, backend, unwrap, verify;
+    uint64_t chunk_bytes, chunk_records;
+    const trz_codec *forced; /* NULL = auto */
+    const trz_codec *chosen;
+    int byte_order;
+    trz_progress_fn progress;
+    void *progress_ctx;
+    char err[256];
+};
+
+trz_cctx *trz_cctx_create(void)
+{
+    trz_cctx *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->level = TRZ_LEVEL_DEFAULT;
+    c->threads = 1;
+    c->backend = TRZ_BACKEND_ZSTD;
+    c->unwrap = 1;
+    c->verify = 1;
+    c->chunk_bytes = TRZ_DEFAULT_CHUNK_RAW;
+    return c;
+}
+
+void trz_cctx_free(trz_cctx *c) { free(c); }
+
+int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
+{
+    switch (p) {
+    case TRZ_C_LEVEL:
+        if (v < TRZ_LEVEL_MIN || v > TRZ_LEVEL_MAX) return TRZ_ERR_PARAM;
+        c->level = (int)v;
+        return TRZ_OK;
+    case TRZ_C_THREADS:
+        if (v < 0 || v > 256) return TRZ_ERR_PARAM;
+        c->threads = v == 0 ? trz_ncpus() : (int)v;
+        return TRZ_OK;
+    case TRZ_C_BACKEND:
+        if (v != TRZ_BACKEND_ZSTD && v != TRZ_BACKEND_GZIP) return TRZ_ERR_PARAM;
+        c->backend = (int)v;
+        return TRZ_OK;
+    case TRZ_C_CHUNK_BYTES:
+        if (v < TRZ_MIN_CHUNK_RAW || v > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_PARAM;
+        c->chunk_bytes = (uint64_t)v;
+        return TRZ_OK;
+    case TRZ_C_CHUNK_RECORDS:
+        if (v < 0 || v > 0xffffffffLL) return TRZ_ERR_PARAM;
+        c->chunk_records = (uint64_t)v;
+        return TRZ_OK;
+    case TRZ_C_UNWRAP:
+        c->unwrap = v != 0;
+        return TRZ_OK;
+    case TRZ_C_VERIFY:
+        c->verify = v != 0;
+        return TRZ_OK;
+    }
+    return TRZ_ERR_PARAM;
+}
+
+int trz_cctx_set_format(trz_cctx *c, const char *name)
+{
+    if (!name || strcmp(name, "auto") == 0) { c->forced = NULL; return TRZ_OK; }
+    const trz_codec *k = trz_codec_by_name(name);
+    if (!k) return TRZ_ERR_PARAM;
+    c->forced = k;
+    return TRZ_OK;
+}
+
+void trz_cctx_set_progress(trz_cctx *c, trz_progress_fn fn, void *ctx)
+{
+    c->progress = fn;
+    c->progress_ctx = ctx;
+}
+
+const char *trz_cctx_format(const trz_cctx *c) { return c->chosen ? c->chosen->name : "raw"; }
+int trz_cctx_byte_order(const trz_cctx *c) { return c->byte_order; }
+const char *trz_cctx_error(const trz_cctx *c) { return c->err; }
+
+/* ---- state of one compression ---- */
+typedef struct index_entry {
+    uint64_t offset, first_record, first_byte;
+    uint32_t nrec, raw, stored;
+    uint8_t codec, flags;
+} index_entry;
+
+typedef struct wstate {
+    trz_cctx *c;
+    const trz_io *out;
+    trz_src src;
+    uint64_t written, records, bytes;
+    index_entry *index;
+    size_t nindex, capindex;
+    /* pending input: carry from the previous cut plus new reads */
+    uint8_t *pend;
+    size_t pend_len, pend_cap;
+    int eof, prev_nl;
+    trz_zctx *z[256];
+} wstate;
+
+static int fail(wstate *w, int rc, const char *what)
+{
+    snprintf(w->c->err, sizeof w->c->err, "%s: %s", what, rc == TRZ_ERR_IO ? strerror(errno) : trz_strerror(rc));
+    return rc;
+}
+
+static int emit(wstate *w, const void *p, size_t n)
+{
+    if (n == 0) return TRZ_OK;
+    if (w->out->write(w->out->opaque, p, n) != (int64_t)n) return fail(w, TRZ_ERR_IO, "write");
+    w->written += n;
+    return TRZ_OK;
+}
+
+/* Top up the pending buffer to `want` bytes unless the input ends. */
+static int fill(wstate *w, size_t want)
+{
+    if (w->pend_cap < want) {
+        uint8_t *np = realloc(w->pend, want);
+        if (!np) return fail(w, TRZ_ERR_NOMEM, "input buffer");
+        w->pend = np;
+        w->pend_cap = want;
+    }
+    if (w->pend_len < want && !w->eof) {
+        int64_t r = trz_src_read(&w->src, w->pend + w->pend_len, want - w->pend_len);
+        if (r < 0) return fail(w, (int)r, w->src.kind ? "reading compressed input" : "read");
+        w->pend_len += (size_t)r;
+        if (w->pend_len < want) w->eof = 1;
+    }
+    return TRZ_OK;
+}
+
+static void choose_codec(wstate *w)
+{
+    trz_cctx *c = w->c;
+    c->byte_order = TRZ_BO_NONE;
+    if (c->forced) {
+        c->chosen = c->forced;
+        if (c->forced->probe) c->forced->probe(w->pend, w->pend_len, &c->byte_order);
+        return;
+    }
+    const trz_codec *best = &trz_codec_raw;
+    int best_score = 0, best_bo = TRZ_BO_NONE;
+    size_t n = w->pend_len < (1u << 20) ? w->pend_len : (1u << 20);
+    for (size_t i = 0; trz_codec_at(i); i++) {
+        const trz_codec *k = trz_codec_at(i);
+        int bo = TRZ_BO_NONE;
+        int s = k->probe && n ? k->probe(w->pend, n, &bo) : 0;
+        if (s > best_score) { best = k; best_score = s; best_bo = bo; }
+    }
+    /* A weak guess costs more than the raw codec would on a misfit. */
+    if (best_score < 50) { best = &trz_codec_raw; best_bo = TRZ_BO_NONE; }
+    c->chosen = best;
+    c->byte_order = best_bo;
+}
+
+static int write_header(wstate *w)
+{
+    uint8_t h[TRZ_FILE_HDR_FIXED + 4];
+    const trz_codec *k = w->c->chosen;
+    memcpy(h, trz_file_magic, 4);
+    h[4] = TRZ_FORMAT_VERSION;
+    h[5] = k->id;
+    h[6] = (uint8_t)w->c->byte_order;
+    h[7] = 0;
+    trz_st_le32(h + 8, k->record_size);
+    if (w->c->byte_order == TRZ_BO_BIG) trz_st_be32(h + 12, TRZ_ENDIAN_MARK);
+    else if (w->c->byte_order == TRZ_BO_LITTLE) trz_st_le32(h + 12, TRZ_ENDIAN_MARK);
+    else trz_st_le32(h + 12, 0);
+    trz_st_le32(h + 16, (uint32_t)w->c->chunk_bytes);
+    h[20] = (uint8_t)w->c->level;
+    h[21] = (uint8_t)w->c->backend;
+    trz_st_le16(h + 22, 0); /* no codec parameters in this version */
+    trz_st_le32(h + 24, trz_xxh32low(h, 24));
+    return emit(w, h, sizeof h);
+}
+
+/* Decide how many pending bytes the next chunk takes. */
+static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
+{
+    size_t len = w->pend_len;
+    *is_tail = 0;
+    if (len > w->c->chunk_bytes) len = (size_t)w->c->chunk_bytes;
+    if (k->record_size > 1) {
+        size_t rs = k->record_size;
+        size_t take = len - len % rs;
+        if (w->c->chunk_records && take / rs > w->c->chunk_records) take = (size_t)w->c->chunk_records * rs;
+        if (take == 0 && w->eof && w->pend_len > 0) { *is_tail = 1; return w->pend_len; }
+        return take;
+    }
+    if (k->record_size == 0) {
+        size_t take = len;
+        if (!(w->eof && len == w->pend_len)) { /* more follows: end on a newline if one is there */
+            size_t l = len;
+            while (l > 0 && w->pend[l - 1] != '\n') l--;
+            if (l > 0) take = l;
+        }
+        if (w->c->chunk_records) {
+            uint64_t lines = trz_count_lines(w->pend, take, !w->prev_nl);
+            if (lines > w->c->chunk_records)
+                take = trz_line_offset(w->pend, take, !w->prev_nl, w->c->chunk_records);
+        }
+        return take;
+    }
+    if (w->c->chunk_records && len > w->c->chunk_records) len = (size_t)w->c->chunk_records;
+    return len;
+}
+
+typedef struct batch {
+    trz_chunk_job job[256];
+    wstate *w;
+} batch;
+
+static void run_job(void *arg, size_t i)
+{
+    batch *b = arg;
+    int t = (int)i % 256;
+    trz_chunk_encode(&b->job[i], b->w->z[t] ? b->w->z[t] : b->w->z[0]);
+}
+
+static void run_job_thread(void *arg, size_t i);
+
+static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
+{
+    /* Each job gets its own back-end context: run job i with zctx i. */
+    for (size_t i = 0; i < n; i++)
+        if (!w->z[i] && !(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
+    trz_parallel(n, w->c->threads, run_job_thread, b);
+    int rc = TRZ_OK;
+    for (size_t i = 0; i < n && rc == TRZ_OK; i++) {
+        trz_chunk_job *j = &b->job[i];
+        if (j->result) {
+            snprintf(w->c->err, sizeof w->c->err, "chunk %zu: %s", w->nindex, j->err);
+            rc = j->result;
+            break;
+        }
+        if (w->nindex == w->capindex) {
+            size_t nc = w->capindex ? 2 * w->capindex : 64;
+            index_entry *ni = realloc(w->index, nc * sizeof *ni);
+            if (!ni) { rc = fail(w, TRZ_ERR_NOMEM, "index"); break; }
+            w->index = ni;
+            w->capindex = nc;
+        }
+        index_entry *e = &w->index[w->nindex++];
+        e->offset = w->written;
+        e->first_record = w->records;
+        e->first_byte = w->bytes;
+        e->nrec = j->nrec;
+        e->raw = (uint32_t)j->raw_len;
+        e->stored = (uint32_t)j->out.n;
+        e->codec = j->out.p[4];
+        e->flags = j->flags;
+        rc = emit(w, j->out.p, j->out.n);
+        w->records += j->nrec;
+        w->bytes += j->raw_len;
+        if (rc == TRZ_OK && w->c->progress) w->c->progress(w->c->progress_ctx, w->bytes, w->written);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(b->job[i].out.p);
+        b->job[i].out.p = NULL;
+        free(bufs[i]);
+        bufs[i] = NULL;
+    }
+    return rc;
+}
+
+static void run_job_thread(void *arg, size_t i) { run_job(arg, i); }
+
+static int write_index(wstate *w)
+{
+    trz_buf ix = { 0 };
+    trz_put_bytes(&ix, trz_index_magic, 4);
+    trz_put_le32(&ix, (uint32_t)w->nindex);
+    for (size_t i = 0; i < w->nindex; i++) {
+        index_entry *e = &w->index[i];
+        trz_put_le64(&ix, e->offset);
+        trz_put_le64(&ix, e->first_record);
+        trz_put_le64(&ix, e->first_byte);
+        trz_put_le32(&ix, e->nrec);
+        trz_put_le32(&ix, e->raw);
+        trz_put_le32(&ix, e->stored);
+        trz_put_u8(&ix, e->codec);
+        trz_put_u8(&ix, e->flags);
+        trz_put_le16(&ix, 0);
+    }
+    if (ix.oom) { free(ix.p); return fail(w, TRZ_ERR_NOMEM, "index"); }
+    uint64_t ix_off = w->written;
+    uint32_t ix_chk = trz_xxh32low(ix.p, ix.n);
+    int rc = emit(w, ix.p, ix.n);
+    free(ix.p);
+    if (rc) return rc;
+    uint8_t f[TRZ_FOOTER_SIZE];
+    trz_st_le64(f, ix_off);
+    trz_st_le64(f + 8, w->written + TRZ_FOOTER_SIZE);
+    trz_st_le32(f + 16, ix_chk);
+    memcpy(f + 20, trz_footer_magic, 4);
+    return emit(w, f, sizeof f);
+}
+
+int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
+{
+    wstate *w = calloc(1, sizeof *w);
+    batch *b = calloc(1, sizeof *b);
+    uint8_t *bufs[256] = { 0 };
+    int rc = TRZ_OK;
+    c->err[0] = 0;
+    if (!w || !b) { free(w); free(b); snprintf(c->err, sizeof c->err, "out of memory"); return TRZ_ERR_NOMEM; }
+    w->c = c;
+    w->out = out;
+    w->prev_nl = 1;
+    b->w = w;
+    rc = trz_src_open(&w->src, in, c->unwrap);
+    if (rc) { fail(w, rc, "read"); goto done; }
+    if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
+    choose_codec(w);
+    if ((rc = write_header(w))) goto done;
+
+    int nthreads = c->threads < 1 ? 1 : c->threads;
+    size_t nb = 0;
+    while (w->pend_len > 0) {
+        int is_tail;
+        const trz_codec *k = c->chosen;
+        size_t take = cut(w, k, &is_tail);
+        trz_chunk_job *j = &b->job[nb];
+        memset(j, 0, sizeof *j);
+        bufs[nb] = malloc(take ? take : 1);
+        if (!bufs[nb]) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
+        memcpy(bufs[nb], w->pend, take);
+        memmove(w->pend, w->pend + take, w->pend_len - take);
+        w->pend_len -= take;
+        j->codec = is_tail ? &trz_codec_raw : k;
+        j->raw = bufs[nb];
+        j->raw_len = take;
+        j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
+        j->level = c->level;
+        j->backend = c->backend;
+        j->verify = c->verify;
+        if (k->record_size == 0) {
+            j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;
+            j->nrec = (uint32_t)trz_count_lines(bufs[nb], take, !w->prev_nl);
+            w->prev_nl = take > 0 && bufs[nb][take - 1] == '\n';
+        } else {
+            j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
+        }
+        nb++;
+        if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
+        if (nb == (size_t)nthreads || w->pend_len == 0) {
+            rc = flush_batch(w, b, nb, bufs);
+            nb = 0;
+            if (rc) goto done;
+        }
+    }
+    rc = write_index(w);
+done:
+    for (size_t i = 0; i < 256; i++) {
+        free(bufs[i]);
+        free(b->job[i].out.p);
+        trz_zctx_free(w->z[i]);
+    }
+    trz_src_close(&w->src);
+    free(w->pend);
+    free(w->index);
+    free(w);
+    free(b);
+    return rc;
+}
