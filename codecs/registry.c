@@ -3,6 +3,10 @@
 
 static const trz_codec *const codecs[] = {
     &trz_codec_raw,
+    &trz_codec_rst,
+    &trz_codec_byu,
+    &trz_codec_pbus,
+    &trz_codec_uop,
 };
 
 const trz_codec *trz_codec_at(size_t i)

@@ -46,8 +46,8 @@ int main(int argc, char **argv)
     double tenc = 0, tdec = 0, tz = 0;
     size_t all = 0;
     uint8_t *out = malloc(chunk + 1);
-    for (size_t off = 0; off < total; off += chunk) {
-        size_t len = total - off < chunk ? total - off : chunk;
+    for (size_t off = 0, len = 0; off < total; off += len) {
+        len = total - off < chunk ? total - off : chunk;
         if (rs == 0) { /* text: cut after the last newline */
             size_t l = len;
             while (off + len < total && l > 0 && data[off + l - 1] != '\n') l--;

@@ -1,0 +1,251 @@
+/* addrmodel.h - the address predictor shared by the BYU and PEL
+ * Pentium bus codecs.  Both traces are bus requests: instruction fetches that
+ * walk code, data reads and writes that follow per-instruction strides.
+ * Encoder and decoder call the same functions in the same order. */
+#ifndef TRZ_ADDRMODEL_H
+#define TRZ_ADDRMODEL_H
+
+#include "codec.h"
+
+#define AM_NCLS 4       /* fetch, read, write, other */
+#define AM_RC 16        /* recent-address cache entries per class */
+#define AM_PG 16        /* recent 4 KiB pages per class */
+#define AM_KMAX 7       /* positions after a fetch tracked per code address */
+#define AM_PCBITS 16    /* code-address table: 2^16 entries */
+#define AM_SLOTBITS 16  /* per-(fetch, position) data slots: 2^16 entries */
+#define AM_O2BITS 18    /* (last two addresses) -> next address table */
+#define AM_NCAND 6      /* direct candidates before the recent cache */
+/* address codes: 0..AM_NCAND-1 candidates, then the recent cache, then a
+ * near miss (delta from the base follows), then a recent page (offset
+ * follows), then a miss (whole address follows) */
+#define AM_NEAR (AM_NCAND + AM_RC)
+#define AM_PAGE (AM_NEAR + 1)
+#define AM_MISS (AM_PAGE + AM_PG)
+#define AM_NEAR_MAX 4096 /* |delta| below this is a near miss */
+
+enum { AM_FETCH = 0, AM_READ = 1, AM_WRITE = 2, AM_OTHER = 3 };
+
+typedef struct am_cls {
+    uint32_t last, stride;
+    uint32_t rc[AM_RC]; /* most recent first */
+    uint32_t pg[AM_PG]; /* page numbers, most recent first */
+} am_cls;
+
+/* Per-processor state: bounded (<= 256 allocated lazily by the codec). */
+typedef struct am_proc {
+    am_cls cls[AM_NCLS];
+    uint32_t pc;   /* address of the last fetch */
+    uint32_t step; /* bytes the last fetch covered (fall-through distance) */
+    uint32_t k;    /* records since the last fetch */
+    uint32_t a1, a2; /* the last two addresses, any class */
+} am_proc;
+
+typedef struct am_pcent {
+    uint32_t succ; /* fetch address that followed this one */
+} am_pcent;
+
+typedef struct am_slot {
+    uint32_t last, stride;
+} am_slot;
+
+typedef struct am_model {
+    am_pcent *pct;
+    am_slot *slot;
+    uint32_t *o2; /* address that followed the last two addresses */
+    int pcbits, slotbits, o2bits;
+} am_model;
+
+/* Tables shrink for small chunks (zeroing them would dominate): bits =
+ * the bit length of nrec, clamped to [8, max]. */
+static inline int am_bits(uint64_t nrec, int max)
+{
+    int b = 1;
+    while (b < max && (nrec >> (b - 1)) > 1) b++;
+    return b < 8 ? 8 : b;
+}
+
+static inline int am_init(am_model *m, uint64_t nrec)
+{
+    m->pcbits = am_bits(nrec, AM_PCBITS);
+    m->slotbits = am_bits(nrec, AM_SLOTBITS);
+    m->o2bits = am_bits(nrec, AM_O2BITS);
+    m->pct = calloc((size_t)1 << m->pcbits, sizeof *m->pct);
+    m->slot = calloc((size_t)1 << m->slotbits, sizeof *m->slot);
+    m->o2 = calloc((size_t)1 << m->o2bits, sizeof *m->o2);
+    return m->pct && m->slot && m->o2 ? 0 : -1;
+}
+
+static inline void am_free(am_model *m)
+{
+    free(m->pct);
+    free(m->slot);
+    free(m->o2);
+}
+
+static inline uint32_t am_hash(uint32_t x, int bits)
+{
+    return (x * 0x9E3779B1u) >> (32 - bits);
+}
+
+static inline uint32_t *am_o2(am_model *m, const am_proc *p)
+{
+    return &m->o2[am_hash(p->a1 ^ (p->a2 * 0x2545F491u + (p->a2 >> 15)), m->o2bits)];
+}
+
+static inline am_pcent *am_pc(am_model *m, const am_proc *p)
+{
+    return &m->pct[am_hash(p->pc, m->pcbits)];
+}
+
+static inline am_slot *am_dslot(am_model *m, const am_proc *p)
+{
+    uint32_t k = p->k > AM_KMAX ? AM_KMAX : p->k;
+    return &m->slot[am_hash(p->pc ^ (k * 0x5bd1e995u), m->slotbits)];
+}
+
+/* ---- addresses ----------------------------------------------------------- */
+
+/* Base for a miss delta: the slot's last address for data, the last fetch
+ * for code. */
+static inline uint32_t am_base(am_model *m, const am_proc *p, unsigned c)
+{
+    return c == AM_FETCH ? p->pc : am_dslot(m, p)->last;
+}
+
+/* Candidate addresses for the next record of class c, in code order. */
+static inline void am_cands(am_model *m, const am_proc *p, unsigned c, uint32_t cand[AM_NCAND])
+{
+    const am_cls *q = &p->cls[c];
+    if (c == AM_FETCH) {
+        cand[0] = am_pc(m, p)->succ;
+        cand[1] = p->pc + p->step;
+        cand[2] = p->pc;
+        cand[3] = q->last + q->stride;
+        cand[4] = p->pc - p->step;
+        cand[5] = *am_o2(m, p);
+    } else {
+        const am_slot *s = am_dslot(m, p);
+        cand[0] = s->last + s->stride;
+        cand[1] = s->last;
+        cand[2] = q->last + q->stride;
+        cand[3] = q->last;
+        cand[4] = s->last - s->stride;
+        cand[5] = *am_o2(m, p);
+    }
+}
+
+/* Code for addr (encoder): a candidate, a recent-cache index, or AM_MISS. */
+static inline unsigned am_code(am_model *m, const am_proc *p, unsigned c, uint32_t addr)
+{
+    uint32_t cand[AM_NCAND];
+    am_cands(m, p, c, cand);
+    for (unsigned i = 0; i < AM_NCAND; i++)
+        if (cand[i] == addr) return i;
+    const uint32_t *rc = p->cls[c].rc;
+    for (unsigned i = 0; i < AM_RC; i++)
+        if (rc[i] == addr) return AM_NCAND + i;
+    uint32_t d = addr - am_base(m, p, c) + AM_NEAR_MAX;
+    if (d < 2 * AM_NEAR_MAX) return AM_NEAR;
+    const uint32_t *pg = p->cls[c].pg;
+    for (unsigned i = 0; i < AM_PG; i++)
+        if (pg[i] == addr >> 12) return AM_PAGE + i;
+    return AM_MISS;
+}
+
+/* Candidate i alone (decoder): must match am_cands. */
+static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsigned i)
+{
+    const am_cls *q = &p->cls[c];
+    if (i == 5) return *am_o2(m, p);
+    if (c == AM_FETCH) {
+        switch (i) {
+        case 0: return am_pc(m, p)->succ;
+        case 1: return p->pc + p->step;
+        case 2: return p->pc;
+        case 3: return q->last + q->stride;
+        default: return p->pc - p->step;
+        }
+    }
+    switch (i) {
+    case 0: { const am_slot *s = am_dslot(m, p); return s->last + s->stride; }
+    case 1: return am_dslot(m, p)->last;
+    case 2: return q->last + q->stride;
+    case 3: return q->last;
+    default: { const am_slot *s = am_dslot(m, p); return s->last - s->stride; }
+    }
+}
+
+/* Address for a code below AM_NEAR (decoder). */
+static inline uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
+{
+    if (code < AM_NCAND) return am_cand(m, p, c, code);
+    return p->cls[c].rc[code - AM_NCAND];
+}
+
+/* Page number for a code in [AM_PAGE, AM_MISS) (decoder). */
+static inline uint32_t am_page(const am_proc *p, unsigned c, unsigned code)
+{
+    return p->cls[c].pg[code - AM_PAGE];
+}
+
+/* Move v to the front of an n-entry most-recent-first list. */
+static inline void am_mtf(uint32_t *t, unsigned n, uint32_t v)
+{
+    unsigned i = 0;
+    while (i < n - 1 && t[i] != v) i++;
+    memmove(t + 1, t, i * sizeof t[0]);
+    t[0] = v;
+}
+
+/* After the address of a class-c record is known; step = bytes it covers. */
+static inline void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
+{
+    am_cls *q = &p->cls[c];
+    *am_o2(m, p) = addr;
+    p->a2 = p->a1;
+    p->a1 = addr;
+    if (c == AM_FETCH) {
+        am_pc(m, p)->succ = addr;
+        p->pc = addr;
+        p->step = step;
+        p->k = 0;
+    } else {
+        am_slot *s = am_dslot(m, p);
+        s->stride = addr - s->last;
+        s->last = addr;
+        if (p->k < 0xffffffffu) p->k++;
+    }
+    q->stride = addr - q->last;
+    q->last = addr;
+    am_mtf(q->rc, AM_RC, addr);
+    am_mtf(q->pg, AM_PG, addr >> 12);
+}
+
+/* A near miss stores the zigzag delta from the base as a varint (in its
+ * own stream), a page hit the 12-bit offset (2 bytes LE), a miss the whole
+ * address (4 bytes LE): absolute values let the back-end match repeats. */
+static inline void am_put_miss(trz_buf *b, trz_buf *nb, unsigned code, uint32_t addr, uint32_t base)
+{
+    if (code == AM_MISS) trz_put_le32(b, addr);
+    else if (code == AM_NEAR) trz_put_uvarint(nb, trz_zigzag((int32_t)(addr - base)) & 0xffffffffu);
+    else trz_put_le16(b, (uint16_t)(addr & 0xfff));
+}
+
+/* Returns 0 and sets *addr, or -1 on a corrupt value. */
+static inline int am_get_miss(trz_rd *r, trz_rd *nr, unsigned code, const am_proc *p, unsigned c, uint32_t base,
+                              uint32_t *addr)
+{
+    if (code == AM_MISS) *addr = trz_get_le32(r);
+    else if (code == AM_NEAR) {
+        uint64_t z = trz_get_uvarint(nr);
+        if (z >= 2 * AM_NEAR_MAX) return -1;
+        *addr = base + (uint32_t)trz_unzigzag(z);
+    } else {
+        uint16_t off = trz_get_le16(r);
+        if (off > 0xfff) return -1;
+        *addr = am_page(p, c, code) << 12 | off;
+    }
+    return 0;
+}
+
+#endif

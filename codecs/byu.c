@@ -1,0 +1,346 @@
+/* byu.c - codec for BYU address traces (12-byte LE records: addr, reqtype,
+ * size, attr, proc, time delta).  Addresses are predicted per processor and
+ * request class (addrmodel.h), kinds get stable dictionary ids, time deltas
+ * go as bytes into one stream per context.  Format: codecs/byu.md. */
+#include "codec.h"
+#include "addrmodel.h"
+
+#ifndef T_FRESH
+#define T_FRESH 2         /* time contexts split by "line not seen lately" */
+#endif
+#define T_ESC 255         /* time byte: escape, value follows in timeraw */
+#define LINE_BITS 12      /* 64-byte lines seen recently (direct mapped) */
+#define K_ESC 255         /* kind byte: escape, the three bytes follow */
+#define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
+#define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
+enum {
+    S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
+    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_TIME0 = 16, S_COUNT = S_TIME0 + T_NCTX
+};
+
+static const char *const stream_names[S_TIME0] = {
+    "proc", "runlen", "kind", "reqtype", "size", "attr",
+    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear",
+};
+
+typedef struct byu_state {
+    am_model am;
+    am_proc *procs[256];
+    uint32_t *lines;
+    uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
+    uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
+    unsigned nkinds;
+    unsigned prevcls;
+} byu_state;
+
+static unsigned req_class(uint8_t req)
+{
+    switch (req) {
+    case 0x00: return AM_FETCH;
+    case 0x01: return AM_READ;
+    case 0x02: case 0x03: return AM_WRITE;
+    default: return AM_OTHER;
+    }
+}
+
+static int st_init(byu_state *s, uint64_t nrec)
+{
+    memset(s, 0, sizeof *s);
+    s->lines = calloc((size_t)1 << LINE_BITS, sizeof *s->lines);
+    if (am_init(&s->am, nrec) != 0 || !s->lines) return -1;
+    return 0;
+}
+
+static void st_free(byu_state *s)
+{
+    am_free(&s->am);
+    free(s->lines);
+    for (int i = 0; i < 256; i++) free(s->procs[i]);
+}
+
+static am_proc *st_proc(byu_state *s, uint8_t proc)
+{
+    if (!s->procs[proc]) {
+        s->procs[proc] = calloc(1, sizeof(am_proc));
+        if (s->procs[proc]) s->procs[proc]->step = 8;
+    }
+    return s->procs[proc];
+}
+
+/* Time context: class now, class before, and whether the 64-byte line is
+ * new (a miss costs time in real and simulated traces alike). */
+static unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+{
+    uint32_t line = addr >> 6;
+    uint32_t *e = &s->lines[am_hash(line, LINE_BITS)];
+    unsigned fresh = *e != line + 1;
+    *e = line + 1;
+    return (cls * AM_NCLS + s->prevcls) * T_FRESH + (fresh & (T_FRESH - 1));
+}
+
+/* Kinds (reqtype, size, attr) get ids in order of first appearance: the
+ * ids stay stable, so repeated kind sequences stay repeats for the
+ * back-end.  Returns the slot for kind k (holding 0 or its id + 1). */
+static uint16_t *kind_slot(byu_state *s, uint32_t k)
+{
+    uint32_t h = am_hash(k, K_HBITS);
+    for (;;) {
+        uint16_t *e = &s->khash[h];
+        if (*e == 0 || s->kinds[*e - 1] == k) return e;
+        h = (h + 1) & ((1u << K_HBITS) - 1); /* never full: <= 255 of 1024 used */
+    }
+}
+
+static void kind_add(byu_state *s, uint32_t k)
+{
+    uint16_t *e = kind_slot(s, k);
+    if (*e == 0 && s->nkinds < K_ESC) {
+        s->kinds[s->nkinds++] = k;
+        *e = (uint16_t)s->nkinds;
+    }
+}
+
+static uint32_t rec_tup(const uint8_t *r)
+{
+    return (uint32_t)r[4] | (uint32_t)r[5] << 8 | (uint32_t)r[6] << 16;
+}
+
+/* ---- encoder ------------------------------------------------------------- */
+
+/* A run of records from one processor: proc byte, then length - 1. */
+static uint64_t enc_proc_run(trz_buf *st, const uint8_t *in, uint64_t i, uint64_t nrec)
+{
+    uint8_t proc = in[i * 12 + 7];
+    uint64_t j = i + 1;
+    while (j < nrec && in[j * 12 + 7] == proc) j++;
+    trz_put_u8(&st[S_PROC], proc);
+    trz_put_uvarint(&st[S_RUNLEN], j - i - 1);
+    return j - i;
+}
+
+static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
+{
+    uint32_t tup = rec_tup(r);
+    uint16_t *e = kind_slot(s, tup);
+    trz_put_u8(&st[S_KIND], (uint8_t)(*e ? *e - 1 : K_ESC));
+    if (!*e) {
+        trz_put_u8(&st[S_REQ], r[4]);
+        trz_put_u8(&st[S_SIZE], r[5]);
+        trz_put_u8(&st[S_ATTR], r[6]);
+        kind_add(s, tup);
+    }
+
+    unsigned c = req_class(r[4]);
+    uint32_t addr = trz_ld_le32(r);
+    unsigned code = am_code(&s->am, p, c, addr);
+    trz_buf *cs = &st[c == AM_FETCH ? S_FCODE : S_DCODE];
+    trz_put_u8(cs, (uint8_t)code);
+    if (code >= AM_NEAR)
+        am_put_miss(&st[c == AM_FETCH ? S_FDELTA : S_DDELTA], &st[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, addr,
+                 am_base(&s->am, p, c));
+    am_update(&s->am, p, c, addr, r[5]);
+
+    uint32_t t = trz_ld_le32(r + 8);
+    trz_put_u8(&st[S_TIME0 + time_ctx(s, c, addr)], (uint8_t)(t < T_ESC ? t : T_ESC));
+    if (t >= T_ESC) trz_put_uvarint(&st[S_TRAW], t - T_ESC);
+    s->prevcls = c;
+}
+
+static int byu_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    byu_state *s = malloc(sizeof *s);
+    if (!s) return TRZ_CODEC_NOMEM;
+    int rc = TRZ_CODEC_OK;
+    if (st_init(s, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
+    uint64_t left = 0;
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+        const uint8_t *r = a->in + i * 12;
+        if (left == 0) left = enc_proc_run(a->streams, a->in, i, a->nrec);
+        left--;
+        am_proc *p = st_proc(s, r[7]);
+        if (!p) { rc = TRZ_CODEC_NOMEM; break; }
+        enc_record(s, p, a->streams, r);
+    }
+    st_free(s);
+    free(s);
+    for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
+        if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    return rc;
+}
+
+/* ---- decoder ------------------------------------------------------------- */
+
+typedef struct byu_rds {
+    trz_rd r[S_COUNT];
+} byu_rds;
+
+static int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
+{
+    uint32_t tup;
+    uint8_t id = trz_get_u8(&d->r[S_KIND]);
+    if (id < s->nkinds) tup = s->kinds[id];
+    else if (id == K_ESC) {
+        tup = trz_get_u8(&d->r[S_REQ]);
+        tup |= (uint32_t)trz_get_u8(&d->r[S_SIZE]) << 8;
+        tup |= (uint32_t)trz_get_u8(&d->r[S_ATTR]) << 16;
+        if (*kind_slot(s, tup)) return -1; /* a known kind must use its id */
+        kind_add(s, tup);
+    } else return -1;
+    out[4] = (uint8_t)tup;
+    out[5] = (uint8_t)(tup >> 8);
+    out[6] = (uint8_t)(tup >> 16);
+
+    unsigned c = req_class(out[4]);
+    unsigned code = trz_get_u8(&d->r[c == AM_FETCH ? S_FCODE : S_DCODE]);
+    uint32_t addr;
+    if (code < AM_NEAR) addr = am_decode(&s->am, p, c, code);
+    else if (code <= AM_MISS) {
+        if (am_get_miss(&d->r[c == AM_FETCH ? S_FDELTA : S_DDELTA], &d->r[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, p, c,
+                        am_base(&s->am, p, c), &addr) != 0)
+            return -1;
+    } else return -1;
+    am_update(&s->am, p, c, addr, out[5]);
+    trz_st_le32(out, addr);
+
+    uint32_t t = trz_get_u8(&d->r[S_TIME0 + time_ctx(s, c, addr)]);
+    if (t == T_ESC) {
+        uint64_t v = trz_get_uvarint(&d->r[S_TRAW]);
+        if (v > 0xffffffffu - T_ESC) return -1;
+        t = (uint32_t)v + T_ESC;
+    }
+    trz_st_le32(out + 8, t);
+    s->prevcls = c;
+    return 0;
+}
+
+static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
+{
+    uint64_t left = 0;
+    uint8_t proc = 0;
+    for (uint64_t i = 0; i < a->nrec; i++) {
+        if (left == 0) {
+            proc = trz_get_u8(&d->r[S_PROC]);
+            uint64_t n = trz_get_uvarint(&d->r[S_RUNLEN]);
+            if (d->r[S_RUNLEN].err || n >= a->nrec - i) return TRZ_CODEC_CORRUPT;
+            left = n + 1;
+        }
+        left--;
+        am_proc *p = st_proc(s, proc);
+        if (!p) return TRZ_CODEC_NOMEM;
+        uint8_t *out = a->out + i * 12;
+        out[7] = proc;
+        if (dec_record(s, p, d, out) != 0) return TRZ_CODEC_CORRUPT;
+    }
+    for (int i = 0; i < S_COUNT; i++)
+        if (d->r[i].err || trz_rd_left(&d->r[i]) != 0) return TRZ_CODEC_CORRUPT;
+    return TRZ_CODEC_OK;
+}
+
+static int byu_decode(const trz_dec_args *a)
+{
+    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
+    for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
+        if (a->stream_len[i]) return TRZ_CODEC_CORRUPT;
+    byu_rds d;
+    for (int i = 0; i < S_COUNT; i++)
+        trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
+    byu_state *s = malloc(sizeof *s);
+    if (!s) return TRZ_CODEC_NOMEM;
+    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : dec_all(s, &d, a);
+    st_free(s);
+    free(s);
+    return rc;
+}
+
+/* ---- probe, names, dump -------------------------------------------------- */
+
+static int plausible_req(uint8_t q)
+{
+    return q <= 0x03 || q == 0x10 || q == 0x11 || (q >= 0x20 && q <= 0x23) || (q >= 0x31 && q <= 0x37);
+}
+
+static int plausible_size(uint8_t z) { return z <= 8 || z == 16 || z == 32; }
+
+static int byu_probe(const uint8_t *buf, size_t len, int *byte_order)
+{
+    *byte_order = TRZ_BO_LITTLE;
+    size_t n = len / 12;
+    if (n > 8192) n = 8192;
+    if (n < 2) return 0;
+    size_t req = 0, size = 0, attr = 0, proc_chg = 0, small_t = 0, fetch = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *r = buf + i * 12;
+        req += plausible_req(r[4]);
+        size += plausible_size(r[5]);
+        attr += r[6] < 16;
+        fetch += r[4] == 0;
+        small_t += r[11] == 0;
+        if (i && r[7] != r[7 - 12]) proc_chg++;
+    }
+    /* All shares in 1/100 of the sampled records. */
+    if (req * 100 < n * 97 || size * 100 < n * 95 || attr * 100 < n * 95) return 0;
+    if (small_t * 100 < n * 90 || proc_chg * 100 > n * 60) return 0;
+    if (fetch * 100 < n * 5) return 40;
+    return 85;
+}
+
+static const char *byu_stream_name(unsigned id)
+{
+    /* time streams: class now x class before x fresh line */
+    static const char *const tn[T_NCTX] = {
+#if T_FRESH == 2
+        "time.FF", "time.FF+", "time.FR", "time.FR+", "time.FW", "time.FW+", "time.FO", "time.FO+",
+        "time.RF", "time.RF+", "time.RR", "time.RR+", "time.RW", "time.RW+", "time.RO", "time.RO+",
+        "time.WF", "time.WF+", "time.WR", "time.WR+", "time.WW", "time.WW+", "time.WO", "time.WO+",
+        "time.OF", "time.OF+", "time.OR", "time.OR+", "time.OW", "time.OW+", "time.OO", "time.OO+",
+#else
+        "time.FF", "time.FR", "time.FW", "time.FO", "time.RF", "time.RR", "time.RW", "time.RO",
+        "time.WF", "time.WR", "time.WW", "time.WO", "time.OF", "time.OR", "time.OW", "time.OO",
+#endif
+    };
+    if (id < S_TIME0) return id <= S_DNEAR ? stream_names[id] : NULL;
+    return id < S_COUNT ? tn[id - S_TIME0] : NULL;
+}
+
+static const char *req_name(uint8_t q)
+{
+    static const char *const lo[] = { "FETCH", "MEMREAD", "MEMREADINV", "MEMWRITE" };
+    static const char *const hi[] = { "SHUTDOWN", "FLUSH", "HALT", "SYNC", "FLUSHACK", "STOPCLKACK", "SMIACK" };
+    static const char *const ctl[] = { "DEFERREPLY", "INTA", "CNTRLAGNTRES", "BRTRACEREC" };
+    if (q <= 0x03) return lo[q];
+    if (q == 0x10) return "IOREAD";
+    if (q == 0x11) return "IOWRITE";
+    if (q >= 0x20 && q <= 0x23) return ctl[q - 0x20];
+    if (q >= 0x31 && q <= 0x37) return hi[q - 0x31];
+    return NULL;
+}
+
+static void byu_dump(FILE *f, uint64_t recno, const uint8_t *r, int byte_order)
+{
+    (void)byte_order;
+    const char *nm = req_name(r[4]);
+    char hex[8];
+    if (!nm) { snprintf(hex, sizeof hex, "0x%02x", r[4]); nm = hex; }
+    fprintf(f, "%llu: %08x %-12s size %u attr %u proc %u time %u\n", (unsigned long long)recno,
+            (unsigned)trz_ld_le32(r), nm, r[5], r[6], r[7], (unsigned)trz_ld_le32(r + 8));
+}
+
+static void byu_cpus(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16])
+{
+    (void)byte_order;
+    for (size_t i = 0; i + 12 <= len; i += 12) cpus[buf[i + 7] >> 6] |= 1ull << (buf[i + 7] & 63);
+}
+
+const trz_codec trz_codec_byu = {
+    .id = TRZ_CODEC_BYU,
+    .name = "byu",
+    .record_size = 12,
+    .description = "BYU address trace (12-byte little-endian bus requests)",
+    .probe = byu_probe,
+    .encode_chunk = byu_encode,
+    .decode_chunk = byu_decode,
+    .stream_name = byu_stream_name,
+    .dump_record = byu_dump,
+    .cpus_seen = byu_cpus,
+};

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# cli.sh - end-to-end tests of the trz command: round trips of edge cases,
+# samples and (when present) the shared corpus; CLI behaviour with expected
+# exit codes and messages; pipes, listing, concatenation, damaged archives.
+#   tests/cli.sh [path/to/trz]      (prints "N passed, M failed" last)
+set -u
+TRZ=${1:-./trz}
+TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-cli.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+pass=0; fail=0
+
+ok()   { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+
+# roundtrip NAME FILE [trz options...]: compress via pipe and via files, compare
+roundtrip() {
+    local name=$1 f=$2; shift 2
+    if ! "$TRZ" -c "$@" < "$f" > "$W/rt.trz" 2> "$W/err"; then bad "$name" "compress: $(cat "$W/err")"; return; fi
+    if ! "$TRZ" -dc < "$W/rt.trz" | cmp -s - "$f"; then bad "$name" "pipe round trip differs"; return; fi
+    if ! "$TRZ" -t "$W/rt.trz" 2> "$W/err"; then bad "$name" "test: $(cat "$W/err")"; return; fi
+    ok "$name"
+}
+
+# expect NAME RC PATTERN -- command...: exit code and a stderr pattern
+expect() {
+    local name=$1 rc=$2 pat=$3; shift 4
+    "$@" > "$W/out" 2> "$W/err" < /dev/null
+    local got=$?
+    if [ "$got" != "$rc" ]; then bad "$name" "exit $got, expected $rc; stderr: $(head -c 300 "$W/err")"; return; fi
+    if [ -n "$pat" ] && ! grep -qE "$pat" "$W/err"; then bad "$name" "stderr lacks /$pat/: $(head -c 300 "$W/err")"; return; fi
+    if [ "$rc" != 0 ] && [ "$(wc -l < "$W/err")" -gt 3 ]; then bad "$name" "error is not short"; return; fi
+    ok "$name"
+}
+
+# ---- edge cases ----
+: > "$W/empty"
+roundtrip "empty input" "$W/empty"
+printf 'x' > "$W/one"; roundtrip "1 byte" "$W/one"
+head -c 100003 /dev/urandom > "$W/rand"; roundtrip "random odd size" "$W/rand"
+for fmt in rst byu pbus; do
+    case $fmt in rst) rs=24;; byu) rs=12;; pbus) rs=6;; esac
+    src=$(ls "$ROOT"/corpus/*."$fmt" | head -1)
+    for n in $((rs - 1)) $rs $((rs + 1)); do
+        head -c $n "$src" > "$W/e"; roundtrip "$fmt one record ($n bytes)" "$W/e" --format=$fmt
+    done
+    # a chunk of 1000 records, and 1000 records +- 1 record, +- 1 byte
+    for n in $((999 * rs)) $((1000 * rs)) $((1001 * rs)) $((1000 * rs + 1)) $((2000 * rs - 1)); do
+        head -c $n "$src" > "$W/e"; roundtrip "$fmt chunk edge ($n bytes)" "$W/e" --chunk-records=1000
+    done
+    head -c $((5000 * rs + 3)) "$src" > "$W/e"; roundtrip "$fmt 5 chunks with tail" "$W/e" --chunk-records=1000 -T2
+done
+printf 'no newline at end' > "$W/t"; roundtrip "text without final newline" "$W/t" --format=uop
+printf '\n\n\r\n' > "$W/t"; roundtrip "blank lines" "$W/t" --format=uop
+head -c 20000 "$ROOT/corpus/sjeng-like.trace" > "$W/t"; roundtrip "uop cut mid-line" "$W/t"
+roundtrip "uop small chunks" "$ROOT/corpus/sjeng-like.trace" --chunk-size=4K
+roundtrip "gzip back-end" "$ROOT/corpus/loops-4cpu.rst" --backend=gzip
+roundtrip "level 1" "$ROOT/corpus/bus-2cpu.byu" -1
+roundtrip "level 19" "$ROOT/corpus/bus-1cpu.pbus" -19
+roundtrip "forced raw" "$ROOT/corpus/loops-4cpu.rst" --format=raw
+roundtrip "rst forced on random" "$W/rand" --format=rst
+roundtrip "byu forced on text" "$ROOT/corpus/tabs-variant.trace" --format=byu
+roundtrip "uop forced on random" "$W/rand" --format=uop
+
+# ---- every sample, and the shared corpus when present ----
+for f in "$ROOT"/corpus/*.rst "$ROOT"/corpus/*.byu "$ROOT"/corpus/*.pbus "$ROOT"/corpus/*.trace; do
+    roundtrip "sample $(basename "$f")" "$f"
+    roundtrip "sample $(basename "$f") -T2 4K chunks" "$f" -T2 --chunk-size=64K
+done
+if [ -d "$SHARED" ]; then
+    for f in "$SHARED"/*/*; do
+        case $f in
+        *.md) continue;;
+        *.xz) xz -dc "$f" > "$W/shared"; roundtrip "shared $(basename "$f")" "$W/shared" -T2;;
+        *) roundtrip "shared $(basename "$f")" "$f";;
+        esac
+    done
+else
+    echo "note: $SHARED not present; shared-corpus round trips skipped"
+fi
+
+# ---- 100 MB of random data, threads give identical output ----
+if [ -z "${TRZ_QUICK:-}" ]; then
+    head -c 100000000 /dev/urandom > "$W/big"
+    "$TRZ" -c -T1 "$W/big" > "$W/b1.trz" && "$TRZ" -c -T2 "$W/big" > "$W/b2.trz"
+    if cmp -s "$W/b1.trz" "$W/b2.trz" && "$TRZ" -dc -T2 "$W/b2.trz" | cmp -s - "$W/big"; then ok "100 MB random, -T1 = -T2"; else bad "100 MB random"; fi
+    rm -f "$W/big" "$W/b1.trz" "$W/b2.trz"
+fi
+
+# ---- files, suffixes, safety ----
+cp "$ROOT/corpus/bus-1cpu.pbus" "$W/a.pbus"
+expect "compress file" 0 "" -- "$TRZ" "$W/a.pbus"
+[ -f "$W/a.pbus" ] && [ -f "$W/a.pbus.trz" ] && ok "input kept by default" || bad "input kept by default"
+expect "refuse overwrite" 1 "already exists" -- "$TRZ" "$W/a.pbus"
+expect "force overwrite" 0 "" -- "$TRZ" -f "$W/a.pbus"
+expect "suffix skip" 1 "already has .trz suffix" -- "$TRZ" "$W/a.pbus.trz"
+mv "$W/a.pbus" "$W/orig.pbus"
+expect "decompress file" 0 "" -- "$TRZ" -d "$W/a.pbus.trz"
+cmp -s "$W/a.pbus" "$W/orig.pbus" && ok "decompressed file equal" || bad "decompressed file equal"
+expect "decompress unknown suffix" 1 "unknown suffix" -- "$TRZ" -d "$W/orig.pbus"
+expect "missing file" 1 "No such file" -- "$TRZ" "$W/nope"
+expect "directory" 1 "is a directory" -- "$TRZ" "$W"
+expect "not trz" 1 "not a trz file" -- "$TRZ" -t "$W/orig.pbus"
+expect "bad option" 2 "unknown option" -- "$TRZ" --bogus
+expect "bad level" 2 "level" -- "$TRZ" -25 "$W/orig.pbus"
+expect "bad format" 1 "unknown format" -- "$TRZ" -c --format=nope "$W/orig.pbus"
+expect "help" 0 "" -- "$TRZ" --help
+[ "$("$TRZ" --help | wc -l)" -le 30 ] && ok "help fits a screen" || bad "help fits a screen"
+expect "version" 0 "" -- "$TRZ" --version
+cp "$W/orig.pbus" "$W/r.pbus"
+expect "--rm removes input" 0 "" -- "$TRZ" --rm "$W/r.pbus"
+[ ! -e "$W/r.pbus" ] && [ -f "$W/r.pbus.trz" ] && ok "--rm after verified write" || bad "--rm after verified write"
+expect "-o names output" 0 "" -- "$TRZ" -o "$W/named.trz" "$W/orig.pbus"
+[ -f "$W/named.trz" ] && ok "-o file exists" || bad "-o file exists"
+if [ -w /dev/full ]; then
+    expect "write to /dev/full" 1 "No space left" -- "$TRZ" -c "$W/orig.pbus" -o /dev/full
+    expect "stdout to /dev/full" 1 "write error|No space" -- sh -c "'$TRZ' -c '$W/orig.pbus' > /dev/full"
+    expect "decompress to /dev/full" 1 "No space" -- sh -c "'$TRZ' -dc '$W/named.trz' > /dev/full"
+    [ -f "$W/orig.pbus" ] && ok "input intact after full disk" || bad "input intact after full disk"
+fi
+ls "$W"/.*tmp* >/dev/null 2>&1 && bad "no temporary files left" || ok "no temporary files left"
+if command -v script >/dev/null; then
+    script -qc "'$TRZ' -c '$W/orig.pbus'" /dev/null > "$W/tty.out" 2>&1
+    grep -q "terminal" "$W/tty.out" && ok "refuses compressed data on a terminal" || bad "refuses compressed data on a terminal" "$(head -c 200 "$W/tty.out")"
+fi
+
+# ---- listing, ranges, dump ----
+"$TRZ" -c --chunk-records=1000 "$ROOT/corpus/loops-4cpu.rst" > "$W/l.trz"
+"$TRZ" -l "$W/l.trz" > "$W/list" 2>&1 && grep -q "rst" "$W/list" && grep -q "40000" "$W/list" && grep -q "records per chunk: 1000" "$W/list" \
+    && ok "-l shows format, records, chunks" || bad "-l" "$(cat "$W/list")"
+"$TRZ" -l -v "$W/l.trz" > "$W/listv" 2>&1 && grep -q "bytes per stream" "$W/listv" && ok "-l -v streams" || bad "-l -v"
+expect "-l on a pipe" 1 "pipe" -- sh -c "cat '$W/l.trz' | '$TRZ' -l"
+"$TRZ" -d --from=1234 --count=567 -c "$W/l.trz" > "$W/range"
+tail -c +$((1234 * 24 + 1)) "$ROOT/corpus/loops-4cpu.rst" | head -c $((567 * 24)) | cmp -s - "$W/range" && ok "--from/--count" || bad "--from/--count"
+cat "$W/l.trz" | "$TRZ" -d --from=1234 --count=567 -c > "$W/range2"
+cmp -s "$W/range" "$W/range2" && ok "--from/--count from a pipe" || bad "--from/--count from a pipe"
+"$TRZ" -c "$ROOT/corpus/sjeng-like.trace" --chunk-size=64K > "$W/u.trz"
+"$TRZ" -dc --from=5000 --count=3 "$W/u.trz" > "$W/lines"
+sed -n '5001,5003p' "$ROOT/corpus/sjeng-like.trace" | cmp -s - "$W/lines" && ok "text --from/--count" || bad "text --from/--count"
+"$TRZ" dump -s 5000 -n 3 "$W/u.trz" | cmp -s - "$W/lines" && ok "dump text" || bad "dump text"
+[ "$("$TRZ" dump -s 100 -n 7 "$W/l.trz" | wc -l)" = 7 ] && ok "dump rst 7 lines" || bad "dump rst"
+"$TRZ" dump -s 100 -n 7 "$ROOT/corpus/loops-4cpu.rst" | cmp -s - <("$TRZ" dump -s 100 -n 7 "$W/l.trz") && ok "dump raw = dump trz" || bad "dump raw = dump trz"
+
+# ---- concatenation ----
+"$TRZ" -c "$ROOT/corpus/bus-1cpu.pbus" > "$W/c1.trz"; "$TRZ" -c "$ROOT/corpus/bus-2cpu.byu" > "$W/c2.trz"
+cat "$W/c1.trz" "$W/c2.trz" > "$W/cc.trz"
+cat "$ROOT/corpus/bus-1cpu.pbus" "$ROOT/corpus/bus-2cpu.byu" > "$W/cc.raw"
+"$TRZ" -dc "$W/cc.trz" | cmp -s - "$W/cc.raw" && ok "concatenated members (file)" || bad "concatenated members (file)"
+cat "$W/cc.trz" | "$TRZ" -dc | cmp -s - "$W/cc.raw" && ok "concatenated members (pipe)" || bad "concatenated members (pipe)"
+"$TRZ" -l "$W/cc.trz" | grep -q "2 members" && ok "-l counts members" || bad "-l counts members"
+
+# ---- compressed input is unwrapped ----
+gzip -c "$ROOT/corpus/sjeng-like.trace" > "$W/s.trace.gz"
+"$TRZ" -c "$W/s.trace.gz" > "$W/gz.trz" && "$TRZ" -l "$W/gz.trz" | grep -q "uop" && "$TRZ" -dc "$W/gz.trz" | cmp -s - "$ROOT/corpus/sjeng-like.trace" \
+    && ok "gzip input stored uncompressed" || bad "gzip input stored uncompressed"
+zstd -q -c "$ROOT/corpus/bus-2cpu.byu" > "$W/b.zst"
+"$TRZ" -c "$W/b.zst" > "$W/zs.trz" && "$TRZ" -dc "$W/zs.trz" | cmp -s - "$ROOT/corpus/bus-2cpu.byu" && ok "zstd input unwrapped" || bad "zstd input unwrapped"
+head -c 3000 "$W/s.trace.gz" > "$W/cut.gz"
+expect "truncated gzip input" 1 "" -- "$TRZ" -c "$W/cut.gz" -o "$W/cut.trz"
+
+# ---- damaged archives: truncation and corruption give one-line errors, exit 1 ----
+"$TRZ" -c --chunk-records=2000 "$ROOT/corpus/loops-4cpu.rst" > "$W/d.trz"
+size=$(stat -c %s "$W/d.trz")
+tfail=0
+for cut in 0 3 10 27 28 100 1000 $((size / 2)) $((size - 25)) $((size - 24)) $((size - 1)); do
+    head -c $cut "$W/d.trz" > "$W/cut.trz"
+    "$TRZ" -t "$W/cut.trz" > /dev/null 2> "$W/err"; rc=$?
+    if [ $rc != 1 ] || [ "$(wc -l < "$W/err")" != 1 ]; then tfail=1; echo "  truncation at $cut: exit $rc: $(cat "$W/err")"; fi
+done
+[ $tfail = 0 ] && ok "truncations give exit 1 and one line" || bad "truncations"
+cfail=0; n=0
+for pos in $(seq 0 97 $((size - 1))); do
+    cp "$W/d.trz" "$W/x.trz"
+    printf "\\x$(printf %02x $(( ($(od -An -tu1 -j $pos -N1 "$W/d.trz") + 1) % 256 )))" | dd of="$W/x.trz" bs=1 seek=$pos conv=notrunc 2>/dev/null
+    "$TRZ" -t "$W/x.trz" > /dev/null 2> "$W/err"; rc=$?
+    n=$((n + 1))
+    if [ $rc != 1 ]; then cfail=$((cfail + 1)); echo "  flip at $pos: exit $rc"; fi
+done
+[ $cfail = 0 ] && ok "corruption at $n positions detected" || bad "corruption" "$cfail of $n undetected or crashed"
+grep -q "chunk" "$W/err" || true
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,252 @@
+/* test_byu.c - round-trip and robustness tests for the BYU codec: generated
+ * edge cases, every corpus file of the format when present, and damaged
+ * streams fed to the decoder (run under ASan/UBSan). */
+#include "../codecs/codec.h"
+#include <glob.h>
+
+static int passed, failed;
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static void check(int ok, const char *what)
+{
+    if (ok) passed++;
+    else { failed++; printf("FAIL: %s\n", what); }
+}
+
+typedef struct enc_out {
+    trz_buf s[TRZ_MAX_STREAMS];
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+} enc_out;
+
+static void enc_free(enc_out *e)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(e->s[i].p);
+}
+
+static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
+{
+    memset(e, 0, sizeof *e);
+    trz_enc_args ea = { in, len, len / c->record_size, TRZ_BO_LITTLE, 9, e->s };
+    int rc = c->encode_chunk(&ea);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        e->sp[i] = e->s[i].n ? e->s[i].p : NULL;
+        e->sl[i] = e->s[i].n;
+    }
+    return rc;
+}
+
+static int decode(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
+{
+    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TRZ_BO_LITTLE };
+    return c->decode_chunk(&da);
+}
+
+static int roundtrip(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    int ok = encode(c, in, len, &e) == TRZ_CODEC_OK;
+    uint8_t *out = malloc(len + 1);
+    ok = ok && decode(c, e.sp, e.sl, out, len) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    free(out);
+    enc_free(&e);
+    return ok;
+}
+
+/* Damaged streams: the decoder may fail or succeed, but must stay in bounds
+ * (ASan checks that) and terminate. */
+static void damage(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    if (encode(c, in, len, &e) != TRZ_CODEC_OK) { check(0, "encode for damage"); return; }
+    uint8_t *out = malloc(len + 2 * c->record_size);
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    int errors = 0, trials = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        if (!e.sl[i]) continue;
+        size_t cuts[3] = { 0, e.sl[i] / 2, e.sl[i] - 1 };
+        for (int k = 0; k < 3; k++) {
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sl[i] = cuts[k];
+            if (!cuts[k]) sp[i] = NULL;
+            trials++;
+            errors += decode(c, sp, sl, out, len) != TRZ_CODEC_OK;
+        }
+        uint8_t *cp = malloc(e.sl[i]);
+        for (int k = 0; k < 20; k++) {
+            memcpy(cp, e.sp[i], e.sl[i]);
+            for (int f = 0; f < 1 + k % 3; f++) cp[rnd() % e.sl[i]] ^= (uint8_t)(1 + rnd() % 255);
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        for (int k = 0; k < 5; k++) {
+            for (size_t j = 0; j < e.sl[i]; j++) cp[j] = (uint8_t)rnd();
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        free(cp);
+    }
+    /* wrong record counts */
+    if (len >= c->record_size) {
+        trials++;
+        errors += decode(c, e.sp, e.sl, out, len - c->record_size) != TRZ_CODEC_OK;
+    }
+    trials++;
+    errors += decode(c, e.sp, e.sl, out, len + c->record_size) != TRZ_CODEC_OK;
+    check(errors == trials, "truncated streams and wrong nrec are reported");
+    /* all streams random */
+    uint8_t junk[64][64];
+    for (int k = 0; k < 200; k++) {
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+            sl[i] = i < 16 ? rnd() % 64 : 0;
+            for (size_t j = 0; j < sl[i]; j++) junk[i][j] = (uint8_t)rnd();
+            sp[i] = sl[i] ? junk[i] : NULL;
+        }
+        decode(c, sp, sl, out, len < 1200 ? len : 1200);
+    }
+    check(1, "random streams do not crash");
+    free(out);
+    enc_free(&e);
+}
+
+static void put_rec(uint8_t *r, uint32_t addr, uint8_t req, uint8_t size, uint8_t attr, uint8_t proc, uint32_t t)
+{
+    trz_st_le32(r, addr);
+    r[4] = req; r[5] = size; r[6] = attr; r[7] = proc;
+    trz_st_le32(r + 8, t);
+}
+
+/* A synthetic program: loops of fetches with reads/writes at strides. */
+static size_t gen_program(uint8_t *buf, size_t nrec, int nproc, int wild)
+{
+    uint32_t pc[4] = { 0x400000, 0x500000, 0x600000, 0x700000 }, sp = 0x7fff0000;
+    for (size_t i = 0; i < nrec; i++) {
+        uint8_t proc = (uint8_t)(nproc > 1 ? (i / (1 + rnd() % 3)) % nproc : 0);
+        uint32_t r = rnd() % 100;
+        uint8_t *q = buf + i * 12;
+        if (r < 60) {
+            pc[proc & 3] = (rnd() % 10 == 0) ? 0x400000 + (rnd() % 4096) * 8 : pc[proc & 3] + 8 * (rnd() % 2);
+            put_rec(q, pc[proc & 3], 0, 8, 0, proc, 112 + 8 * (rnd() % 6));
+        } else if (r < 85) put_rec(q, sp + 8 * (rnd() % 16), 1, 8, 0, proc, 120);
+        else if (r < 98) put_rec(q, 0x10000000 + i * 8, 3, (uint8_t)(r & 1 ? 16 : 32), 0, proc, 8);
+        else put_rec(q, rnd(), (uint8_t)(0x20 + r % 24), 0, (uint8_t)rnd(), proc, rnd());
+        if (wild) for (int k = 0; k < 12; k++) if (rnd() % 50 == 0) q[k] = (uint8_t)rnd();
+    }
+    return nrec * 12;
+}
+
+static void test_generated(const trz_codec *c)
+{
+    size_t n = 20000;
+    uint8_t *buf = malloc(n * 12);
+    uint8_t one[12];
+    put_rec(one, 0x1234, 0x01, 8, 0, 0, 0xffffffffu);
+    check(roundtrip(c, one, 12), "one record");
+    check(roundtrip(c, one, 0), "zero records");
+    memset(buf, 0xff, 12 * 100);
+    check(roundtrip(c, buf, 12 * 100), "all-0xFF fields");
+    memset(buf, 0, 12 * 100);
+    check(roundtrip(c, buf, 12 * 100), "all-zero records");
+    put_rec(buf, 0x1000, 0x7e, 8, 0, 0, 5);       /* unknown reqtype */
+    put_rec(buf + 12, 0x2000, 0x03, 16, 1, 0, 8);  /* size 16 */
+    put_rec(buf + 24, 0x2010, 0x03, 32, 3, 0, 8);  /* size 32 */
+    put_rec(buf + 36, 0x1008, 0xc5, 0x99, 0xaa, 0xbb, 7);
+    check(roundtrip(c, buf, 48), "unknown reqtype, sizes 16 and 32");
+    check(roundtrip(c, buf, gen_program(buf, n, 1, 0) ), "synthetic program, one proc");
+    damage(c, buf, 12 * 3000);
+    check(roundtrip(c, buf, gen_program(buf, n, 2, 0)), "two procs interleaved");
+    check(roundtrip(c, buf, gen_program(buf, n, 256, 0)), "256 procs interleaved");
+    check(roundtrip(c, buf, gen_program(buf, n, 3, 1)), "random bytes sprinkled");
+    damage(c, buf, 12 * 3000);
+    for (size_t i = 0; i < n * 12; i++) buf[i] = (uint8_t)rnd();
+    check(roundtrip(c, buf, n * 12), "random records");
+    damage(c, buf, 12 * 500);
+    int bo;
+    check(c->probe(buf, n * 12, &bo) < 30, "probe rejects random bytes");
+    const char *txt = "0041f760 FETCH 8 0 0 24\n0041f780 FETCH 8 0 0 249\n11f5e2c0 MEMREAD 8 0 0 185\n";
+    check(c->probe((const uint8_t *)txt, strlen(txt), &bo) < 30, "probe rejects text");
+    gen_program(buf, n, 1, 0);
+    check(c->probe(buf, n * 12, &bo) >= 50 && bo == TRZ_BO_LITTLE, "probe accepts synthetic BYU");
+    free(buf);
+}
+
+/* Round trip a whole file in 16 MiB chunks (as the container does). */
+static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
+{
+    size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs, ok = 1;
+    n -= n % rs;
+    for (size_t off = 0; off < n && ok; off += chunk)
+        ok = roundtrip(c, d + off, n - off < chunk ? n - off : chunk);
+    check((int)ok, name);
+}
+
+static uint8_t *read_all(FILE *f, size_t *n)
+{
+    size_t cap = 1 << 20, len = 0;
+    uint8_t *b = malloc(cap);
+    size_t got;
+    while (b && (got = fread(b + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            uint8_t *nb = realloc(b, cap *= 2);
+            if (!nb) { free(b); return NULL; }
+            b = nb;
+        }
+    }
+    *n = len;
+    return b;
+}
+
+static void test_corpus(const trz_codec *c, const char *pattern, const char *other_fmt_pattern)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) { printf("corpus %s absent, skipped\n", pattern); return; }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        size_t n = 0, pl = strlen(p);
+        int xz = pl > 3 && strcmp(p + pl - 3, ".xz") == 0;
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "xz -dc '%s'", p);
+        FILE *f = xz ? popen(cmd, "r") : fopen(p, "rb");
+        if (!f) continue;
+        uint8_t *d = read_all(f, &n);
+        if (xz) pclose(f); else fclose(f);
+        if (!d) continue;
+        int bo;
+        check(c->probe(d, n, &bo) >= 50, p);
+        test_data(c, d, n, p);
+        printf("corpus %s: %zu bytes round-tripped\n", p, n);
+        free(d);
+    }
+    globfree(&g);
+    if (glob(other_fmt_pattern, 0, NULL, &g) != 0) return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        FILE *f = fopen(g.gl_pathv[i], "rb");
+        if (!f) continue;
+        uint8_t buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        int bo;
+        check(c->probe(buf, n, &bo) < 30, "probe rejects another format");
+    }
+    globfree(&g);
+}
+
+int main(void)
+{
+    const trz_codec *c = trz_codec_by_name("byu");
+    if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
+    test_generated(c);
+    test_corpus(c, "/work/shared/corpus/byu/*", "/tmp/corpus/*.[rp][sb][tu]*");
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,250 @@
+/* test_pbus.c - round-trip and robustness tests for the PEL Pentium bus codec: generated
+ * edge cases, every corpus file of the format when present, and damaged
+ * streams fed to the decoder (run under ASan/UBSan). */
+#include "../codecs/codec.h"
+#include <glob.h>
+
+static int passed, failed;
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static void check(int ok, const char *what)
+{
+    if (ok) passed++;
+    else { failed++; printf("FAIL: %s\n", what); }
+}
+
+typedef struct enc_out {
+    trz_buf s[TRZ_MAX_STREAMS];
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+} enc_out;
+
+static void enc_free(enc_out *e)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(e->s[i].p);
+}
+
+static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
+{
+    memset(e, 0, sizeof *e);
+    trz_enc_args ea = { in, len, len / c->record_size, TRZ_BO_BIG, 9, e->s };
+    int rc = c->encode_chunk(&ea);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        e->sp[i] = e->s[i].n ? e->s[i].p : NULL;
+        e->sl[i] = e->s[i].n;
+    }
+    return rc;
+}
+
+static int decode(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
+{
+    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TRZ_BO_BIG };
+    return c->decode_chunk(&da);
+}
+
+static int roundtrip(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    int ok = encode(c, in, len, &e) == TRZ_CODEC_OK;
+    uint8_t *out = malloc(len + 1);
+    ok = ok && decode(c, e.sp, e.sl, out, len) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    free(out);
+    enc_free(&e);
+    return ok;
+}
+
+/* Damaged streams: the decoder may fail or succeed, but must stay in bounds
+ * (ASan checks that) and terminate. */
+static void damage(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    if (encode(c, in, len, &e) != TRZ_CODEC_OK) { check(0, "encode for damage"); return; }
+    uint8_t *out = malloc(len + 2 * c->record_size);
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    int errors = 0, trials = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        if (!e.sl[i]) continue;
+        size_t cuts[3] = { 0, e.sl[i] / 2, e.sl[i] - 1 };
+        for (int k = 0; k < 3; k++) {
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sl[i] = cuts[k];
+            if (!cuts[k]) sp[i] = NULL;
+            trials++;
+            errors += decode(c, sp, sl, out, len) != TRZ_CODEC_OK;
+        }
+        uint8_t *cp = malloc(e.sl[i]);
+        for (int k = 0; k < 20; k++) {
+            memcpy(cp, e.sp[i], e.sl[i]);
+            for (int f = 0; f < 1 + k % 3; f++) cp[rnd() % e.sl[i]] ^= (uint8_t)(1 + rnd() % 255);
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        for (int k = 0; k < 5; k++) {
+            for (size_t j = 0; j < e.sl[i]; j++) cp[j] = (uint8_t)rnd();
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        free(cp);
+    }
+    /* wrong record counts */
+    if (len >= c->record_size) {
+        trials++;
+        errors += decode(c, e.sp, e.sl, out, len - c->record_size) != TRZ_CODEC_OK;
+    }
+    trials++;
+    errors += decode(c, e.sp, e.sl, out, len + c->record_size) != TRZ_CODEC_OK;
+    check(errors == trials, "truncated streams and wrong nrec are reported");
+    /* all streams random */
+    uint8_t junk[64][64];
+    for (int k = 0; k < 200; k++) {
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+            sl[i] = i < 16 ? rnd() % 64 : 0;
+            for (size_t j = 0; j < sl[i]; j++) junk[i][j] = (uint8_t)rnd();
+            sp[i] = sl[i] ? junk[i] : NULL;
+        }
+        decode(c, sp, sl, out, len < 1200 ? len : 1200);
+    }
+    check(1, "random streams do not crash");
+    free(out);
+    enc_free(&e);
+}
+
+static void put_rec(uint8_t *r, uint32_t addr, uint8_t be, uint8_t ctl)
+{
+    trz_st_be32(r, addr);
+    r[4] = be;
+    r[5] = ctl;
+}
+
+/* A synthetic program: fetches walking code, reads and writes at strides,
+ * byte enables from size and alignment. */
+static size_t gen_program(uint8_t *buf, size_t nrec, int wild)
+{
+    uint32_t pc = 0x400000, sp = 0x7fff0000;
+    for (size_t i = 0; i < nrec; i++) {
+        uint32_t r = rnd() % 100;
+        uint8_t *q = buf + i * 6;
+        if (r < 60) {
+            pc = (rnd() % 10 == 0) ? 0x400000 + (rnd() % 4096) * 8 : pc + 8 * (rnd() % 2);
+            put_rec(q, pc, 0, 0x80);
+        } else if (r < 85) put_rec(q, sp + 8 * (rnd() % 16), 0, 0xc0);
+        else if (r < 95) put_rec(q, 0x10000000 + (uint32_t)i * 4, (uint8_t)(i & 1 ? 0x0f : 0xf0), 0xf0);
+        else put_rec(q, rnd(), (uint8_t)rnd(), (uint8_t)(rnd() % 16 << 4 | (r & 1)));
+        if (wild) for (int k = 0; k < 6; k++) if (rnd() % 50 == 0) q[k] = (uint8_t)rnd();
+    }
+    return nrec * 6;
+}
+
+static void test_generated(const trz_codec *c)
+{
+    size_t n = 20000;
+    uint8_t *buf = malloc(n * 6);
+    uint8_t one[6];
+    put_rec(one, 0x1234, 0x00, 0xc0);
+    check(roundtrip(c, one, 6), "one record");
+    check(roundtrip(c, one, 0), "zero records");
+    memset(buf, 0xff, 6 * 100);
+    check(roundtrip(c, buf, 6 * 100), "all-0xFF fields");
+    memset(buf, 0, 6 * 100);
+    check(roundtrip(c, buf, 6 * 100), "all-zero records");
+    put_rec(buf, 0x1000, 0x00, 0x2f);      /* invalid type, low nibble set */
+    put_rec(buf + 6, 0x2004, 0x0f, 0xf0);  /* upper four bytes */
+    put_rec(buf + 12, 0x2000, 0xf0, 0xf0); /* lower four bytes */
+    put_rec(buf + 18, 0x1008, 0x5a, 0xa7);
+    check(roundtrip(c, buf, 24), "invalid types, partial byte enables");
+    check(roundtrip(c, buf, gen_program(buf, n, 0)), "synthetic program");
+    damage(c, buf, 6 * 3000);
+    check(roundtrip(c, buf, gen_program(buf, n, 1)), "random bytes sprinkled");
+    damage(c, buf, 6 * 3000);
+    for (size_t i = 0; i < n * 6; i++) buf[i] = (uint8_t)rnd();
+    check(roundtrip(c, buf, n * 6), "random records");
+    damage(c, buf, 6 * 500);
+    int bo;
+    check(c->probe(buf, n * 6, &bo) < 30, "probe rejects random bytes");
+    const char *txt = "0041f760 00 I_FETCH\n0041f780 00 I_FETCH\n11f5e2c0 00 D_READ\n";
+    check(c->probe((const uint8_t *)txt, strlen(txt), &bo) < 30, "probe rejects text");
+    gen_program(buf, n, 0);
+    check(c->probe(buf, n * 6, &bo) >= 50 && bo == TRZ_BO_BIG, "probe accepts synthetic PEL bus");
+    free(buf);
+}
+
+/* Round trip a whole file in 16 MiB chunks (as the container does). */
+static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
+{
+    size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs, ok = 1;
+    n -= n % rs;
+    for (size_t off = 0; off < n && ok; off += chunk)
+        ok = roundtrip(c, d + off, n - off < chunk ? n - off : chunk);
+    check((int)ok, name);
+}
+
+static uint8_t *read_all(FILE *f, size_t *n)
+{
+    size_t cap = 1 << 20, len = 0;
+    uint8_t *b = malloc(cap);
+    size_t got;
+    while (b && (got = fread(b + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            uint8_t *nb = realloc(b, cap *= 2);
+            if (!nb) { free(b); return NULL; }
+            b = nb;
+        }
+    }
+    *n = len;
+    return b;
+}
+
+static void test_corpus(const trz_codec *c, const char *pattern, const char *other_fmt_pattern)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) { printf("corpus %s absent, skipped\n", pattern); return; }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        size_t n = 0, pl = strlen(p);
+        int xz = pl > 3 && strcmp(p + pl - 3, ".xz") == 0;
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "xz -dc '%s'", p);
+        FILE *f = xz ? popen(cmd, "r") : fopen(p, "rb");
+        if (!f) continue;
+        uint8_t *d = read_all(f, &n);
+        if (xz) pclose(f); else fclose(f);
+        if (!d) continue;
+        int bo;
+        check(c->probe(d, n, &bo) >= 50, p);
+        test_data(c, d, n, p);
+        printf("corpus %s: %zu bytes round-tripped\n", p, n);
+        free(d);
+    }
+    globfree(&g);
+    if (glob(other_fmt_pattern, 0, NULL, &g) != 0) return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        FILE *f = fopen(g.gl_pathv[i], "rb");
+        if (!f) continue;
+        uint8_t buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        int bo;
+        check(c->probe(buf, n, &bo) < 30, "probe rejects another format");
+    }
+    globfree(&g);
+}
+
+int main(void)
+{
+    const trz_codec *c = trz_codec_by_name("pbus");
+    if (!c) { printf("pbus codec not registered\n0 passed, 1 failed\n"); return 1; }
+    test_generated(c);
+    test_corpus(c, "/work/shared/corpus/pbus/*", "/tmp/corpus/*.[rb][sy][tu]*");
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

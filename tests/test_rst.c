@@ -1,0 +1,295 @@
+/* test_rst.c - round-trip tests for the RST codec: generated edge cases
+ * (unknown rtypes, reserved bits, cpuid 1023, garbage EAs, little-endian,
+ * 1024 CPUs, 0xFF and random records), damaged streams, and the corpus. */
+#include "../codecs/rst_int.h"
+#include <stdio.h>
+
+static int npass, nfail;
+
+static void check(int ok, const char *what)
+{
+    if (ok) npass++;
+    else { nfail++; printf("FAIL: %s\n", what); }
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+typedef struct { trz_buf s[TRZ_MAX_STREAMS]; } streams;
+
+static void free_streams(streams *st)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st->s[i].p);
+}
+
+static int encode(const uint8_t *in, size_t len, int bo, streams *st)
+{
+    memset(st, 0, sizeof *st);
+    trz_enc_args ea = { in, len, len / RST_REC, bo, 9, st->s };
+    return trz_codec_rst.encode_chunk(&ea);
+}
+
+static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
+{
+    trz_dec_args da = { sp, sl, out, len, nrec, bo };
+    return trz_codec_rst.decode_chunk(&da);
+}
+
+/* Encode, decode and compare; also run the damaged-stream checks. */
+static int round_trip(const uint8_t *in, size_t len, int bo, int damage)
+{
+    streams st;
+    if (encode(in, len, bo, &st) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
+    uint8_t *out = malloc(len + 1);
+    int ok = decode_with(sp, sl, out, len, len / RST_REC, bo) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    if (damage && len) {
+        /* wrong nrec must fail */
+        ok &= decode_with(sp, sl, out, len, len / RST_REC + 1, bo) != TRZ_CODEC_OK;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+            if (!sl[i]) continue;
+            size_t keep = sl[i];
+            sl[i] = keep - 1; /* truncated stream */
+            ok &= decode_with(sp, sl, out, len, len / RST_REC, bo) != TRZ_CODEC_OK;
+            sl[i] = keep;
+            uint8_t *cp = malloc(keep);
+            for (int k = 0; k < 8; k++) { /* flipped bytes: must not crash */
+                memcpy(cp, sp[i], keep);
+                cp[rnd() % keep] ^= (uint8_t)(1 + rnd() % 255);
+                const uint8_t *save = sp[i];
+                sp[i] = cp;
+                (void)decode_with(sp, sl, out, len, len / RST_REC, bo);
+                sp[i] = save;
+            }
+            free(cp);
+        }
+        /* random streams */
+        uint8_t *junk[TRZ_MAX_STREAMS];
+        size_t jl[TRZ_MAX_STREAMS];
+        for (int k = 0; k < 4; k++) {
+            for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+                jl[i] = (i < 20 && rnd() % 2) ? rnd() % (len + 64) : 0;
+                junk[i] = malloc(jl[i] + 1);
+                for (size_t j = 0; j < jl[i]; j++) junk[i][j] = (uint8_t)(k == 0 ? rnd() % 8 : rnd());
+            }
+            (void)decode_with((const uint8_t *const *)junk, jl, out, len, len / RST_REC, bo);
+            for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(junk[i]);
+        }
+    }
+    free(out);
+    free_streams(&st);
+    return ok;
+}
+
+/* ---- generated traces ------------------------------------------------------ */
+
+static void put_instr(uint8_t *r, unsigned cpu, uint8_t flags, uint32_t iw, uint64_t pc, uint64_t ea)
+{
+    memset(r, 0, RST_REC);
+    r[0] = RT_INSTR;
+    r[1] = flags;
+    r[2] = (uint8_t)((cpu & 0x3f) << 2 | (cpu >> 8));
+    r[3] = (uint8_t)(((cpu >> 6) & 3) << 6);
+    trz_st_be32(r + 4, iw);
+    trz_st_be64(r + 8, pc);
+    trz_st_be64(r + 16, ea);
+}
+
+static void put_pv(uint8_t *r, unsigned cpu, int ev, uint16_t ictx, uint16_t dctx, uint64_t pcpa, uint64_t eapa)
+{
+    memset(r, 0, RST_REC);
+    r[0] = RT_PAVADIFF;
+    r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
+    r[2] = (uint8_t)((cpu >> 7) << 5);
+    trz_st_be16(r + 4, ictx);
+    trz_st_be16(r + 6, dctx);
+    trz_st_be64(r + 8, pcpa);
+    trz_st_be64(r + 16, eapa);
+}
+
+/* A plausible BE trace: optional header, loops of loads/branches on ncpu CPUs
+ * switching every 2 instructions, PAVADIFFs before some loads, a few TRAP/TLB. */
+static size_t gen_trace(uint8_t *buf, size_t nrec, unsigned ncpu, int header)
+{
+    size_t i = 0;
+    if (header && nrec) {
+        memset(buf, 0, RST_REC);
+        buf[0] = RT_HEADER; buf[1] = 2; buf[2] = 13; buf[3] = '%';
+        memcpy(buf + 4, "RST Header v2.13", 16);
+        i++;
+    }
+    uint64_t pcs[1024], eas[1024];
+    for (unsigned c = 0; c < ncpu; c++) { pcs[c] = 0x100000 + 0x1000 * (c % 7); eas[c] = 0x7f0000 + 64 * c; }
+    unsigned cpu = 0, run = 0;
+    while (i < nrec) {
+        uint8_t *r = buf + i * RST_REC;
+        uint64_t pc = pcs[cpu], off = (pc - 0x100000) & 0x3f;
+        if (rnd() % 97 == 0) {
+            put_pv(r, cpu, 1, 5, 5, 0x40000000, 0x50000000 + (rnd() % 4) * 0x2000);
+        } else if (rnd() % 501 == 0) {
+            memset(r, 0, RST_REC);
+            r[0] = (uint8_t)(rnd() % 2 ? RT_TRAP : RT_TLB);
+            trz_st_be64(r + 8, pc);
+            trz_st_be64(r + 16, pc + 4);
+            r[2] = (uint8_t)((cpu & 0x3f) << 2);
+        } else if (off == 0x3c) { /* loop branch: bne back */
+            int taken = rnd() % 8 != 0;
+            put_instr(r, cpu, (uint8_t)(0x40 | (taken ? 4 : 0)), 0x12bffff0u, pc, taken ? pc - 0x3c : pc + 8);
+            pcs[cpu] = pc + 4;
+            if (taken) pcs[cpu] = pc - 0x3c + 0x1000000; /* marker resolved below */
+        } else if (off % 8 == 4) {
+            eas[cpu] += 8;
+            put_instr(r, cpu, 0x40, 0xc45a2008u, pc, eas[cpu]);
+            pcs[cpu] = pc + 4;
+        } else {
+            put_instr(r, cpu, 0, 0x82006001u, pc, 0);
+            pcs[cpu] = pc + 4;
+        }
+        /* the delay slot after a taken loop branch goes back to the loop top */
+        if (pcs[cpu] >= 0x1000000) pcs[cpu] = pc + 4;
+        i++;
+        if (r[0] == RT_INSTR && ++run >= 2 && ncpu > 1) { cpu = (cpu + 1) % ncpu; run = 0; }
+    }
+    return nrec * RST_REC;
+}
+
+static void test_generated(void)
+{
+    size_t n = 20000;
+    uint8_t *buf = malloc(n * RST_REC), *le = malloc(n * RST_REC);
+    int bo = 0;
+
+    gen_trace(buf, n, 1, 1);
+    check(trz_codec_rst.probe(buf, n * RST_REC, &bo) >= 90 && bo == TRZ_BO_BIG, "probe header BE");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "generated 1 cpu with header");
+
+    gen_trace(buf, n, 32, 0);
+    check(trz_codec_rst.probe(buf, n * RST_REC, &bo) > 0 && bo == TRZ_BO_BIG, "probe no header");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "generated 32 cpus, no header");
+
+    for (size_t i = 0; i < n; i++) rst_from_canon(le + i * RST_REC, buf + i * RST_REC);
+    check(trz_codec_rst.probe(le, n * RST_REC, &bo) > 0 && bo == TRZ_BO_LITTLE, "probe little-endian");
+    check(round_trip(le, n * RST_REC, TRZ_BO_LITTLE, 0), "little-endian round trip");
+    check(round_trip(le, n * RST_REC, TRZ_BO_BIG, 0), "LE data coded as BE");
+
+    gen_trace(buf, n, 1024, 0);
+    for (size_t i = 0; i < n; i += 7) if (buf[i * RST_REC] == RT_INSTR) put_instr(buf + i * RST_REC, 1023, 0x40, 0xc45a2008u, 0x4000, 0x8000);
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 0), "1024 cpus interleaved, cpuid 1023");
+
+    gen_trace(buf, n, 4, 1);
+    for (size_t i = 1; i < n; i += 13) {
+        uint8_t *r = buf + i * RST_REC;
+        static const uint8_t unk[] = { 0, 1, 10, 20, 35, 200, 255 };
+        if (i % 5 == 0) r[0] = unk[(i / 13) % sizeof unk];                 /* unknown rtype */
+        else if (i % 5 == 1) { r[1] |= 0x81; r[3] |= 0x3f; }               /* reserved bits */
+        else if (i % 5 == 2 && r[0] == RT_INSTR) { r[1] &= (uint8_t)~0x40; trz_st_be64(r + 16, rnd()); } /* garbage EA */
+        else if (i % 5 == 3) { r[2] |= 0x1f; r[3] = 0xff; }               /* pavadiff notused13 */
+        else for (int k = 1; k < RST_REC; k++) r[k] = (uint8_t)rnd();
+    }
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "unknown rtypes, reserved bits, garbage");
+
+    memset(buf, 0xff, n * RST_REC);
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 0), "all 0xFF records");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_LITTLE, 0), "all 0xFF records LE");
+    memset(buf, 0, n * RST_REC);
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 0), "all zero records");
+
+    for (size_t i = 0; i < n * RST_REC; i++) buf[i] = (uint8_t)rnd();
+    check(trz_codec_rst.probe(buf, n * RST_REC, &bo) == 0, "probe rejects random bytes");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "random records");
+    for (size_t i = 0; i < n; i++) buf[i * RST_REC] = (uint8_t)(rnd() % 2 ? RT_INSTR : RT_PAVADIFF);
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "random INSTR/PAVADIFF records");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_LITTLE, 0), "random INSTR/PAVADIFF records LE");
+
+    const char *text = "This is a plain text file, not an RST trace at all; it goes on for a while.\n";
+    for (size_t i = 0; i < 4096; i++) buf[i] = (uint8_t)text[i % strlen(text)];
+    check(trz_codec_rst.probe(buf, 4096, &bo) == 0, "probe rejects text");
+    for (size_t i = 0; i < 4096; i += 12) { trz_st_le32(buf + i, (uint32_t)rnd()); trz_st_le32(buf + i + 4, (uint32_t)(rnd() & 0xffff)); trz_st_le32(buf + i + 8, 0x01000000u | (uint32_t)(rnd() % 8)); }
+    check(trz_codec_rst.probe(buf, 4096, &bo) == 0, "probe rejects BYU-like records");
+
+    gen_trace(buf, 1, 1, 0);
+    check(round_trip(buf, RST_REC, TRZ_BO_BIG, 1), "single INSTR record");
+    put_pv(buf, 3, 1, 1, 2, 3, 4);
+    check(round_trip(buf, RST_REC, TRZ_BO_BIG, 1), "single PAVADIFF record");
+    put_pv(buf, 3, 1, 1, 2, 3, 4);
+    put_instr(buf + RST_REC, 3, 0x40, 0xc45a2008u, 0x1000, 0x2000);
+    check(round_trip(buf, 2 * RST_REC, TRZ_BO_BIG, 1), "PAVADIFF + INSTR pair");
+    check(round_trip(buf, 0, TRZ_BO_BIG, 0), "empty chunk");
+    free(buf);
+    free(le);
+}
+
+/* ---- corpus ---------------------------------------------------------------- */
+
+static uint8_t *load(const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "/tmp/corpus/%s", name);
+    FILE *f = fopen(path, "rb");
+    int piped = 0;
+    if (!f) {
+        snprintf(path, sizeof path, "/work/shared/corpus/rst/%s.xz", name);
+        FILE *t = fopen(path, "rb");
+        if (!t) return NULL;
+        fclose(t);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "xz -dc '%s'", path);
+        f = popen(cmd, "r");
+        piped = 1;
+        if (!f) return NULL;
+    }
+    size_t cap = 1 << 20, n = 0;
+    uint8_t *b = malloc(cap);
+    for (;;) {
+        if (n == cap) { cap *= 2; b = realloc(b, cap); }
+        size_t k = fread(b + n, 1, cap - n, f);
+        if (k == 0) break;
+        n += k;
+    }
+    if (piped) pclose(f);
+    else fclose(f);
+    *len = n;
+    return b;
+}
+
+static void test_corpus(void)
+{
+    static const char *const files[] = { "blaze-32cpu-part1.rst", "sun-example-23847-1cpu.rst",
+                                         "qemu-sparc64-minigzip6-2M.rst", "qemu-sparc64-pigz-4thr-2M.rst" };
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        size_t len = 0;
+        uint8_t *d = load(files[k], &len);
+        if (!d) { printf("skip %s (absent)\n", files[k]); continue; }
+        int bo = 0;
+        check(trz_codec_rst.probe(d, len, &bo) >= 90 && bo == TRZ_BO_BIG, files[k]);
+        size_t total = len - len % RST_REC, chunk = (16u << 20) - (16u << 20) % RST_REC;
+        int ok = 1;
+        for (size_t off = 0; off < total; off += chunk)
+            ok &= round_trip(d + off, total - off < chunk ? total - off : chunk, TRZ_BO_BIG, 0);
+        check(ok, files[k]);
+        /* the first 64K records byte-reversed: exact LE round trip */
+        size_t n = total / RST_REC < 65536 ? total / RST_REC : 65536;
+        uint8_t *le = malloc(n * RST_REC);
+        for (size_t i = 0; i < n; i++) rst_from_canon(le + i * RST_REC, d + i * RST_REC);
+        check(trz_codec_rst.probe(le, n * RST_REC, &bo) >= 90 && bo == TRZ_BO_LITTLE, "corpus LE probe");
+        check(round_trip(le, n * RST_REC, TRZ_BO_LITTLE, 0), "corpus LE round trip");
+        free(le);
+        free(d);
+    }
+}
+
+int main(void)
+{
+    test_generated();
+    test_corpus();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}

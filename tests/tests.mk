@@ -1,0 +1,21 @@
+# tests.mk - `make check`: unit tests of every codec and the CLI suite, each
+# under ASan and UBSan as well as the normal build.  Fragments from other
+# parts (fuzz replay, analyzers, python, size regression) add CHECK_STEPS.
+
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_LIB_SRC := $(LIB_SRC)
+CHECK_UNITS := $(patsubst tests/%.c,$(B)/san/%,$(filter-out tests/gen_samples.c tests/codec_harness.c,$(wildcard tests/test_*.c)))
+
+$(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_SRC) $(LIBS)
+
+$(B)/san/trz: $(CLI_SRC) $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $(CLI_SRC) $(SAN_LIB_SRC) $(LIBS)
+
+$(B)/codec_harness: tests/codec_harness.c $(LIB_SRC) $(HDRS) $(B)/deps.ok
+	$(CC) $(STD) $(WARN) -O2 -o $@ tests/codec_harness.c $(LIB_SRC) $(LIBS)
+
+check: all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
+	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
