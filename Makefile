@@ -62,8 +62,8 @@ libtrz.so: $(LIB_OBJ)
 trz: $(CLI_OBJ) libtrz.a
 	$(CC) -o $@ $(CLI_OBJ) libtrz.a $(LIBS)
 
-include tests/tests.mk
 include bench/bench.mk
+include tests/tests.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1

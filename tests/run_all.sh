@@ -24,7 +24,7 @@ run() { # NAME command...: the command's last "N passed, M failed" line counts
 for u in ${TRZ_UNITS:-}; do run "$(basename "$u") (asan+ubsan)" "$u"; done
 run "cli suite" tests/cli.sh ./trz
 ASAN_OPTIONS=detect_leaks=1 TRZ_QUICK=1 TRZ_SHARED_CORPUS=/nonexistent run "cli suite (asan+ubsan)" tests/cli.sh build/san/trz
-for s in ${TRZ_STEPS:-}; do run "$s" bash -c "$s"; done
+for s in ${TRZ_STEPS:-}; do run "$s" bash "$s"; done
 
 [ ${#broken[@]} = 0 ] || echo "failed: ${broken[*]}"
 echo "$total_pass passed, $total_fail failed"

@@ -17,5 +17,24 @@ $(B)/san/trz: $(CLI_SRC) $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
 $(B)/codec_harness: tests/codec_harness.c $(LIB_SRC) $(HDRS) $(B)/deps.ok
 	$(CC) $(STD) $(WARN) -O2 -o $@ tests/codec_harness.c $(LIB_SRC) $(LIBS)
 
-check: all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
+-include tests/fuzz/fuzz.mk
+-include tests/regression/regression.mk
+-include tests/python/python.mk
+-include tests/reliability.mk
+
+# Tools the tests drive (xz for the shared corpus, zstd and gzip for
+# compressed input, bzip2 for the benchmarks): installed as root, else named.
+TEST_DEB_PKGS := xz-utils zstd bzip2 gzip
+$(B)/checkdeps.ok: $(B)/deps.ok
+	@if ! command -v xz >/dev/null || ! command -v zstd >/dev/null || ! command -v bzip2 >/dev/null || ! command -v gzip >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "trz: installing test tools: $(TEST_DEB_PKGS)"; \
+	    (apt-get install -y $(TEST_DEB_PKGS) || (apt-get update && apt-get install -y $(TEST_DEB_PKGS))) >/dev/null || exit 1; \
+	  else \
+	    echo "trz: missing test tools. Run as root:"; echo "  apt-get install -y $(TEST_DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
