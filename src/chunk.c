@@ -50,6 +50,7 @@ static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx
     trz_st_le32(h + 8, job->nrec);
     trz_st_le32(h + 12, (uint32_t)job->raw_len);
     trz_st_le64(h + 16, xxh);
+    trz_st_le32(h + 24, trz_xxh32low(o->p + data, o->n - data));
     size_t chk = table + (size_t)n * TRZ_STREAM_ENTRY;
     trz_st_le32(h + chk, trz_xxh32low(h, chk));
     return TRZ_OK;
@@ -102,6 +103,14 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
     if (rc) snprintf(job->err, sizeof job->err, "%s", trz_strerror(rc));
 }
 
+/* The raw codec also carries chunks of other formats (a partial last record,
+ * or a chunk a codec could not model), so its record count is free. */
+int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
+{
+    if (c->id == TRZ_CODEC_RAW || c->record_size == 0) return nrec <= raw;
+    return nrec * c->record_size == raw;
+}
+
 int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *need)
 {
     *need = TRZ_CHUNK_HDR_FIXED;
@@ -114,6 +123,7 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     h->nrec = trz_ld_le32(p + 8);
     h->raw = trz_ld_le32(p + 12);
     h->xxh = trz_ld_le64(p + 16);
+    h->pcheck = trz_ld_le32(p + 24);
     if (h->nstreams > TRZ_MAX_STREAMS) return TRZ_ERR_LIMIT;
     size_t chk = TRZ_CHUNK_HDR_FIXED + (size_t)h->nstreams * TRZ_STREAM_ENTRY;
     h->hdr_len = (uint32_t)(chk + 4);
@@ -124,8 +134,7 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     if (h->byte_order > TRZ_BO_BIG || (h->flags & ~TRZ_CHUNK_MIDLINE)) return TRZ_ERR_CORRUPT;
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) return TRZ_ERR_UNSUPPORTED;
-    if (c->record_size && (uint64_t)h->nrec * c->record_size != h->raw) return TRZ_ERR_CORRUPT;
-    if (!c->record_size && h->nrec > h->raw) return TRZ_ERR_CORRUPT;
+    if (!trz_nrec_ok(c, h->nrec, h->raw)) return TRZ_ERR_CORRUPT;
     uint64_t seen = 0, total = 0, payload = 0;
     for (unsigned k = 0; k < h->nstreams; k++) {
         const uint8_t *e = p + TRZ_CHUNK_HDR_FIXED + (size_t)k * TRZ_STREAM_ENTRY;
@@ -154,6 +163,12 @@ int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) { snprintf(err, errlen, "unknown codec %u", h->codec); return TRZ_ERR_UNSUPPORTED; }
     if (n < h->hdr_len + h->payload) { snprintf(err, errlen, "truncated"); return TRZ_ERR_TRUNCATED; }
+    /* Damage anywhere in the stored bytes is caught here, even where the
+     * decoded result would happen to come out right. */
+    if (trz_xxh32low(p + h->hdr_len, h->payload) != h->pcheck) {
+        snprintf(err, errlen, "stored data checksum mismatch");
+        return TRZ_ERR_CHECKSUM;
+    }
     uint64_t total = 0;
     for (unsigned k = 0; k < h->nstreams; k++) total += h->rsize[k];
     uint8_t *mem = malloc(total ? total : 1);

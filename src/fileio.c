@@ -241,7 +241,7 @@ int fio_process(const cli_opts *o, const char *name)
     int test = o->mode == MODE_TEST;
 
     char outname[PATH_MAX];
-    int to_stdout = o->to_stdout || (from_stdin && !o->out_name);
+    int to_stdout = !o->out_name && (o->to_stdout || from_stdin);
     if (!test && !to_stdout) {
         if (o->out_name) {
             snprintf(outname, sizeof outname, "%s", o->out_name);

@@ -17,7 +17,7 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
-#define TRZ_CHUNK_HDR_FIXED 24     /* before the stream table */
+#define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table */
 #define TRZ_STREAM_ENTRY 10
 #define TRZ_INDEX_ENTRY 40
 #define TRZ_FOOTER_SIZE 24
@@ -50,6 +50,7 @@ typedef struct trz_chunk_hdr {
     uint8_t codec, byte_order, nstreams, flags;
     uint32_t nrec, raw;
     uint64_t xxh;
+    uint32_t pcheck;       /* XXH3 (low 32 bits) of the stored payload */
     uint8_t sid[TRZ_MAX_STREAMS], backend[TRZ_MAX_STREAMS];
     uint32_t csize[TRZ_MAX_STREAMS], rsize[TRZ_MAX_STREAMS];
     uint64_t payload;      /* sum of csize */
@@ -69,6 +70,8 @@ typedef struct trz_chunk_job {
     int result;
     char err[160];
 } trz_chunk_job;
+
+int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx. */
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);

@@ -61,6 +61,7 @@ struct trz_reader {
     trz_lost_range *lost;
     size_t nlost, caplost;
     uint64_t cpu_bits[16];
+    int failed; /* sticky: once a read fails, every later read fails too */
 };
 
 /* ---- errors ---- */
@@ -193,7 +194,7 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         const trz_codec *kc = trz_codec_by_id(k->codec);
         /* chunks tile the member exactly, and records add up */
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
-            k->raw > TRZ_MAX_CHUNK_RAW || (kc->record_size && (uint64_t)k->nrec * kc->record_size != k->raw) ||
+            k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
             k->stored < TRZ_CHUNK_HDR_FIXED + 4 || e[38] || e[39])
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
@@ -583,10 +584,11 @@ static int fill_queue(trz_reader *r)
 /* Make r->cur the next decoded chunk.  1 = have one, 0 = end, <0 error. */
 static int next_chunk(trz_reader *r)
 {
+    if (r->failed) return r->failed;
     for (;;) {
         if (r->qlen == 0) {
             int rc = fill_queue(r);
-            if (rc < 0) return rc;
+            if (rc < 0) return r->failed = rc;
             if (rc == 0 && r->qlen == 0) return 0;
         }
         dchunk_free(&r->cur);
@@ -599,7 +601,7 @@ static int next_chunk(trz_reader *r)
         if (r->cur.rc) {
             if (r->salvage) { add_lost(r, &r->cur); continue; }
             r->have_cur = 0;
-            return rerr(r, r->cur.rc, "chunk %llu: %s", (unsigned long long)r->cur.no, r->cur.err);
+            return r->failed = rerr(r, r->cur.rc, "chunk %llu: %s", (unsigned long long)r->cur.no, r->cur.err);
         }
         return 1;
     }
@@ -651,7 +653,7 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
         }
         const trz_codec *k = r->cur.codec;
         size_t rs = r->codec ? r->codec->record_size : 1;
-        if (k->record_size != rs) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
+        if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
         size_t n = (r->cur.len - r->cur_pos) / rs;
         if (n > max - got) n = max - got;
         uint8_t *dst = out + got * rs;
@@ -685,8 +687,8 @@ int trz_seek(trz_reader *r, uint64_t rec)
     if (rc < 0) return rc;
     if (rc == 0) return TRZ_OK;
     uint64_t k = rec - r->cur.first_record;
-    const trz_codec *c = r->cur.codec;
-    if (c->record_size) r->cur_pos = (size_t)(k * c->record_size);
+    size_t rs = r->codec ? r->codec->record_size : 1;
+    if (rs) r->cur_pos = (size_t)(k * rs);
     else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
     return TRZ_OK;
 }
@@ -709,7 +711,7 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
             n = (size_t)trz_count_lines(p, len, r->cur_pos == 0 ? (r->cur.flags & TRZ_CHUNK_MIDLINE) : 0);
             first = r->cur.first_record + r->cur.h.nrec - n;
         } else {
-            if (k->record_size != rs) { r->cur_pos = r->cur.len; continue; }
+            if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; }
             n = len / rs;
             first = r->cur.first_record + r->cur_pos / rs;
             if (r->host_order && k->convert && r->cur.byte_order && r->cur.byte_order != host_bo())
