@@ -224,6 +224,24 @@ int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
 
+/* ---- whole files -------------------------------------------------------- */
+
+/* Join archives (paths) into one archive written to `out`, with one member
+ * and one index over all their chunks, so that seeking, listing and testing
+ * behave as if one process had written it.  The chunks are copied, not
+ * re-encoded.  All inputs must have the same format and byte order
+ * (TRZ_ERR_PARAM otherwise: concatenate such archives with cat instead).
+ * On failure a message is written to err (errlen bytes). */
+int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
+
+/* Compress the file at `in` into the file at `out` (created or truncated;
+ * removed on failure) with the settings of cctx. */
+int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
+
+/* Decompress the archive at `in` into the file at `out` with `threads`
+ * decode-ahead threads (0 = all cores); out is removed on failure. */
+int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen);
+
 /* ---- printing records ------------------------------------------------------ */
 
 /* Print records [first, first+count) as text, one line each (trconv / b2a

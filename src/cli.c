@@ -26,6 +26,7 @@ static void usage(FILE *f)
         "Usage: trz [OPTION]... [FILE]...\n"
         "       trz dump [-s N] [-n M] [--format=F] [FILE]\n"
         "       trz bench [--quick] [--streams] [--csv F] [--plot F.png] FILE...\n"
+        "       trz join -o OUT.trz IN.trz...   (one archive, one index)\n"
         "Compress or decompress computer-architecture traces (RST, BYU, PEL bus,\n"
         "uop text; anything else raw).  With no FILE, or FILE '-', read stdin.\n"
         "\n"
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "dump") == 0) return dump_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "join") == 0) return join_main(argc - 1, argv + 1);
 
     cli_opts o = { 0 };
     o.level = TRZ_LEVEL_DEFAULT;

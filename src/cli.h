@@ -23,6 +23,8 @@ int fio_process(const cli_opts *o, const char *name);
 int list_file(const cli_opts *o, const char *name);
 /* dump command */
 int dump_main(int argc, char **argv);
+/* join command (list.c) */
+int join_main(int argc, char **argv);
 /* bench command (bench.c) */
 int bench_main(int argc, char **argv);
 

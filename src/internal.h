@@ -84,6 +84,16 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
 /* Decode a whole chunk (header + payload at p, n bytes) into out[0..h->raw). */
 int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err, size_t errlen);
 
+/* ---- index (index.c) ---- */
+typedef struct trz_index_entry {
+    uint64_t offset, first_record, first_byte; /* offset from the member start */
+    uint32_t nrec, raw, stored;
+    uint8_t codec, flags;
+} trz_index_entry;
+/* Append the index and the footer; index_offset = where the index starts in
+ * the member (the member's bytes written so far). */
+int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset);
+
 /* ---- utilities (util.c) ---- */
 int trz_ncpus(void);
 uint64_t trz_xxh64(const void *p, size_t n);

@@ -126,3 +126,39 @@ int dump_main(int argc, char **argv)
     if (fflush(stdout) != 0 && rc == 0) { msg_error("write error: %s", strerror(errno)); rc = 1; }
     return rc ? 1 : 0;
 }
+
+/* trz join -o OUT IN...: one archive with a single index over the inputs. */
+int join_main(int argc, char **argv)
+{
+    const char *out = NULL;
+    const char **in = calloc((size_t)argc, sizeof *in);
+    size_t n = 0;
+    int force = 0;
+    if (!in) { msg_error("out of memory"); return 1; }
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(argv[i], "-f") == 0) force = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) { msg_error("join: unknown option '%s'", argv[i]); free(in); return 2; }
+        else in[n++] = argv[i];
+    }
+    if (!out || n == 0) {
+        msg_error("usage: trz join -o OUT.trz IN.trz...");
+        free(in);
+        return 2;
+    }
+    if (!force && access(out, F_OK) == 0) { msg_error("%s: already exists; use -f to overwrite", out); free(in); return 1; }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", out);
+    int fd = mkstemp(tmp);
+    if (fd < 0) { msg_error("%s: %s", out, strerror(errno)); free(in); return 1; }
+    trz_io io;
+    int f = fd;
+    trz_io_fd(&io, &f);
+    char err[512] = "";
+    int rc = trz_join(in, n, &io, err, sizeof err);
+    if (close(fd) != 0 && rc == 0) { snprintf(err, sizeof err, "%s: %s", out, strerror(errno)); rc = 1; }
+    if (rc == 0 && rename(tmp, out) != 0) { snprintf(err, sizeof err, "%s: %s", out, strerror(errno)); rc = 1; }
+    if (rc) { unlink(tmp); msg_error("join: %s", err); }
+    free(in);
+    return rc ? 1 : 0;
+}

@@ -87,11 +87,7 @@ int trz_cctx_byte_order(const trz_cctx *c) { return c->byte_order; }
 const char *trz_cctx_error(const trz_cctx *c) { return c->err; }
 
 /* ---- state of one compression ---- */
-typedef struct index_entry {
-    uint64_t offset, first_record, first_byte;
-    uint32_t nrec, raw, stored;
-    uint8_t codec, flags;
-} index_entry;
+typedef trz_index_entry index_entry;
 
 typedef struct wstate {
     trz_cctx *c;
@@ -223,18 +219,14 @@ typedef struct batch {
 static void run_job(void *arg, size_t i)
 {
     batch *b = arg;
-    int t = (int)i % 256;
-    trz_chunk_encode(&b->job[i], b->w->z[t] ? b->w->z[t] : b->w->z[0]);
+    trz_chunk_encode(&b->job[i], b->w->z[i]); /* job i owns back-end context i */
 }
-
-static void run_job_thread(void *arg, size_t i);
 
 static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
 {
-    /* Each job gets its own back-end context: run job i with zctx i. */
     for (size_t i = 0; i < n; i++)
         if (!w->z[i] && !(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
-    trz_parallel(n, w->c->threads, run_job_thread, b);
+    trz_parallel(n, w->c->threads, run_job, b);
     int rc = TRZ_OK;
     for (size_t i = 0; i < n && rc == TRZ_OK; i++) {
         trz_chunk_job *j = &b->job[i];
@@ -273,37 +265,14 @@ static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
     return rc;
 }
 
-static void run_job_thread(void *arg, size_t i) { run_job(arg, i); }
-
 static int write_index(wstate *w)
 {
     trz_buf ix = { 0 };
-    trz_put_bytes(&ix, trz_index_magic, 4);
-    trz_put_le32(&ix, (uint32_t)w->nindex);
-    for (size_t i = 0; i < w->nindex; i++) {
-        index_entry *e = &w->index[i];
-        trz_put_le64(&ix, e->offset);
-        trz_put_le64(&ix, e->first_record);
-        trz_put_le64(&ix, e->first_byte);
-        trz_put_le32(&ix, e->nrec);
-        trz_put_le32(&ix, e->raw);
-        trz_put_le32(&ix, e->stored);
-        trz_put_u8(&ix, e->codec);
-        trz_put_u8(&ix, e->flags);
-        trz_put_le16(&ix, 0);
-    }
-    if (ix.oom) { free(ix.p); return fail(w, TRZ_ERR_NOMEM, "index"); }
-    uint64_t ix_off = w->written;
-    uint32_t ix_chk = trz_xxh32low(ix.p, ix.n);
-    int rc = emit(w, ix.p, ix.n);
+    int rc = trz_index_write(&ix, w->index, w->nindex, w->written);
+    if (rc == TRZ_OK) rc = emit(w, ix.p, ix.n);
+    else fail(w, rc, "index");
     free(ix.p);
-    if (rc) return rc;
-    uint8_t f[TRZ_FOOTER_SIZE];
-    trz_st_le64(f, ix_off);
-    trz_st_le64(f + 8, w->written + TRZ_FOOTER_SIZE);
-    trz_st_le32(f + 16, ix_chk);
-    memcpy(f + 20, trz_footer_magic, 4);
-    return emit(w, f, sizeof f);
+    return rc;
 }
 
 int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)

@@ -151,6 +151,16 @@ cat "$ROOT/corpus/bus-1cpu.pbus" "$ROOT/corpus/bus-2cpu.byu" > "$W/cc.raw"
 cat "$W/cc.trz" | "$TRZ" -dc | cmp -s - "$W/cc.raw" && ok "concatenated members (pipe)" || bad "concatenated members (pipe)"
 "$TRZ" -l "$W/cc.trz" | grep -q "2 members" && ok "-l counts members" || bad "-l counts members"
 
+# ---- join: parts compressed apart become one archive with one index ----
+split -b $((1000 * 24 * 7)) -d "$ROOT/corpus/loops-4cpu.rst" "$W/part."
+for p in "$W"/part.*; do "$TRZ" -q --chunk-records=2000 "$p"; done
+"$TRZ" join -o "$W/joined.trz" "$W"/part.*.trz
+"$TRZ" -dc "$W/joined.trz" | cmp -s - "$ROOT/corpus/loops-4cpu.rst" && "$TRZ" -t "$W/joined.trz" \
+    && "$TRZ" -l "$W/joined.trz" | grep -q "1 member" && ok "join: one member, same bytes" || bad "join"
+"$TRZ" -d --from=20000 --count=10 -c "$W/joined.trz" | cmp -s - <(tail -c +$((20000 * 24 + 1)) "$ROOT/corpus/loops-4cpu.rst" | head -c 240) \
+    && ok "join: seek in joined archive" || bad "join: seek"
+expect "join refuses mixed formats" 1 "different format" -- "$TRZ" join -o "$W/mixed.trz" "$W/c1.trz" "$W/c2.trz"
+
 # ---- compressed input is unwrapped ----
 gzip -c "$ROOT/corpus/sjeng-like.trace" > "$W/s.trace.gz"
 "$TRZ" -c "$W/s.trace.gz" > "$W/gz.trz" && "$TRZ" -l "$W/gz.trz" | grep -q "uop" && "$TRZ" -dc "$W/gz.trz" | cmp -s - "$ROOT/corpus/sjeng-like.trace" \
