@@ -12,7 +12,19 @@ struct trz_zctx {
     ZSTD_CCtx *c;
     ZSTD_DCtx *d;
     int c_level;
+    uint8_t *scratch; /* reused by the encoder's self-check */
+    size_t scratch_cap;
 };
+
+uint8_t *trz_zctx_scratch(trz_zctx *z, size_t n)
+{
+    if (n > z->scratch_cap) {
+        free(z->scratch);
+        z->scratch = malloc(n ? n : 1);
+        z->scratch_cap = z->scratch ? n : 0;
+    }
+    return z->scratch;
+}
 
 trz_zctx *trz_zctx_create(void)
 {
@@ -36,6 +48,7 @@ void trz_zctx_free(trz_zctx *z)
     if (!z) return;
     ZSTD_freeCCtx(z->c);
     ZSTD_freeDCtx(z->d);
+    free(z->scratch);
     free(z);
 }
 

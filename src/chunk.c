@@ -76,12 +76,11 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     trz_chunk_hdr h;
     size_t need;
     if (trz_chunk_parse_hdr(job->out.p, job->out.n, &h, &need)) return -1;
-    uint8_t *tmp = malloc(job->raw_len ? job->raw_len : 1);
+    uint8_t *tmp = trz_zctx_scratch(z, job->raw_len);
     if (!tmp) return TRZ_ERR_NOMEM;
     char err[8];
     int rc = trz_chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err);
     if (rc == 0 && memcmp(tmp, job->raw, job->raw_len) != 0) rc = -1;
-    free(tmp);
     return rc;
 }
 

@@ -39,6 +39,8 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 typedef struct trz_zctx trz_zctx; /* per-thread compression contexts */
 trz_zctx *trz_zctx_create(void);
 void trz_zctx_free(trz_zctx *z);
+/* A buffer of at least n bytes owned by z, reused across calls; NULL if out of memory. */
+uint8_t *trz_zctx_scratch(trz_zctx *z, size_t n);
 /* Compress src into dst (grown as needed); returns the back-end actually used
  * (STORE when compression does not help), or a negative trz_result. */
 int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst);

@@ -99,6 +99,10 @@ typedef struct wstate {
     /* pending input: carry from the previous cut plus new reads */
     uint8_t *pend;
     size_t pend_len, pend_cap;
+    /* chunk buffers come back here after their batch, so the pages are
+     * touched once per run rather than once per chunk */
+    uint8_t *spare[257];
+    size_t nspare;
     int eof, prev_nl;
     trz_zctx *z[256];
 } wstate;
@@ -259,7 +263,8 @@ static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
     for (size_t i = 0; i < n; i++) {
         free(b->job[i].out.p);
         b->job[i].out.p = NULL;
-        free(bufs[i]);
+        if (w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = bufs[i];
+        else free(bufs[i]);
         bufs[i] = NULL;
     }
     return rc;
@@ -301,10 +306,12 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         size_t take = cut(w, k, &is_tail);
         trz_chunk_job *j = &b->job[nb];
         memset(j, 0, sizeof *j);
-        bufs[nb] = malloc(take ? take : 1);
-        if (!bufs[nb]) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
-        memcpy(bufs[nb], w->pend, take);
-        memmove(w->pend, w->pend + take, w->pend_len - take);
+        /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
+        uint8_t *next = w->nspare ? w->spare[--w->nspare] : malloc(w->pend_cap);
+        if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
+        bufs[nb] = w->pend;
+        memcpy(next, w->pend + take, w->pend_len - take);
+        w->pend = next;
         w->pend_len -= take;
         j->codec = is_tail ? &trz_codec_raw : k;
         j->raw = bufs[nb];
@@ -337,6 +344,7 @@ done:
     }
     trz_src_close(&w->src);
     free(w->pend);
+    for (size_t i = 0; i < w->nspare; i++) free(w->spare[i]);
     free(w->index);
     free(w);
     free(b);
