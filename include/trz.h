@@ -195,12 +195,13 @@ typedef void (*trz_stream_fn)(void *ctx, const char *format, unsigned stream_id,
                               const char *stream_name, uint64_t raw, uint64_t compressed);
 int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
 
-/* Read up to max_records whole records into buf (max_records * record_size
- * bytes; for text formats, up to max_records whole lines, and buf must hold
- * max_records * 1 bytes at least: see trz_read_bytes).  Returns the number
- * of records read, 0 at the end, or a negative trz_result.  A partial last
- * record of the source (a tail shorter than record_size) is never returned
- * here; trz_read_bytes returns it. */
+/* Read up to max_records whole records into buf, which must hold
+ * max_records * record_size bytes.  Returns the number of records read, 0 at
+ * the end, or a negative trz_result.  A partial last record of the source (a
+ * tail shorter than record_size) is never returned here; trz_read_bytes
+ * returns it.  Text formats (record_size 0) have no fixed record: for them
+ * this returns TRZ_ERR_UNSUPPORTED; use trz_read_bytes, or trz_foreach,
+ * which hands out whole lines. */
 int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
 
 /* Read up to cap decoded bytes, record boundaries ignored.  Returns the count,

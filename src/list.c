@@ -54,6 +54,8 @@ int list_file(const cli_opts *o, const char *name)
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
     }
     if (o->verbose) {
+        int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
+        if (cpus > 0) printf("  CPUs: %d\n", cpus);
         printf("  %8s %12s %10s %12s %14s %12s %6s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored", "Codec");
         for (int64_t i = 0; i < in.chunks; i++) {
             trz_chunk_info c;
