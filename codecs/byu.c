@@ -1,9 +1,11 @@
 /* byu.c - codec for BYU address traces (12-byte LE records: addr, reqtype,
  * size, attr, proc, time delta).  Addresses are predicted per processor and
  * request class (addrmodel.h), kinds get stable dictionary ids, time deltas
- * go as bytes into one stream per context.  Format: codecs/byu.md. */
+ * go as bytes into one stream per context; at levels >= 6 a chunk may instead
+ * be arithmetic-coded with context models (cm.h).  Format: codecs/byu.md. */
 #include "codec.h"
 #include "addrmodel.h"
+#include "bus_cm.h"
 
 #ifndef T_FRESH
 #define T_FRESH 2         /* time contexts split by "line not seen lately" */
@@ -15,12 +17,15 @@
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
 enum {
     S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
-    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_TIME0 = 16, S_COUNT = S_TIME0 + T_NCTX
+    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CM = 15, S_TIME0 = 16,
+    S_COUNT = S_TIME0 + T_NCTX
 };
+#define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
+#define CM_VERSION 1    /* first byte of stream S_CM */
 
 static const char *const stream_names[S_TIME0] = {
     "proc", "runlen", "kind", "reqtype", "size", "attr",
-    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear",
+    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", NULL, NULL, "cm",
 };
 
 typedef struct byu_state {
@@ -146,7 +151,7 @@ static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
     s->prevcls = c;
 }
 
-static int byu_encode(const trz_enc_args *a)
+static int zs_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_state *s = malloc(sizeof *s);
@@ -237,7 +242,7 @@ static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
     return TRZ_CODEC_OK;
 }
 
-static int byu_decode(const trz_dec_args *a)
+static int zs_decode(const trz_dec_args *a)
 {
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
@@ -251,6 +256,187 @@ static int byu_decode(const trz_dec_args *a)
     st_free(s);
     free(s);
     return rc;
+}
+
+/* ---- arithmetic-coded path (levels >= CM_LEVEL) --------------------------- */
+
+typedef struct byu_cm {
+    bus_acm a;
+    cm_p same, proc[256];
+    cm_p kind[16][16][256]; /* by the last two kind ids (capped at 15) */
+    cm_p kesc[3][256];
+    cm_p time[16][16][17][256]; /* by kind ids now and before, last time / 16 */
+    cm_gamma tesc[AM_NCLS];
+    uint8_t k1, k2, tb, lastproc;
+} byu_cm;
+
+static void cm_model_init(byu_cm *m)
+{
+    bus_acm_init(&m->a);
+    m->same = CM_P0;
+    cm_init_probs(m->proc, 256);
+    cm_init_probs(&m->kind[0][0][0], sizeof m->kind / sizeof(cm_p));
+    cm_init_probs(&m->kesc[0][0], sizeof m->kesc / sizeof(cm_p));
+    cm_init_probs(&m->time[0][0][0][0], sizeof m->time / sizeof(cm_p));
+    for (int i = 0; i < AM_NCLS; i++) cm_gamma_init(&m->tesc[i]);
+    m->k1 = m->k2 = m->tb = m->lastproc = 0;
+}
+
+/* proc byte: "same as the last record" bit, else the byte. */
+static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
+{
+    if (cm_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;
+    else if ((r[7] = (uint8_t)cm_tree(c, m->proc, 8, r[7])) == m->lastproc) return -1;
+    m->lastproc = r[7];
+    return 0;
+}
+
+/* Kind id (dictionary as in the stream path) with the last two ids as
+ * context; 255 = a new kind, its three bytes follow. */
+static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
+{
+    unsigned id = K_ESC;
+    if (!c->dec) {
+        uint16_t *e = kind_slot(s, rec_tup(r));
+        if (*e) id = *e - 1u;
+    }
+    id = cm_tree(c, m->kind[m->k1][m->k2], 8, id);
+    if (id == K_ESC) {
+        for (int i = 0; i < 3; i++) r[4 + i] = (uint8_t)cm_tree(c, m->kesc[i], 8, r[4 + i]);
+        if (c->dec && *kind_slot(s, rec_tup(r))) return -1; /* a known kind must use its id */
+        kind_add(s, rec_tup(r));
+    } else if (id < s->nkinds) {
+        uint32_t tup = s->kinds[id];
+        r[4] = (uint8_t)tup;
+        r[5] = (uint8_t)(tup >> 8);
+        r[6] = (uint8_t)(tup >> 16);
+    } else return -1;
+    m->k2 = m->k1;
+    m->k1 = (uint8_t)(id < 15 ? id : 15);
+    return 0;
+}
+
+/* Time: min(t, 255) through a tree chosen by the kind ids of this and the
+ * last record and the previous time / 16; 255 escapes to a gamma code of
+ * t - 255 (by class). */
+static int cm_time(byu_cm *m, cm_coder *c, unsigned cls, uint8_t *r)
+{
+    uint32_t t = trz_ld_le32(r + 8);
+    uint32_t b = cm_tree(c, m->time[m->k1][m->k2][m->tb], 8, t < T_ESC ? t : T_ESC);
+    if (b == T_ESC) {
+        uint32_t v = cm_gamma_code(c, &m->tesc[cls], t - T_ESC);
+        if (v > 0xffffffffu - T_ESC) return -1;
+        b = v + T_ESC;
+    }
+    trz_st_le32(r + 8, b);
+    m->tb = (uint8_t)(b < T_ESC ? b >> 4 : 16);
+    return 0;
+}
+
+/* One record, both directions: r holds the record (encoding) or receives
+ * it (decoding). */
+static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
+{
+    CM_FIELD(c, 0);
+    if (cm_proc(m, c, r) != 0) return TRZ_CODEC_CORRUPT;
+    am_proc *p = st_proc(s, r[7]);
+    if (!p) return TRZ_CODEC_NOMEM;
+    CM_FIELD(c, 1);
+    if (cm_kind(s, m, c, r) != 0) return TRZ_CODEC_CORRUPT;
+    CM_FIELD(c, 2);
+    unsigned cls = req_class(r[4]);
+    int bad = 0;
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), &bad);
+    if (bad) return TRZ_CODEC_CORRUPT;
+    am_update(&s->am, p, cls, addr, r[5]);
+    trz_st_le32(r, addr);
+    CM_FIELD(c, 5);
+    if (cm_time(m, c, cls, r) != 0) return TRZ_CODEC_CORRUPT;
+    return TRZ_CODEC_OK;
+}
+
+/* Model state for one chunk of either direction; NULL on no memory. */
+static byu_cm *cm_open(byu_state *s, uint64_t nrec)
+{
+    byu_cm *m = st_init(s, nrec) == 0 ? malloc(sizeof *m) : NULL;
+    if (!m) {
+        st_free(s);
+        return NULL;
+    }
+    cm_model_init(m);
+    return m;
+}
+
+static int cm_encode(const trz_enc_args *a)
+{
+    byu_state *s = malloc(sizeof *s);
+    cm_coder *c = malloc(sizeof *c);
+    byu_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        trz_buf *out = &a->streams[S_CM];
+        trz_put_u8(out, CM_VERSION);
+        trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
+        cm_enc_init(c, out);
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+            uint8_t r[12];
+            memcpy(r, a->in + i * 12, 12);
+            rc = cm_record(s, m, c, r);
+        }
+        cm_enc_flush(c);
+#ifdef CM_STATS
+        for (int i = 0; i < 8; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
+#endif
+        if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
+        st_free(s);
+    }
+    free(m);
+    free(c);
+    free(s);
+    return rc;
+}
+
+static int cm_decode(const trz_dec_args *a)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (i != S_CM && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
+    trz_rd hd;
+    trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
+    if (trz_get_u8(&hd) != CM_VERSION || trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
+    byu_state *s = malloc(sizeof *s);
+    cm_coder *c = malloc(sizeof *c);
+    byu_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        cm_dec_init(c, hd.p, trz_rd_left(&hd));
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+            uint8_t r[12] = { 0 };
+            rc = cm_record(s, m, c, r);
+            memcpy(a->out + i * 12, r, 12);
+        }
+        if (rc == TRZ_CODEC_OK && !cm_dec_ok(c)) rc = TRZ_CODEC_CORRUPT;
+        st_free(s);
+    }
+    free(m);
+    free(c);
+    free(s);
+    return rc;
+}
+
+/* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
+
+static int byu_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    if (a->level < CM_LEVEL) return zs_encode(a);
+    int pick = bus_pick_cm(a, 12, zs_encode, cm_encode);
+    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
+}
+
+static int byu_decode(const trz_dec_args *a)
+{
+    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
+    return a->stream[S_CM] && a->stream_len[S_CM] ? cm_decode(a) : zs_decode(a);
 }
 
 /* ---- probe, names, dump -------------------------------------------------- */
@@ -299,7 +485,7 @@ static const char *byu_stream_name(unsigned id)
         "time.WF", "time.WR", "time.WW", "time.WO", "time.OF", "time.OR", "time.OW", "time.OO",
 #endif
     };
-    if (id < S_TIME0) return id <= S_DNEAR ? stream_names[id] : NULL;
+    if (id < S_TIME0) return stream_names[id];
     return id < S_COUNT ? tn[id - S_TIME0] : NULL;
 }
 

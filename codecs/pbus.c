@@ -1,11 +1,15 @@
 /* pbus.c - codec for PEL Pentium bus traces (6-byte records: big-endian
  * address, byte-enable byte, control byte).  The control byte is predicted
  * like BYU's request kind, the address per transaction class (addrmodel.h),
- * the byte enables from type and address alignment.  Format: codecs/pbus.md. */
+ * the byte enables from type and address alignment; at levels >= 6 a chunk
+ * may instead be arithmetic-coded (cm.h).  Format: codecs/pbus.md. */
 #include "codec.h"
 #include "addrmodel.h"
+#include "bus_cm.h"
 
-enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_COUNT };
+enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_COUNT, S_CM = 15 };
+#define CM_LEVEL 6   /* levels from here use the arithmetic-coded path */
+#define CM_VERSION 1 /* first byte of stream S_CM */
 
 static const char *const stream_names[S_COUNT] = {
     "ctl", "fetchcode", "datacode", "fetchmiss", "datamiss", "becode", "be", "fetchnear", "datanear",
@@ -57,7 +61,7 @@ static void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
     *bp = r[4];
 }
 
-static int pbus_encode(const trz_enc_args *a)
+static int zs_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     pbus_state *s = malloc(sizeof *s);
@@ -100,7 +104,7 @@ static int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
     return 0;
 }
 
-static int pbus_decode(const trz_dec_args *a)
+static int zs_decode(const trz_dec_args *a)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
@@ -118,6 +122,133 @@ static int pbus_decode(const trz_dec_args *a)
     am_free(&s->am);
     free(s);
     return rc;
+}
+
+/* ---- arithmetic-coded path (levels >= CM_LEVEL) --------------------------- */
+
+typedef struct pbus_cm {
+    bus_acm a;
+    cm_p ctl[16][16][256]; /* by the types of the last two records */
+    cm_p besame[16 * 8];   /* by (type, address & 7) */
+    cm_p be[16][256];      /* by type */
+    uint8_t t1, t2;        /* types (ctl >> 4) of the last two records */
+} pbus_cm;
+
+static void cm_model_init(pbus_cm *m)
+{
+    bus_acm_init(&m->a);
+    cm_init_probs(&m->ctl[0][0][0], sizeof m->ctl / sizeof(cm_p));
+    cm_init_probs(m->besame, sizeof m->besame / sizeof(cm_p));
+    cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
+    m->t1 = m->t2 = 0;
+}
+
+/* One record, both directions: r holds the record (encoding) or receives
+ * it (decoding). */
+static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
+{
+    am_proc *p = &s->proc;
+    CM_FIELD(c, 1);
+    uint8_t ctl = r[5] = (uint8_t)cm_tree(c, m->ctl[m->t1][m->t2], 8, r[5]);
+    unsigned cls = ctl_class(ctl);
+    int bad = 0;
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_be32(r), &bad);
+    if (bad) return TRZ_CODEC_CORRUPT;
+    am_update(&s->am, p, cls, addr, 8);
+    trz_st_be32(r, addr);
+    CM_FIELD(c, 5);
+    unsigned bi = (ctl >> 4) * 8 + (addr & 7);
+    uint8_t *bp = &s->be[bi];
+    if (cm_bit(c, &m->besame[bi], r[4] == *bp)) r[4] = *bp;
+    else if ((r[4] = (uint8_t)cm_tree(c, m->be[ctl >> 4], 8, r[4])) == *bp) return TRZ_CODEC_CORRUPT;
+    *bp = r[4];
+    m->t2 = m->t1;
+    m->t1 = (uint8_t)(ctl >> 4);
+    return TRZ_CODEC_OK;
+}
+
+/* Model state for one chunk of either direction; NULL on no memory. */
+static pbus_cm *cm_open(pbus_state *s, uint64_t nrec)
+{
+    pbus_cm *m = st_init(s, nrec) == 0 ? malloc(sizeof *m) : NULL;
+    if (!m) {
+        am_free(&s->am);
+        return NULL;
+    }
+    cm_model_init(m);
+    return m;
+}
+
+static int cm_encode(const trz_enc_args *a)
+{
+    pbus_state *s = malloc(sizeof *s);
+    cm_coder *c = malloc(sizeof *c);
+    pbus_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        trz_buf *out = &a->streams[S_CM];
+        trz_put_u8(out, CM_VERSION);
+        trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
+        cm_enc_init(c, out);
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+            uint8_t r[6];
+            memcpy(r, a->in + i * 6, 6);
+            rc = cm_record(s, m, c, r);
+        }
+        cm_enc_flush(c);
+#ifdef CM_STATS
+        for (int i = 0; i < 8; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
+#endif
+        if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
+        am_free(&s->am);
+    }
+    free(m);
+    free(c);
+    free(s);
+    return rc;
+}
+
+static int cm_decode(const trz_dec_args *a)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (i != S_CM && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
+    trz_rd hd;
+    trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
+    if (trz_get_u8(&hd) != CM_VERSION || trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
+    pbus_state *s = malloc(sizeof *s);
+    cm_coder *c = malloc(sizeof *c);
+    pbus_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        cm_dec_init(c, hd.p, trz_rd_left(&hd));
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+            uint8_t r[6] = { 0 };
+            rc = cm_record(s, m, c, r);
+            memcpy(a->out + i * 6, r, 6);
+        }
+        if (rc == TRZ_CODEC_OK && !cm_dec_ok(c)) rc = TRZ_CODEC_CORRUPT;
+        am_free(&s->am);
+    }
+    free(m);
+    free(c);
+    free(s);
+    return rc;
+}
+
+/* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
+
+static int pbus_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    if (a->level < CM_LEVEL) return zs_encode(a);
+    int pick = bus_pick_cm(a, 6, zs_encode, cm_encode);
+    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
+}
+
+static int pbus_decode(const trz_dec_args *a)
+{
+    if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
+    return a->stream[S_CM] && a->stream_len[S_CM] ? cm_decode(a) : zs_decode(a);
 }
 
 /* ---- probe, names, dump -------------------------------------------------- */
@@ -159,7 +290,7 @@ static int pbus_probe(const uint8_t *buf, size_t len, int *byte_order)
 
 static const char *pbus_stream_name(unsigned id)
 {
-    return id < S_COUNT ? stream_names[id] : NULL;
+    return id < S_COUNT ? stream_names[id] : id == S_CM ? "cm" : NULL;
 }
 
 static void pbus_dump(FILE *f, uint64_t recno, const uint8_t *r, int byte_order)

@@ -5,6 +5,8 @@
 #include <glob.h>
 
 static int passed, failed;
+static int level = 9;          /* level passed to encode_chunk */
+static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t rnd(void)
@@ -33,8 +35,12 @@ static void enc_free(enc_out *e)
 static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
 {
     memset(e, 0, sizeof *e);
-    trz_enc_args ea = { in, len, len / c->record_size, TRZ_BO_LITTLE, 9, e->s };
+    trz_enc_args ea = { in, len, len / c->record_size, TRZ_BO_LITTLE, level, e->s };
     int rc = c->encode_chunk(&ea);
+    if (rc == TRZ_CODEC_OK) {
+        if (e->s[15].n) cm_chunks++;
+        else zs_chunks++;
+    }
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
         e->sp[i] = e->s[i].n ? e->s[i].p : NULL;
         e->sl[i] = e->s[i].n;
@@ -182,11 +188,19 @@ static void test_generated(const trz_codec *c)
 /* Round trip a whole file in 16 MiB chunks (as the container does). */
 static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
 {
-    size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs, ok = 1;
+    static const int levels[] = { 1, 9, 19 };
+    size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs;
     n -= n % rs;
-    for (size_t off = 0; off < n && ok; off += chunk)
-        ok = roundtrip(c, d + off, n - off < chunk ? n - off : chunk);
-    check((int)ok, name);
+    for (int l = 0; l < 3; l++) {
+        int ok = 1;
+        level = levels[l];
+        for (size_t off = 0; off < n && ok; off += chunk)
+            ok = roundtrip(c, d + off, n - off < chunk ? n - off : chunk);
+        char what[4200];
+        snprintf(what, sizeof what, "%s at level %d", name, level);
+        check(ok, what);
+    }
+    level = 9;
 }
 
 static uint8_t *read_all(FILE *f, size_t *n)
@@ -245,7 +259,14 @@ int main(void)
 {
     const trz_codec *c = trz_codec_by_name("byu");
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
+    level = 1;
     test_generated(c);
+    check(cm_chunks == 0, "level 1 uses the stream path only");
+    level = 9;
+    cm_chunks = zs_chunks = 0;
+    test_generated(c);
+    printf("level 9: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
+    check(cm_chunks > 5, "level 9 uses the arithmetic path");
     test_corpus(c, "/work/shared/corpus/byu/*", "/tmp/corpus/*.[rp][sb][tu]*");
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
