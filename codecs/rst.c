@@ -1,51 +1,87 @@
 /* rst.c - the RST (SPARC trace, 24-byte records) codec: per-CPU models
  * predict every field (CPU interleaving, PC, instruction word, flags, EA,
  * PAVADIFF), only misses are stored, each kind in its own stream.  Encoder
- * and decoder share one code path (m->enc) so the models cannot diverge. */
+ * and decoder are one template (`enc`, a constant in each of the two
+ * instances) so the models cannot diverge, yet neither pays for the other. */
 #include "rst_int.h"
+
+#if defined(__GNUC__)
+#define HOT static inline __attribute__((always_inline))
+#define NOINLINE __attribute__((noinline))
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define HOT static inline
+#define NOINLINE
+#define PREFETCH(p) ((void)(p))
+#endif
 
 enum { /* stream ids (on disk: never renumber) */
     S_RTYPE, S_EV0, S_CPUX, S_ICODE, S_PCD, S_IW, S_FL, S_EAD_MEM, S_EAD_CTI, S_EA_RAW,
-    S_PVCODE, S_PVCTX, S_PVFL, S_PVPA, S_OHDR, S_OA, S_OB, S_TEXT, S_UNK, S_EV1, S_NSTREAMS
+    S_PVCODE, S_PVCTX, S_PVFL, S_PVPA, S_OHDR, S_OA, S_OB, S_TEXT, S_UNK, S_EV1, S_TLB, S_NSTREAMS
 };
 
 static const char *const stream_names[S_NSTREAMS] = {
     "rtype_other", "event", "cpu_raw", "instr_code", "pc_delta", "iword_miss", "flags_miss",
     "ea_delta_mem", "ea_delta_cti", "ea_raw", "pv_code", "pv_ctx", "pv_flags", "pv_pa_raw",
-    "other_hdr", "other_a", "other_b", "text", "unknown", "event_mem"
+    "other_hdr", "other_a", "other_b", "text", "unknown", "event_mem", "tlb_code"
 };
 
+/* Table sizes and shapes are part of the stream format (rst.md). */
 #define MAXCPU 1024
 #define RAS_N 16
 #define EA_BITS 16
 #define IC_BITS 18
 #define BC_BITS 16
 #define JT_BITS 14
+#define TD_BITS 14
 #define PT_BITS 15
+
+/* Stream space is checked once per block of BLK record steps instead of per
+ * byte: one step (a record, or a PAVADIFF with its paired INSTR) adds at most
+ * STEP_MAX bytes to any one stream.  Decoder input tails are copied into
+ * buffers with TAIL_PAD spare bytes so unchecked reads stay in bounds. */
+#define BLK 32
+#define STEP_MAX 23
+#define BLK_MAX (BLK * STEP_MAX)
+#define TAIL_PAD 1024
+_Static_assert(BLK_MAX <= TAIL_PAD, "padding must cover one block of reads");
 
 /* instruction classes from the opcode */
 enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, C_NCLASS };
+#define CM(c) (1u << (c))
+#define DCTI_MASK (CM(C_BCOND) | CM(C_BA) | CM(C_BN) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET))
+#define TAKEN_MASK (CM(C_BA) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET)) /* always taken */
+#define ANNUL_MASK (CM(C_BA) | CM(C_BN)) /* the a-bit annuls the delay slot */
+
+/* EA candidate sets ("paths") */
+enum { P_MEM, P_CTI, P_INV };
 
 typedef struct { uint64_t last; int64_t stride; } ea_ent;
 typedef struct { uint64_t key, val; } pt_ent;
+typedef struct { uint64_t tag, data; } tlb_ent;
 
 typedef struct cpu_st {
     uint64_t pred_pc, last_pc, pend_tgt, inv_ea, last_mea;
-    uint64_t ras[RAS_N];
-    uint64_t regbase[32];
     uint64_t pv_pc, pv_ea;
-    uint32_t trap_key, ras_top, runlen, next;
+    uint32_t trap_key, ras_top, runlen, next, eah;
+    uint32_t hdr; /* bytes 0..3 of its INSTR records without flags and notused3 */
     uint16_t pv_ictx, pv_dctx, pv_nu13;
     uint8_t pv_ev, last_flags, last_nu3, annul_next, pend_valid;
+    uint64_t ras[RAS_N];
+    uint64_t regbase[32];
 } cpu_st;
 
+/* Stream cursors: the encoder writes, the decoder reads.  Kept in a local
+ * of the record loop so byte stores to records cannot alias them. */
+typedef struct io {
+    uint8_t *p[S_NSTREAMS];
+    int err;
+} io;
+
 typedef struct model {
-    int enc, oom;
-    trz_buf *out;
-    trz_rd in[S_NSTREAMS];
-    cpu_st *cpu[MAXCPU];
-    cpu_st dummy;
+    int oom;
     unsigned cur, run;
+    cpu_st *curc; /* state of CPU `cur` */
     int untaken_mode;
     uint64_t last_memea; /* EA of the last INSTR if it was a valid memory op */
     int last_memea_ok;
@@ -54,74 +90,146 @@ typedef struct model {
     uint8_t *bctr;
     uint64_t *jt;
     pt_ent *pt;
+    tlb_ent *tlbd; /* TLB data by tag */
     uint8_t ftab[C_NCLASS * 4];
+    uint8_t cls[1 << 13]; /* class by iw >> 19 (JMPL before the RET check) */
+    uint8_t evtab[256];   /* event byte -> code | pair << 2 | kind << 4 | invalid << 7 */
+    cpu_st *cpu[MAXCPU];
+    cpu_st dummy;
     uint8_t lastrec[256][RST_REC];
 } model;
 
-/* ---- stream I/O shared by both directions --------------------------------- */
+/* Whole-word BE stores and loads of record fields (byte-wise code is not
+ * always merged by the compiler). */
+HOT void st_be64(uint8_t *p, uint64_t v)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+#else
+    trz_st_be64(p, v);
+#endif
+}
+HOT uint64_t ld_be64(const uint8_t *p)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+#else
+    return trz_ld_be64(p);
+#endif
+}
 
-static inline unsigned io_u8(model *m, int s, unsigned v)
+/* ---- stream I/O (bounds come from the block checks in the driver) ------- */
+
+HOT void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
+HOT unsigned get8(io *s, int k) { return *s->p[k]++; }
+
+HOT void putuv(io *s, int k, uint64_t v)
 {
-    if (m->enc) { trz_put_u8(&m->out[s], (uint8_t)v); return v; }
-    return trz_get_u8(&m->in[s]);
+    uint8_t *q = s->p[k];
+    while (v >= 0x80) { *q++ = (uint8_t)(v | 0x80); v >>= 7; }
+    *q++ = (uint8_t)v;
+    s->p[k] = q;
 }
-static inline uint64_t io_uv(model *m, int s, uint64_t v)
+/* LEB128, at most 10 bytes (longer is corrupt). */
+HOT uint64_t getuv(io *s, int k)
 {
-    if (m->enc) { trz_put_uvarint(&m->out[s], v); return v; }
-    return trz_get_uvarint(&m->in[s]);
-}
-static inline void io_bytes(model *m, int s, uint8_t *p, size_t n)
-{
-    if (m->enc) { trz_put_bytes(&m->out[s], p, n); return; }
-    const uint8_t *q = trz_get_bytes(&m->in[s], n);
-    if (q) memcpy(p, q, n);
-    else memset(p, 0, n);
-}
-/* Fixed-width BE value of n bytes (big-endian keeps high bytes together for zstd). */
-static inline uint64_t io_be(model *m, int s, uint64_t v, int n)
-{
-    uint8_t t[8];
-    for (int i = n - 1; i >= 0; i--) { t[i] = (uint8_t)v; v >>= 8; }
-    io_bytes(m, s, t, (size_t)n);
-    for (int i = 0; i < n; i++) v = v << 8 | t[i];
+    const uint8_t *q = s->p[k];
+    uint64_t v = *q++;
+    if (v >= 0x80) {
+        v &= 0x7f;
+        for (int sh = 7;; sh += 7) {
+            uint64_t b = *q++;
+            v |= (b & 0x7f) << sh;
+            if (!(b & 0x80)) break;
+            if (sh >= 63) { s->err = 1; break; }
+        }
+    }
+    s->p[k] = (uint8_t *)q;
     return v;
 }
-static inline void set_err(model *m) { m->in[0].err = 1; }
+/* Fixed-width BE value of n bytes (big-endian keeps high bytes together for zstd). */
+HOT void putbe(io *s, int k, uint64_t v, int n)
+{
+    uint8_t *q = s->p[k];
+    for (int i = n - 1; i >= 0; i--) { q[i] = (uint8_t)v; v >>= 8; }
+    s->p[k] = q + n;
+}
+HOT uint64_t getbe(io *s, int k, int n)
+{
+    const uint8_t *q = s->p[k];
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | q[i];
+    s->p[k] += n;
+    return v;
+}
+
+/* Both directions: the encoder stores v and returns it, the decoder reads. */
+HOT unsigned io8(io *s, int k, unsigned v, const int enc)
+{
+    if (enc) { put8(s, k, v); return v; }
+    return get8(s, k);
+}
+HOT uint64_t iouv(io *s, int k, uint64_t v, const int enc)
+{
+    if (enc) { putuv(s, k, v); return v; }
+    return getuv(s, k);
+}
+HOT uint64_t iobe(io *s, int k, uint64_t v, int n, const int enc)
+{
+    if (enc) { putbe(s, k, v, n); return v; }
+    return getbe(s, k, n);
+}
+HOT void iobytes(io *s, int k, uint8_t *p, size_t n, const int enc)
+{
+    if (enc) memcpy(s->p[k], p, n);
+    else memcpy(p, s->p[k], n);
+    s->p[k] += n;
+}
+
+/* ---- hashing and model state ------------------------------------------------ */
 
 static inline uint64_t hash64(uint64_t x, int bits)
 {
     return (x * 0x9E3779B97F4A7C15ull) >> (64 - bits);
 }
-
-static cpu_st *get_cpu(model *m, unsigned id)
+/* Table index of a PC that keeps neighbours in one cache line: the word
+ * number with its higher bits folded in by XOR. */
+static inline uint64_t pcidx(uint64_t pc, int bits)
 {
-    id &= MAXCPU - 1;
-    cpu_st *c = m->cpu[id];
-    if (c) return c;
-    c = calloc(1, sizeof *c);
+    uint64_t w = pc >> 2;
+    return (w ^ (w >> bits)) & ((1ull << bits) - 1);
+}
+
+static NOINLINE cpu_st *new_cpu(model *m, unsigned id)
+{
+    cpu_st *c = calloc(1, sizeof *c);
     if (!c) { m->oom = 1; return &m->dummy; }
     c->next = (id + 1) & (MAXCPU - 1);
     c->runlen = 1;
+    c->eah = (uint32_t)hash64(id, EA_BITS);
+    c->hdr = (uint32_t)RT_INSTR << 24 | ((id & 0x3f) << 2 | id >> 8) << 8 | ((id >> 6) & 3) << 6;
     m->cpu[id] = c;
     return c;
 }
-
-/* ---- CPU interleaving ------------------------------------------------------ */
+HOT cpu_st *get_cpu(model *m, unsigned id)
+{
+    id &= MAXCPU - 1;
+    return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
+}
 
 /* ---- INSTR ----------------------------------------------------------------- */
 
-static int classify(uint32_t iw)
+static int classify_slow(uint32_t iw)
 {
     unsigned op = iw >> 30;
     if (op == 3) return C_MEM;
     if (op == 1) return C_CALL;
     if (op == 2) {
         unsigned op3 = (iw >> 19) & 63;
-        if (op3 == 0x38) {
-            unsigned rd = (iw >> 25) & 31, rs1 = (iw >> 14) & 31;
-            if (rd == 0 && (rs1 == 31 || rs1 == 15) && (iw & 0x3fff) == 0x2008) return C_RET;
-            return C_JMPL;
-        }
+        if (op3 == 0x38) return C_JMPL; /* RET: see classify() */
         if (op3 == 0x39) return C_RET;
         if (op3 == 0x3e) return C_DONE;
         if (op3 == 0x3a) return C_TCC;
@@ -136,13 +244,36 @@ static int classify(uint32_t iw)
     return C_ALU;
 }
 
+/* Fill the class table (index iw >> 19) row by row: for op 0 and 2 the
+ * class depends only on the 6 low index bits and the 4 above them. */
+static void cls_init(uint8_t t[1 << 13])
+{
+    for (uint32_t hi = 0; hi < 128; hi++) {   /* bits 31..25 of iw: op, a/rd high, cond/rd */
+        uint8_t *row = t + hi * 64;
+        unsigned op = hi >> 5;
+        if (op == 1 || op == 3) { memset(row, op == 1 ? C_CALL : C_MEM, 64); continue; }
+        if (op == 2 && hi != 64) { memcpy(row, t + 64 * 64, 64); continue; } /* op3 row as for rd = 0 */
+        if (op == 0 && hi >= 16) { memcpy(row, t + (hi - 16) * 64, 64); continue; } /* the a bit */
+        for (uint32_t lo = 0; lo < 64; lo++) row[lo] = (uint8_t)classify_slow((hi << 6 | lo) << 19);
+    }
+}
+
+/* The table covers op, rd/cond and op3/op2 (bits 31..19); a JMPL is a RET
+ * when rd = 0, rs1 is %o7 or %i7 and the immediate is 8. */
+HOT unsigned classify(const model *m, uint32_t iw)
+{
+    unsigned c = m->cls[iw >> 19];
+    if (c == C_JMPL && (iw & 0x3e03ffffu) == 0x0003e008u) c = C_RET;
+    return c;
+}
+
 static inline uint64_t sext(uint64_t v, int bits)
 {
     return (uint64_t)((int64_t)(v << (64 - bits)) >> (64 - bits));
 }
 
 /* Target of a CTI from its displacement, or (indirect) from history. */
-static uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, int cls, uint64_t pc)
+HOT uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
     unsigned op2 = (iw >> 22) & 7;
     switch (cls) {
@@ -156,63 +287,237 @@ static uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, int cl
     }
 }
 
-static inline int is_dcti(int cls) { return cls >= C_BCOND && cls <= C_RET; }
+/* What an EA candidate depends on. */
+typedef struct {
+    const cpu_st *c;
+    const ea_ent *e;
+    uint64_t pc, simm, tgt, unt;
+    unsigned rs1;
+    int path, bt;
+} ea_ctx;
 
-/* Choose/decode the EA code: 0..2 = candidate, 3/4/6 = varint delta from
- * candidate 0/1/3, 5 = raw 64-bit, 7 = candidate 3 (the CPU's last memory EA). */
-static uint64_t ea_io(model *m, unsigned *code, const uint64_t cand[4], int ds, uint64_t ea)
+/* Candidate j (0..3) of the EA, computed only when asked for: the decoder
+ * needs one, the encoder stops at the first match. */
+HOT uint64_t ea_cand(const ea_ctx *x, int j)
 {
-    static const uint8_t dcode[3] = { 3, 4, 6 }, dbase[8] = { 0, 0, 0, 0, 1, 0, 3, 0 };
-    if (m->enc) {
-        unsigned c;
-        if (ea == cand[0]) c = 0;
-        else if (ea == cand[1]) c = 1;
-        else if (ea == cand[2]) c = 2;
-        else if (ea == cand[3]) c = 7;
+    switch (x->path) {
+    case P_MEM:
+        return j == 0 ? x->e->last + (uint64_t)x->e->stride : j == 1 ? x->c->regbase[x->rs1] + x->simm
+             : j == 2 ? x->e->last : x->c->last_mea;
+    case P_CTI:
+        return j == 0 ? (x->bt ? x->tgt : x->unt) : j == 1 ? x->e->last
+             : j == 2 ? (x->bt ? x->unt : x->tgt) : x->pc + 4;
+    default:
+        return j == 0 ? x->c->inv_ea : j == 1 ? x->pc + 8 : j == 2 ? x->e->last : 0;
+    }
+}
+
+/* EA code: 0..2 = candidate, 7 = candidate 3, 3/4/6 = zigzag varint delta
+ * from candidate 0/1/3 in the path's delta stream, 5 = raw BE64. */
+HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const int enc)
+{
+    int ds = x->path == P_MEM ? S_EAD_MEM : S_EAD_CTI;
+    if (enc) {
+        if (ea == ea_cand(x, 0)) *code = 0;
+        else if (ea == ea_cand(x, 1)) *code = 1;
+        else if (ea == ea_cand(x, 2)) *code = 2;
+        else if (ea == ea_cand(x, 3)) *code = 7;
         else {
-            uint64_t z[3], best = ~0ull;
+            static const uint8_t dcode[3] = { 3, 4, 6 }, dcand[3] = { 0, 1, 3 };
+            uint64_t best = ~0ull;
             int bi = 0;
             for (int i = 0; i < 3; i++) {
-                z[i] = trz_zigzag((int64_t)(ea - cand[i == 2 ? 3 : i]));
-                if (z[i] < best) { best = z[i]; bi = i; }
+                uint64_t z = trz_zigzag((int64_t)(ea - ea_cand(x, dcand[i])));
+                if (z < best) { best = z; bi = i; }
             }
-            if (best < (1ull << 42)) { c = dcode[bi]; trz_put_uvarint(&m->out[ds], best); }
-            else { c = 5; io_be(m, S_EA_RAW, ea, 8); }
+            if (best < (1ull << 42)) { *code = dcode[bi]; putuv(s, ds, best); }
+            else { *code = 5; putbe(s, S_EA_RAW, ea, 8); }
         }
-        *code = c;
         return ea;
     }
-    switch (*code) {
-    case 0: case 1: case 2: return cand[*code];
-    case 7: return cand[3];
-    case 3: case 4: case 6: return cand[dbase[*code]] + (uint64_t)trz_get_svarint(&m->in[ds]);
-    default: return io_be(m, S_EA_RAW, 0, 8);
-    }
+    static const uint8_t base[8] = { 0, 1, 2, 0, 1, 0, 3, 3 };
+    if (*code == 5) return getbe(s, S_EA_RAW, 8);
+    ea = ea_cand(x, base[*code]);
+    if ((0x58u >> *code) & 1) ea += (uint64_t)trz_unzigzag(getuv(s, ds));
+    return ea;
 }
 
-static void ras_update(cpu_st *c, int cls, uint32_t iw, uint64_t pc)
+/* Next-PC state after the instruction (delay slots: a taken DCTI's target
+ * becomes the PC after the next one). */
+HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
 {
-    unsigned rd = (iw >> 25) & 31;
-    if (cls == C_CALL || (cls == C_JMPL && rd == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
-    else if (cls == C_RET) c->ras_top--;
-}
-
-static void pc_update(cpu_st *c, int cls, uint32_t iw, uint8_t f, uint64_t pc, uint64_t ea, uint64_t tgt)
-{
-    int bt = (f >> 2) & 1, taken = cls == C_BCOND ? bt : (cls == C_BA || cls == C_CALL || cls == C_JMPL || cls == C_RET);
-    uint64_t np = pc + 4;
-    if (c->pend_valid) { np = c->pend_tgt; c->pend_valid = 0; }
-    if (is_dcti(cls) && taken) {
-        c->pend_valid = 1;
-        c->pend_tgt = (f & 0x40) ? ea : tgt;
-    }
-    if (cls == C_DONE && (f & 0x40)) { np = ea; c->pend_valid = 0; }
+    unsigned bt = (f >> 2) & 1, ev = (f >> 6) & 1, bcond = cls == C_BCOND;
+    uint64_t np = c->pend_valid ? c->pend_tgt : pc + 4;
+    if (cls == C_DONE && ev) np = ea;
+    /* taken DCTI: the target follows the delay slot (pend_tgt is only
+     * read while pend_valid, so it is written unconditionally) */
+    c->pend_valid = (uint8_t)(((TAKEN_MASK >> cls) & 1) | (bcond & bt));
+    c->pend_tgt = ev ? ea : tgt;
     c->pred_pc = np;
-    int abit = (iw >> 29) & 1;
-    c->annul_next = abit && (cls == C_BA || cls == C_BN || (cls == C_BCOND && !bt));
+    unsigned abit = (iw >> 29) & 1;
+    c->annul_next = (uint8_t)(abit & (((ANNUL_MASK >> cls) & 1) | (bcond & !bt)));
     c->last_pc = pc;
-    if (!(f & 0x20)) c->trap_key = 0;
+    c->trap_key &= 0 - ((f >> 5) & 1u); /* kept only while the trap bit is set */
 }
+
+/* Jump-table entry for the CPU's last PC, or for the trap it just took. */
+HOT uint64_t *jt_slot(model *m, const cpu_st *c)
+{
+    uint64_t key = c->trap_key ? (0xF000000000000000ull | c->trap_key) : c->last_pc;
+    return &m->jt[hash64(key, JT_BITS)];
+}
+
+/* PC: 0 = predicted flow, 1 = jump table (after last PC / trap type),
+ * 2 = the other fall-through, 3 = delta.  The table is only touched on a
+ * miss of the predicted flow. */
+HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, const int enc)
+{
+    uint64_t p0 = c->pred_pc, lp = c->last_pc, pc = p0;
+    if (enc) {
+        pc = ld_be64(r + 8);
+        *pcc = 0;
+        if (pc != p0) {
+            uint64_t *jte = jt_slot(m, c);
+            *pcc = pc == *jte ? 1 : pc == (p0 == lp + 4 ? lp + 8 : lp + 4) ? 2 : 3;
+            if (*pcc == 3) putuv(s, S_PCD, trz_zigzag((int64_t)(pc - p0)));
+            *jte = pc;
+        }
+    } else if (*pcc) {
+        uint64_t *jte = jt_slot(m, c);
+        if (*pcc == 1) pc = *jte;
+        else if (*pcc == 2) pc = p0 == lp + 4 ? lp + 8 : lp + 4;
+        else pc = p0 + (uint64_t)trz_unzigzag(getuv(s, S_PCD));
+        *jte = pc;
+    }
+    return pc;
+}
+
+/* Instruction word from the PC-indexed cache; a miss is stored. */
+HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
+{
+    uint32_t *ice = &m->icache[pcidx(pc, IC_BITS)], iw;
+    if (enc) {
+        iw = trz_ld_be32(r + 4);
+        *iwm = iw != *ice;
+        if (*iwm) { putbe(s, S_IW, iw, 4); *ice = iw; }
+    } else if (*iwm) {
+        iw = (uint32_t)getbe(s, S_IW, 4);
+        *ice = iw;
+    } else {
+        iw = *ice;
+    }
+    return iw;
+}
+
+/* Flags byte + notused3, learned per (class, annul expected, taken
+ * predicted); the branch counter exists for BCOND only.  Returns byte 1,
+ * sets *nu3. */
+HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, const uint8_t *r,
+                      unsigned *fm, unsigned *nu3, const int enc)
+{
+    uint8_t *bc = cls == C_BCOND ? &m->bctr[pcidx(pc, BC_BITS)] : NULL;
+    unsigned btp = bc && *bc >= 2;
+    uint8_t *ft = &m->ftab[cls * 4 + c->annul_next * 2u + btp];
+    unsigned f = (*ft & ~0x18u) | (c->last_flags & 0x18u), n = c->last_nu3;
+    if (enc) {
+        *fm = r[1] != f || (r[3] & 0x3fu) != n;
+        f = r[1];
+        n = r[3] & 0x3fu;
+        if (*fm) { put8(s, S_FL, f); put8(s, S_FL, n); }
+    } else if (*fm) {
+        f = get8(s, S_FL);
+        n = get8(s, S_FL);
+        if (n > 0x3f) s->err = 1;
+    }
+    *ft = (uint8_t)f;
+    c->last_flags = (uint8_t)f;
+    c->last_nu3 = (uint8_t)n;
+    if (bc) *bc = (uint8_t)((f & 4) ? (*bc < 3 ? *bc + 1 : 3) : (*bc ? *bc - 1 : 0));
+    *nu3 = n;
+    return f;
+}
+
+/* The EA candidate set of this instruction (see ea_cand). */
+HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
+{
+    if (f & 0x40) {
+        x->path = cls == C_MEM || cls == C_ALU ? P_MEM : P_CTI;
+        if (x->path == P_MEM) {
+            x->rs1 = (iw >> 14) & 31;
+            x->simm = sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); /* simm13 if i = 1 */
+        } else {
+            x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
+            x->unt = m->untaken_mode ? x->tgt : x->pc + 8;
+        }
+    } else if ((DCTI_MASK >> cls) & 1) {
+        x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
+    }
+}
+
+/* Model updates after the EA is known. */
+HOT void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls, unsigned f, uint64_t ea)
+{
+    m->last_memea_ok = x->path == P_MEM && cls == C_MEM;
+    m->last_memea = ea;
+    if (f & 0x40) {
+        if (x->path == P_MEM) {
+            e->stride = (int64_t)(ea - e->last);
+            c->regbase[x->rs1] = ea - x->simm;
+            c->last_mea = ea;
+        } else if ((cls == C_BCOND || cls == C_BN) && !(f & 4)) {
+            if (ea == x->pc + 8) m->untaken_mode = 0;
+            else if (ea == x->tgt) m->untaken_mode = 1;
+        }
+        e->last = ea;
+    } else {
+        c->inv_ea = ea;
+    }
+}
+
+/* One INSTR of CPU m->cur (whose state is m->curc).  The decoder takes the
+ * per-field codes from the instr_code byte, the encoder assembles it. */
+HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
+{
+    cpu_st *c = m->curc;
+    unsigned code = enc ? 0 : get8(s, S_ICODE);
+    if (!enc) s->err |= code >> 7;
+    unsigned pcc = code & 3, iwm = (code >> 2) & 1, fm = (code >> 3) & 1, eac = (code >> 4) & 7, nu3;
+
+    uint64_t pc = pc_io(m, s, c, r, &pcc, enc);
+    uint32_t iw = iw_io(m, s, pc, r, &iwm, enc);
+    unsigned cls = classify(m, iw);
+    unsigned f = flags_io(m, s, c, pc, cls, r, &fm, &nu3, enc);
+
+    ea_ent *e = &m->eat[pcidx(pc, EA_BITS) ^ c->eah];
+    ea_ctx x = { c, e, pc, 0, 0, 0, 0, P_INV, (f >> 2) & 1 };
+    ea_setup(m, &x, cls, iw, f);
+    uint64_t ea = ea_io(s, &x, &eac, enc ? ld_be64(r + 16) : 0, enc);
+    ea_update(m, c, e, &x, cls, f, ea);
+
+    /* return-address stack: CALL or JMPL writing %o7 push, RET pops */
+    if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
+    else if (cls == C_RET) c->ras_top--;
+    pc_update(c, cls, iw, f, pc, ea, x.tgt);
+    m->run += !(f & 2);
+    /* the CPU's next instruction is usually the next record: start loading
+     * its EA entry (a likely cache miss) while this record is finished */
+    PREFETCH(&m->eat[pcidx(c->pred_pc, EA_BITS) ^ c->eah]);
+
+    if (enc) {
+        put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
+    } else {
+        st_be64(r, (uint64_t)(c->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
+        st_be64(r + 8, pc);
+        st_be64(r + 16, ea);
+    }
+}
+
+/* ---- CPU interleaving ------------------------------------------------------ */
+
+/* Valid event bytes: kind 0 codes 0..2; kind 1 codes 0..2 with or without
+ * the pair bit; kind 2 code 0. */
+#define EV_VALID ((1ull << 0x00) | (1ull << 0x01) | (1ull << 0x02) | (1ull << 0x10) | (1ull << 0x11) | \
+                  (1ull << 0x12) | (1ull << 0x14) | (1ull << 0x15) | (1ull << 0x16) | (1ull << 0x20))
 
 /* One event byte per record (a paired INSTR has none): bits 5..4 kind
  * (0 INSTR, 1 PAVADIFF, 2 other: rtype in S_RTYPE), for kinds 0/1 bits 1..0
@@ -221,241 +526,133 @@ static void pc_update(cpu_st *c, int cls, uint32_t iw, uint8_t f, uint64_t pc, u
  * while its run of executed (non-annulled) INSTRs is shorter than its last
  * run, or an annulled delay slot is due; else it is the CPU that followed it
  * last time.  The byte goes to S_EV1 when that CPU's next instruction (from
- * the I-cache) is a memory op, else S_EV0: PAVADIFFs come before memory ops. */
-static unsigned ev_io(model *m, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair)
+ * the I-cache) is a memory op, else S_EV0: PAVADIFFs come before memory ops.
+ * Returns the kind; sets the record's CPU, pair bit and rtype. */
+HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair,
+                  unsigned *rtype, const int enc)
 {
-    cpu_st *cc = get_cpu(m, m->cur);
-    unsigned p = (m->run < cc->runlen || cc->annul_next) ? m->cur : cc->next;
-    unsigned alt = p == m->cur ? cc->next : m->cur;
-    const cpu_st *pc = m->cpu[p];
-    int s = pc && classify(m->icache[hash64(pc->pred_pc >> 2, IC_BITS)]) == C_MEM ? S_EV1 : S_EV0;
+    cpu_st *cc = m->curc;
+    unsigned cur = m->cur, nx = cc->next;
+    int stay = (m->run < cc->runlen) | cc->annul_next; /* no branch: unpredictable */
+    unsigned p = stay ? cur : nx, alt = stay ? nx : cur;
+    const cpu_st *pcs = m->cpu[p];
+    unsigned mem = pcs && (m->icache[pcidx(pcs->pred_pc, IC_BITS)] >> 30) == 3;
     unsigned rt, kind, code = 0, actual = 0;
-    if (m->enc) {
+    if (enc) {
         rt = r[0];
         kind = rt == RT_INSTR ? 0 : rt == RT_PAVADIFF ? 1 : 2;
+        *pair = 0;
         if (kind == 0) actual = rst_instr_cpu(r);
         if (kind == 1) {
             actual = rst_pv_cpu(r);
             *pair = have_next && r[24] == RT_INSTR && rst_instr_cpu(r + 24) == actual;
         }
         if (kind < 2) code = actual == p ? 0 : actual == alt ? 1 : 2;
-        trz_put_u8(&m->out[s], (uint8_t)(code | *pair << 2 | kind << 4));
-        if (code == 2) trz_put_le16(&m->out[S_CPUX], (uint16_t)actual);
-        if (kind == 2) trz_put_u8(&m->out[S_RTYPE], (uint8_t)rt);
+        put8(s, mem ? S_EV1 : S_EV0, code | *pair << 2 | kind << 4);
+        if (code == 2) { put8(s, S_CPUX, actual & 0xff); put8(s, S_CPUX, actual >> 8); }
+        if (kind == 2) put8(s, S_RTYPE, rt);
     } else {
-        unsigned b = trz_get_u8(&m->in[s]);
+        /* Both streams' next bytes are loaded before the context (a slow
+         * chain of loads) is known.  In bounds: an event stream advances one
+         * byte a step, far less than the margin its cursor has at a block
+         * start (BLK_MAX bytes, or the tail padding). */
+        unsigned b0 = s->p[S_EV0][0], b1 = s->p[S_EV1][0];
+        unsigned b = m->evtab[mem ? b1 : b0];
+        s->p[S_EV0] += !mem;
+        s->p[S_EV1] += mem;
+        s->err |= b >> 7;
         code = b & 3;
-        kind = b >> 4;
+        kind = (b >> 4) & 3;
         *pair = (b >> 2) & 1;
-        if (code == 3 || kind > 2 || (b & 8) || (*pair && kind != 1) || (kind == 2 && code)) set_err(m);
-        rt = kind == 0 ? RT_INSTR : kind == 1 ? RT_PAVADIFF : trz_get_u8(&m->in[S_RTYPE]);
-        if (kind == 2 && (rt == RT_INSTR || rt == RT_PAVADIFF)) set_err(m);
-        actual = code == 0 ? p : code == 1 ? alt : trz_get_le16(&m->in[S_CPUX]);
-        if (actual >= MAXCPU) { set_err(m); actual = 0; }
+        rt = 0;
+        if (kind == 2) {
+            rt = get8(s, S_RTYPE);
+            if (rt == RT_INSTR || rt == RT_PAVADIFF) s->err = 1;
+        }
+        if (code == 0) actual = p;
+        else if (code == 1) actual = alt;
+        else {
+            actual = get8(s, S_CPUX);
+            actual |= get8(s, S_CPUX) << 8;
+            if (actual >= MAXCPU) { s->err = 1; actual = 0; }
+        }
     }
-    if (kind < 2 && actual != m->cur) {
+    if (kind < 2 && actual != cur) {
         cc->runlen = m->run;
         cc->next = actual;
         m->cur = actual;
+        m->curc = get_cpu(m, actual);
         m->run = 0;
     }
     *cpu = actual;
-    return rt;
-}
-
-static void instr_io(model *m, uint8_t *r, unsigned cpu)
-{
-    cpu_st *c = get_cpu(m, cpu);
-    unsigned code = m->enc ? 0 : trz_get_u8(&m->in[S_ICODE]);
-    if (code & 0x80) set_err(m);
-
-    /* PC: 0 = predicted flow, 1 = jump table (after last PC / trap type), 2 = other fall-through, 3 = delta */
-    uint64_t key = c->trap_key ? (0xF000000000000000ull | c->trap_key) : c->last_pc;
-    uint64_t *jte = &m->jt[hash64(key, JT_BITS)];
-    uint64_t p0 = c->pred_pc, p1 = *jte, p2 = p0 == c->last_pc + 4 ? c->last_pc + 8 : c->last_pc + 4;
-    uint64_t pc;
-    unsigned pcc;
-    if (m->enc) {
-        pc = trz_ld_be64(r + 8);
-        pcc = pc == p0 ? 0 : pc == p1 ? 1 : pc == p2 ? 2 : 3;
-        if (pcc == 3) trz_put_svarint(&m->out[S_PCD], (int64_t)(pc - p0));
-    } else {
-        pcc = code & 3;
-        pc = pcc == 0 ? p0 : pcc == 1 ? p1 : pcc == 2 ? p2 : p0 + (uint64_t)trz_get_svarint(&m->in[S_PCD]);
-    }
-    if (pcc) *jte = pc;
-
-    /* instruction word: PC-indexed cache */
-    uint32_t *ice = &m->icache[hash64(pc >> 2, IC_BITS)];
-    uint32_t iw;
-    unsigned iwm;
-    if (m->enc) {
-        iw = trz_ld_be32(r + 4);
-        iwm = iw != *ice;
-        if (iwm) io_be(m, S_IW, iw, 4);
-    } else {
-        iwm = (code >> 2) & 1;
-        iw = iwm ? (uint32_t)io_be(m, S_IW, 0, 4) : *ice;
-    }
-    *ice = iw;
-    int cls = classify(iw);
-
-    /* flags byte + notused3: learned per (class, annul expected, taken predicted) */
-    uint8_t *bc = &m->bctr[hash64(pc >> 2, BC_BITS)];
-    unsigned btp = cls == C_BCOND && *bc >= 2;
-    uint8_t *ft = &m->ftab[cls * 4 + c->annul_next * 2 + btp];
-    uint8_t pf = (uint8_t)((*ft & ~0x18) | (c->last_flags & 0x18)), pn = c->last_nu3, f, nu3;
-    unsigned fm;
-    if (m->enc) {
-        f = r[1];
-        nu3 = r[3] & 0x3f;
-        fm = f != pf || nu3 != pn;
-        if (fm) { trz_put_u8(&m->out[S_FL], f); trz_put_u8(&m->out[S_FL], nu3); }
-    } else {
-        fm = (code >> 3) & 1;
-        f = fm ? trz_get_u8(&m->in[S_FL]) : pf;
-        nu3 = fm ? trz_get_u8(&m->in[S_FL]) : pn;
-        if (nu3 > 0x3f) set_err(m);
-    }
-    *ft = f;
-    c->last_flags = f;
-    c->last_nu3 = nu3;
-    if (cls == C_BCOND) *bc = (uint8_t)((f & 4) ? (*bc < 3 ? *bc + 1 : 3) : (*bc ? *bc - 1 : 0));
-
-    /* EA */
-    ea_ent *e = &m->eat[hash64((pc >> 2) ^ (uint64_t)cpu << 52, EA_BITS)];
-    uint64_t cand[4], tgt = 0;
-    int mem = 0, ds = S_EAD_CTI;
-    unsigned rs1 = (iw >> 14) & 31;
-    uint64_t simm = (iw & 0x2000) ? sext(iw & 0x1fff, 13) : 0;
-    if (f & 0x40) {
-        if (cls == C_MEM || cls == C_ALU) {
-            mem = 1;
-            ds = S_EAD_MEM;
-            cand[0] = e->last + (uint64_t)e->stride;
-            cand[1] = c->regbase[rs1] + simm;
-            cand[2] = e->last;
-            cand[3] = c->last_mea;
-        } else {
-            tgt = cti_target(c, e, iw, cls, pc);
-            uint64_t unt = m->untaken_mode ? tgt : pc + 8;
-            cand[0] = (f & 4) ? tgt : unt;
-            cand[1] = e->last;
-            cand[2] = (f & 4) ? unt : tgt;
-            cand[3] = pc + 4;
-        }
-    } else {
-        cand[0] = c->inv_ea;
-        cand[1] = pc + 8;
-        cand[2] = e->last;
-        cand[3] = 0;
-        if (is_dcti(cls)) tgt = cti_target(c, e, iw, cls, pc);
-    }
-    unsigned eac = (code >> 4) & 7;
-    uint64_t ea = ea_io(m, &eac, cand, ds, m->enc ? trz_ld_be64(r + 16) : 0);
-
-    /* update */
-    m->last_memea_ok = mem && cls == C_MEM;
-    m->last_memea = ea;
-    if (f & 0x40) {
-        if (mem) {
-            e->stride = (int64_t)(ea - e->last);
-            c->regbase[rs1] = ea - simm;
-            c->last_mea = ea;
-        } else if ((cls == C_BCOND || cls == C_BN) && !(f & 4)) {
-            if (ea == pc + 8) m->untaken_mode = 0;
-            else if (ea == tgt) m->untaken_mode = 1;
-        }
-        e->last = ea;
-    } else {
-        c->inv_ea = ea;
-    }
-    ras_update(c, cls, iw, pc);
-    pc_update(c, cls, iw, f, pc, ea, tgt);
-    m->run += !(f & 2);
-
-    if (m->enc) {
-        trz_put_u8(&m->out[S_ICODE], (uint8_t)(pcc | iwm << 2 | fm << 3 | eac << 4));
-    } else {
-        r[0] = RT_INSTR;
-        r[1] = f;
-        r[2] = (uint8_t)((cpu & 0x3f) << 2 | (cpu >> 8));
-        r[3] = (uint8_t)(((cpu >> 6) & 3) << 6 | nu3);
-        trz_st_be32(r + 4, iw);
-        trz_st_be64(r + 8, pc);
-        trz_st_be64(r + 16, ea);
-    }
+    *rtype = rt;
+    return kind;
 }
 
 /* ---- PAVADIFF ---------------------------------------------------------------- */
 
-static pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
-{
-    return &m->pt[hash64((va >> 13) ^ (uint64_t)ctx << 48, PT_BITS)];
-}
 static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
+HOT pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
+{
+    uint64_t v = va >> 13; /* neighbouring pages share cache lines */
+    return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
+}
 
 /* One PA-VA value: 0 = same as last, 1 = page table, 2 = raw. */
-static uint64_t pa_io(model *m, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v)
+HOT uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v, const int enc)
 {
     int tok = pe && pe->key == key;
-    if (m->enc) {
+    if (enc) {
         *code = v == last ? 0 : (tok && v == pe->val) ? 1 : 2;
-        if (*code == 2) io_be(m, S_PVPA, v, 8);
+        if (*code == 2) putbe(s, S_PVPA, v, 8);
         return v;
     }
     if (*code == 0) return last;
     if (*code == 1) {
-        if (!tok) set_err(m);
+        if (!tok) s->err = 1;
         return tok ? pe->val : 0;
     }
-    if (*code == 2) return io_be(m, S_PVPA, 0, 8);
-    set_err(m);
+    if (*code == 2) return getbe(s, S_PVPA, 8);
+    s->err = 1;
     return 0;
 }
 
 /* A PAVADIFF usually precedes the INSTR it applies to on the same CPU: such a
  * pair is coded INSTR first, so the PA-VA values can be looked up by the
  * instruction's own PC and EA pages. Returns 1 when r[24..47] was consumed. */
-static int pv_io(model *m, uint8_t *r, int have_next, unsigned cpu, unsigned pair)
+HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned pair, const int enc)
 {
-    if (pair && !have_next) { set_err(m); pair = 0; }
-    if (pair) instr_io(m, r + 24, cpu);
-    cpu_st *c = get_cpu(m, cpu);
-    unsigned code = m->enc ? 0 : trz_get_u8(&m->in[S_PVCODE]);
-    if (code & 0xc0) set_err(m);
+    if (pair && !have_next) { s->err = 1; pair = 0; }
+    if (pair) instr_t(m, s, r + 24, enc);
+    cpu_st *c = m->curc;
+    unsigned code = enc ? 0 : get8(s, S_PVCODE);
+    if (!enc && (code & 0xc0)) s->err = 1;
 
-    unsigned ev, nu13, ictx, dctx;
-    if (m->enc) {
-        ev = r[1] >> 7;
-        nu13 = (unsigned)(r[2] & 0x1f) << 8 | r[3];
-        ictx = trz_ld_be16(r + 4);
-        dctx = trz_ld_be16(r + 6);
-        code |= (ev != c->pv_ev || nu13 != c->pv_nu13) << 5;
-        code |= (ictx != c->pv_ictx || dctx != c->pv_dctx) << 4;
-    } else {
-        ev = c->pv_ev;
-        nu13 = c->pv_nu13;
-        ictx = c->pv_ictx;
-        dctx = c->pv_dctx;
+    unsigned ev = c->pv_ev, nu13 = c->pv_nu13, ictx = c->pv_ictx, dctx = c->pv_dctx;
+    if (enc) {
+        unsigned rev = r[1] >> 7, rnu13 = (unsigned)(r[2] & 0x1f) << 8 | r[3];
+        unsigned rictx = trz_ld_be16(r + 4), rdctx = trz_ld_be16(r + 6);
+        code |= (rev != ev || rnu13 != nu13) << 5;
+        code |= (rictx != ictx || rdctx != dctx) << 4;
+        ev = rev, nu13 = rnu13, ictx = rictx, dctx = rdctx;
     }
     if (code & 0x20) {
-        ev = io_u8(m, S_PVFL, ev);
-        nu13 = (unsigned)io_be(m, S_PVFL, nu13, 2);
-        if (ev > 1 || nu13 > 0x1fff) set_err(m);
+        ev = io8(s, S_PVFL, ev, enc);
+        nu13 = (unsigned)iobe(s, S_PVFL, nu13, 2, enc);
+        if (ev > 1 || nu13 > 0x1fff) s->err = 1;
     }
     if (code & 0x10) {
-        ictx = (unsigned)io_be(m, S_PVCTX, ictx, 2);
-        dctx = (unsigned)io_be(m, S_PVCTX, dctx, 2);
+        ictx = (unsigned)iobe(s, S_PVCTX, ictx, 2, enc);
+        dctx = (unsigned)iobe(s, S_PVCTX, dctx, 2, enc);
     }
     uint64_t kpc = pair ? c->last_pc : c->pred_pc;
     int eok = pair && m->last_memea_ok;
     uint64_t kea = m->last_memea;
     pt_ent *pp = pt_slot(m, ictx, kpc), *pe = eok ? pt_slot(m, dctx, kea) : NULL;
     unsigned pcode = code & 3, ecode = (code >> 2) & 3;
-    uint64_t pcpa = pa_io(m, &pcode, c->pv_pc, pp, pt_key(ictx, kpc), m->enc ? trz_ld_be64(r + 8) : 0);
-    uint64_t eapa = pa_io(m, &ecode, c->pv_ea, pe, pt_key(dctx, kea), m->enc ? trz_ld_be64(r + 16) : 0);
-    if (m->enc) trz_put_u8(&m->out[S_PVCODE], (uint8_t)(code | pcode | ecode << 2));
+    uint64_t pcpa = pa_io(s, &pcode, c->pv_pc, pp, pt_key(ictx, kpc), enc ? ld_be64(r + 8) : 0, enc);
+    uint64_t eapa = pa_io(s, &ecode, c->pv_ea, pe, pt_key(dctx, kea), enc ? ld_be64(r + 16) : 0, enc);
+    if (enc) put8(s, S_PVCODE, code | pcode | ecode << 2);
 
     pp->key = pt_key(ictx, kpc);
     pp->val = pcpa;
@@ -466,42 +663,64 @@ static int pv_io(model *m, uint8_t *r, int have_next, unsigned cpu, unsigned pai
     c->pv_dctx = (uint16_t)dctx;
     c->pv_pc = pcpa;
     c->pv_ea = eapa;
-    if (!m->enc) {
+    if (!enc) {
         r[0] = RT_PAVADIFF;
         r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
         r[2] = (uint8_t)((cpu >> 7) << 5 | nu13 >> 8);
         r[3] = (uint8_t)nu13;
         trz_st_be16(r + 4, (uint16_t)ictx);
         trz_st_be16(r + 6, (uint16_t)dctx);
-        trz_st_be64(r + 8, pcpa);
-        trz_st_be64(r + 16, eapa);
+        st_be64(r + 8, pcpa);
+        st_be64(r + 16, eapa);
     }
     return (int)pair;
 }
 
 /* ---- other record types -------------------------------------------------- */
 
+/* TLB data word: a TLB dump lists the same mappings CPU after CPU, so the
+ * data last seen with this tag is a good guess.  When the table holds the
+ * tag, a code byte in S_TLB says 1 = that entry's data, 0 = raw BE64 in
+ * S_OB; else the data is raw (no code byte: chunks whose TLB records never
+ * repeat pay nothing). */
+HOT uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
+{
+    tlb_ent *e = &m->tlbd[hash64(tag, TD_BITS)];
+    unsigned hit = 0;
+    if (e->tag == tag) {
+        hit = io8(s, S_TLB, enc ? e->data == v : 0, enc);
+        if (!enc && hit > 1) s->err = 1;
+    }
+    if (!enc) v = hit ? e->data : getbe(s, S_OB, 8);
+    else if (!hit) putbe(s, S_OB, v, 8);
+    e->tag = tag;
+    e->data = v;
+    return v;
+}
+
 /* Known types: bytes 1..7 as a 56-bit delta from the last record of the same
  * rtype, then the two 64-bit words as deltas.  Text and unknown types: raw. */
-static void other_io(model *m, uint8_t *r)
+HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 {
-    unsigned rt = r[0];
-    if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT) { io_bytes(m, S_TEXT, r + 1, 23); return; }
-    if (!rst_known_rtype(rt)) { io_bytes(m, S_UNK, r + 1, 23); return; }
+    if (!enc) r[0] = (uint8_t)rt;
+    if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT) { iobytes(s, S_TEXT, r + 1, 23, enc); return; }
+    if (!rst_known_rtype(rt)) { iobytes(s, S_UNK, r + 1, 23, enc); return; }
     uint8_t *l = m->lastrec[rt];
     const uint64_t M56 = (1ull << 56) - 1;
-    uint64_t lh = trz_ld_be64(l) & M56, h = 0;
-    if (m->enc) h = trz_ld_be64(r) & M56;
-    uint64_t d = io_uv(m, S_OHDR, trz_zigzag((int64_t)sext((h - lh) & M56, 56)));
+    uint64_t lh = ld_be64(l) & M56, h = enc ? ld_be64(r) & M56 : 0;
+    uint64_t d = iouv(s, S_OHDR, trz_zigzag((int64_t)sext((h - lh) & M56, 56)), enc);
     h = (lh + (uint64_t)trz_unzigzag(d)) & M56;
     /* word a as a delta (tags, PCs, times drift); word b raw BE (TLB data,
      * npc, values: unrelated numbers whose shared high bytes zstd finds) */
-    uint64_t a = io_uv(m, S_OA, trz_zigzag((int64_t)(trz_ld_be64(r + 8) - trz_ld_be64(l + 8))));
-    uint64_t b = io_be(m, S_OB, trz_ld_be64(r + 16), 8);
-    if (!m->enc) {
-        trz_st_be64(r, h | (uint64_t)rt << 56);
-        trz_st_be64(r + 8, trz_ld_be64(l + 8) + (uint64_t)trz_unzigzag(a));
-        trz_st_be64(r + 16, b);
+    uint64_t la = ld_be64(l + 8);
+    uint64_t a = iouv(s, S_OA, enc ? trz_zigzag((int64_t)(ld_be64(r + 8) - la)) : 0, enc);
+    a = la + (uint64_t)trz_unzigzag(a);
+    uint64_t b = rt == RT_TLB ? tlb_data(m, s, a, enc ? ld_be64(r + 16) : 0, enc)
+                              : iobe(s, S_OB, enc ? ld_be64(r + 16) : 0, 8, enc);
+    if (!enc) {
+        st_be64(r, h | (uint64_t)rt << 56);
+        st_be64(r + 8, a);
+        st_be64(r + 16, b);
     }
     memcpy(l, r, RST_REC);
     if (rt == RT_TRAP) {
@@ -521,7 +740,15 @@ static model *model_new(void)
     m->bctr = calloc((size_t)1 << BC_BITS, 1);
     m->jt = calloc((size_t)1 << JT_BITS, sizeof *m->jt);
     m->pt = calloc((size_t)1 << PT_BITS, sizeof *m->pt);
-    if (!m->eat || !m->icache || !m->bctr || !m->jt || !m->pt) m->oom = 1;
+    m->tlbd = calloc((size_t)1 << TD_BITS, sizeof *m->tlbd);
+    if (!m->eat || !m->icache || !m->bctr || !m->jt || !m->pt || !m->tlbd) m->oom = 1;
+    cls_init(m->cls);
+    for (unsigned b = 0; b < 256; b++) {
+        unsigned kind = (b >> 4) & 3;
+        kind -= kind == 3; /* invalid anyway: decode as "other" */
+        m->evtab[b] = (uint8_t)((b & 7) | kind << 4 | (b >= 64 || !((EV_VALID >> b) & 1)) << 7);
+    }
+    m->curc = get_cpu(m, 0);
     return m;
 }
 
@@ -534,41 +761,113 @@ static void model_free(model *m)
     free(m->bctr);
     free(m->jt);
     free(m->pt);
+    free(m->tlbd);
     free(m);
 }
 
-/* Code all records of a canonical (BE) chunk; in decode mode fill it. */
-static void run_records(model *m, uint8_t *buf, size_t nrec)
+/* Code up to BLK record steps from record *i of a canonical (BE) chunk; in
+ * decode mode fill them.  The caller has made room for BLK_MAX bytes per
+ * stream. */
+HOT void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const int enc)
 {
-    for (size_t i = 0; i < nrec; i++) {
-        uint8_t *r = buf + i * RST_REC;
-        unsigned cpu = 0, pair = 0, rt = ev_io(m, r, i + 1 < nrec, &cpu, &pair);
-        r[0] = (uint8_t)rt;
-        if (rt == RT_INSTR) {
-            instr_io(m, r, cpu);
-        } else if (rt == RT_PAVADIFF) {
-            i += (size_t)pv_io(m, r, i + 1 < nrec, cpu, pair);
-        } else {
-            other_io(m, r);
-        }
-        if (!m->enc && (i & 4095) == 0 && m->in[0].err) return;
+    size_t iend = nrec - *i > BLK ? *i + BLK : nrec;
+    while (*i < iend) {
+        uint8_t *r = buf + *i * RST_REC;
+        int have_next = *i + 1 < nrec;
+        unsigned cpu, pair, rt, kind = ev_t(m, s, r, have_next, &cpu, &pair, &rt, enc);
+        if (kind == 0) instr_t(m, s, r, enc);
+        else if (kind == 1) *i += (size_t)pv_t(m, s, r, have_next, cpu, pair, enc);
+        else other_t(m, s, r, rt, enc);
+        ++*i;
     }
+}
+
+/* Encoder: grow every stream to hold one more block, cursors kept in io. */
+static NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf *out)
+{
+    io s = { { 0 }, 0 };
+    int started = 0; /* s.p[] valid */
+    for (size_t i = 0; i < nrec;) {
+        for (int k = 0; k < S_NSTREAMS; k++) {
+            if (started) out[k].n = (size_t)(s.p[k] - out[k].p);
+            if (trz_buf_reserve(&out[k], BLK_MAX) != 0) { m->oom = 1; return; }
+        }
+        for (int k = 0; k < S_NSTREAMS; k++) s.p[k] = out[k].p + out[k].n;
+        started = 1;
+        /* the encoder only reads records: the cast serves the shared template */
+        run_blk(m, &s, (uint8_t *)(uintptr_t)buf, &i, nrec, 1);
+    }
+    if (started)
+        for (int k = 0; k < S_NSTREAMS; k++) out[k].n = (size_t)(s.p[k] - out[k].p);
+}
+
+/* Decoder input: each stream is read in place while at least BLK_MAX bytes
+ * are left at a block start; its last bytes are then moved to a tail buffer
+ * with TAIL_PAD spare zero bytes, where a block that reads past the end
+ * stays in bounds and is caught at the next block start. */
+#define TAIL_SIZE (BLK_MAX + TAIL_PAD)
+typedef struct {
+    const uint8_t *end[S_NSTREAMS], *lim[S_NSTREAMS];
+    int tailed[S_NSTREAMS];
+    uint8_t *tail[S_NSTREAMS]; /* TAIL_SIZE bytes each, separate blocks (ASan sees overruns) */
+} dec_in;
+
+static void dec_in_free(dec_in *d)
+{
+    if (!d) return;
+    for (int k = 0; k < S_NSTREAMS; k++) free(d->tail[k]);
+    free(d);
+}
+
+/* Move stream k's unread bytes [p, end) to its tail buffer; returns the new cursor. */
+static uint8_t *move_tail(dec_in *d, int k, const uint8_t *p, size_t n)
+{
+    if (n) memcpy(d->tail[k], p, n);
+    memset(d->tail[k] + n, 0, TAIL_SIZE - n);
+    d->end[k] = d->tail[k] + n;
+    d->lim[k] = d->end[k];
+    d->tailed[k] = 1;
+    return d->tail[k];
+}
+
+/* At a block start: 0 when every stream can take a block, else -1 (a
+ * stream read past its end). */
+HOT int dec_check(dec_in *d, io *s)
+{
+    for (int k = 0; k < S_NSTREAMS; k++) {
+        if (s->p[k] <= d->lim[k]) continue;
+        if (d->tailed[k]) return -1;
+        s->p[k] = move_tail(d, k, s->p[k], (size_t)(d->end[k] - s->p[k]));
+    }
+    return 0;
+}
+
+static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io *sp)
+{
+    io s = *sp;
+    for (size_t i = 0; i < nrec && !s.err;) {
+        if (dec_check(d, &s)) { s.err = 1; break; }
+        run_blk(m, &s, buf, &i, nrec, 0);
+    }
+    if (!s.err && dec_check(d, &s)) s.err = 1;
+    *sp = s;
 }
 
 static int rst_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     model *m = model_new();
-    uint8_t *canon = malloc(a->len ? a->len : 1);
+    uint8_t *canon = NULL;
+    const uint8_t *src = a->in;
     int rc = TRZ_CODEC_NOMEM;
-    if (m && !m->oom && canon) {
-        for (size_t off = 0; off < a->len; off += RST_REC) {
-            if (a->byte_order == TRZ_BO_LITTLE) rst_to_canon(canon + off, a->in + off);
-            else memcpy(canon + off, a->in + off, RST_REC);
-        }
-        m->enc = 1;
-        m->out = a->streams;
-        run_records(m, canon, a->nrec);
+    if (a->byte_order == TRZ_BO_LITTLE) {
+        canon = malloc(a->len ? a->len : 1);
+        if (canon)
+            for (size_t off = 0; off < a->len; off += RST_REC) rst_to_canon(canon + off, a->in + off);
+        src = canon;
+    }
+    if (m && !m->oom && src) {
+        enc_run(m, src, a->nrec, a->streams);
         rc = TRZ_CODEC_OK;
         if (m->oom) rc = TRZ_CODEC_NOMEM;
         for (int s = 0; s < S_NSTREAMS; s++) if (a->streams[s].oom) rc = TRZ_CODEC_NOMEM;
@@ -583,14 +882,29 @@ static int rst_decode(const trz_dec_args *a)
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
     model *m = model_new();
-    if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
-    for (int s = 0; s < S_NSTREAMS; s++) trz_rd_init(&m->in[s], a->stream[s], a->stream[s] ? a->stream_len[s] : 0);
-    run_records(m, a->out, a->nrec);
+    dec_in *d = calloc(1, sizeof *d);
+    int nomem = !m || m->oom || !d;
+    for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
+    if (nomem) { model_free(m); dec_in_free(d); return TRZ_CODEC_NOMEM; }
+    io s = { { 0 }, 0 };
+    for (int k = 0; k < S_NSTREAMS; k++) {
+        size_t n = a->stream[k] ? a->stream_len[k] : 0;
+        d->tailed[k] = 0;
+        if (n > BLK_MAX) {
+            s.p[k] = (uint8_t *)(uintptr_t)a->stream[k]; /* only read */
+            d->end[k] = a->stream[k] + n;
+            d->lim[k] = d->end[k] - BLK_MAX;
+        } else {
+            s.p[k] = move_tail(d, k, a->stream[k], n);
+        }
+    }
+    dec_run(m, a->out, a->nrec, d, &s);
     int rc = TRZ_CODEC_OK;
-    for (int s = 0; s < S_NSTREAMS; s++)
-        if (m->in[s].err || trz_rd_left(&m->in[s])) rc = TRZ_CODEC_CORRUPT;
+    for (int k = 0; k < S_NSTREAMS; k++)
+        if (s.err || s.p[k] != d->end[k]) rc = TRZ_CODEC_CORRUPT;
     if (m->oom) rc = TRZ_CODEC_NOMEM;
     model_free(m);
+    dec_in_free(d);
     if (rc == TRZ_CODEC_OK && a->byte_order == TRZ_BO_LITTLE) {
         uint8_t t[RST_REC];
         for (size_t off = 0; off < a->len; off += RST_REC) {

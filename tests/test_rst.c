@@ -49,17 +49,30 @@ static int round_trip(const uint8_t *in, size_t len, int bo, int damage)
     const uint8_t *sp[TRZ_MAX_STREAMS];
     size_t sl[TRZ_MAX_STREAMS];
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
-    uint8_t *out = malloc(len + 1);
+    uint8_t *out = malloc(len + RST_REC);
     int ok = decode_with(sp, sl, out, len, len / RST_REC, bo) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
     if (damage && len) {
-        /* wrong nrec must fail */
+        /* wrong nrec must fail; so must one record less or more than the
+         * streams hold (streams left over / read past their end) */
         ok &= decode_with(sp, sl, out, len, len / RST_REC + 1, bo) != TRZ_CODEC_OK;
+        ok &= decode_with(sp, sl, out, len - RST_REC, len / RST_REC - 1, bo) != TRZ_CODEC_OK;
+        ok &= decode_with(sp, sl, out, len + RST_REC, len / RST_REC + 1, bo) != TRZ_CODEC_OK;
         for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
             if (!sl[i]) continue;
             size_t keep = sl[i];
             sl[i] = keep - 1; /* truncated stream */
             ok &= decode_with(sp, sl, out, len, len / RST_REC, bo) != TRZ_CODEC_OK;
             sl[i] = keep;
+            uint8_t *longer = malloc(keep + 1); /* one byte too many */
+            memcpy(longer, sp[i], keep);
+            longer[keep] = 0;
+            const uint8_t *orig = sp[i];
+            sp[i] = longer;
+            sl[i] = keep + 1;
+            ok &= decode_with(sp, sl, out, len, len / RST_REC, bo) != TRZ_CODEC_OK;
+            sp[i] = orig;
+            sl[i] = keep;
+            free(longer);
             uint8_t *cp = malloc(keep);
             for (int k = 0; k < 8; k++) { /* flipped bytes: must not crash */
                 memcpy(cp, sp[i], keep);
@@ -87,6 +100,126 @@ static int round_trip(const uint8_t *in, size_t len, int bo, int damage)
     free(out);
     free_streams(&st);
     return ok;
+}
+
+/* Streams of junk whose lengths sit around the decoder's in-place / tail
+ * switch (a block's worst case, 32 x 23 = 736 bytes, and the tail size):
+ * decoding must stay in bounds (ASan) and return. */
+static void test_stream_lengths(void)
+{
+    static const size_t lens[] = { 0, 1, 23, 735, 736, 737, 1759, 1760, 1761, 5000 };
+    size_t nrec = 700;
+    uint8_t *out = malloc(nrec * RST_REC);
+    int returned = 1;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        for (int mode = 0; mode < 3; mode++) {
+            uint8_t *junk[TRZ_MAX_STREAMS] = { 0 };
+            size_t jl[TRZ_MAX_STREAMS] = { 0 };
+            for (int i = 0; i < 20; i++) {
+                jl[i] = lens[(li + (mode == 2 ? (size_t)i : 0)) % (sizeof lens / sizeof lens[0])];
+                junk[i] = jl[i] ? malloc(jl[i]) : NULL; /* exact size: ASan sees any overread */
+                for (size_t j = 0; j < jl[i]; j++)
+                    junk[i][j] = (uint8_t)(mode == 0 ? 0 : mode == 1 ? rnd() % 8 : rnd());
+            }
+            int rc = decode_with((const uint8_t *const *)junk, jl, out, nrec * RST_REC, nrec, TRZ_BO_BIG);
+            returned &= rc == TRZ_CODEC_OK || rc == TRZ_CODEC_CORRUPT;
+            for (int i = 0; i < 20; i++) free(junk[i]);
+        }
+    }
+    check(returned, "junk streams around the block and tail sizes");
+    free(out);
+}
+
+/* Text records whose text stream ends early, far into a block: the decoder
+ * reads past the end inside its padded tail (ASan checks that it stays
+ * there) and must report the overrun. */
+static void test_text_overrun(void)
+{
+    size_t nrec = 400, tl[] = { 736 * 3 + 700, 736 + 735, 737, 1000 };
+    uint8_t *ev = malloc(nrec), *rt = malloc(nrec), *out = malloc(nrec * RST_REC);
+    memset(ev, 0x20, nrec);        /* kind 2: rtype from the rtype stream */
+    memset(rt, RT_STRDESC, nrec);  /* 23 text bytes each */
+    int ok = 1;
+    for (size_t t = 0; t < sizeof tl / sizeof tl[0]; t++) {
+        uint8_t *text = malloc(tl[t]);
+        memset(text, 'x', tl[t]);
+        const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
+        size_t sl[TRZ_MAX_STREAMS] = { 0 };
+        sp[0] = rt; sl[0] = nrec;
+        sp[1] = ev; sl[1] = nrec;
+        sp[17] = text; sl[17] = tl[t];
+        ok &= decode_with(sp, sl, out, nrec * RST_REC, nrec, TRZ_BO_BIG) == TRZ_CODEC_CORRUPT;
+        /* exactly enough text for the records decodes */
+        size_t n = tl[t] / 23;
+        sl[0] = sl[1] = n;
+        sl[17] = n * 23;
+        ok &= decode_with(sp, sl, out, n * RST_REC, n, TRZ_BO_BIG) == TRZ_CODEC_OK && out[0] == RT_STRDESC &&
+              out[n * RST_REC - 1] == 'x';
+        free(text);
+    }
+    /* the text stream's tail read slowly for a block, then fast: the
+     * deepest read past its end the padding must cover (blocks are 32
+     * records: records 32..59 are of an unknown rtype) */
+    size_t tlen = 736 + 700;
+    uint8_t *text = malloc(tlen), *unk = malloc(28 * 23);
+    memset(text, 'y', tlen);
+    memset(unk, 'u', 28 * 23);
+    for (size_t i = 0; i < nrec; i++) rt[i] = (uint8_t)(i >= 32 && i < 60 ? 200 : RT_STRDESC);
+    const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
+    size_t sl[TRZ_MAX_STREAMS] = { 0 };
+    sp[0] = rt; sl[0] = nrec;
+    sp[1] = ev; sl[1] = nrec;
+    sp[17] = text; sl[17] = tlen;
+    sp[18] = unk; sl[18] = 28 * 23;
+    ok &= decode_with(sp, sl, out, nrec * RST_REC, nrec, TRZ_BO_BIG) == TRZ_CODEC_CORRUPT;
+    free(text);
+    free(unk);
+    check(ok, "text stream ending inside a block");
+    free(ev);
+    free(rt);
+    free(out);
+}
+
+/* Records that fill the text stream (23 bytes a record, the most any
+ * stream takes in one step) and the raw EA / PA streams. */
+static void test_stream_heavy(void)
+{
+    size_t n = 5000;
+    uint8_t *buf = malloc(n * RST_REC);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *r = buf + i * RST_REC;
+        for (int k = 1; k < RST_REC; k++) r[k] = (uint8_t)rnd();
+        r[0] = (uint8_t)(i < n / 2 ? (i % 2 ? RT_STRDESC : RT_STRCONT) : (i % 3 ? RT_INSTR : RT_PAVADIFF));
+    }
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "text-heavy and raw-heavy records");
+    free(buf);
+}
+
+/* TLB dumps: each CPU lists mostly the same (tag, data) pairs, some new,
+ * some with a known tag but new data; the tag-indexed data guess must
+ * round-trip whichever way it goes. */
+static void test_tlb_dump(void)
+{
+    size_t per = 64, ncpu = 8, n = per * ncpu;
+    uint8_t *buf = malloc(n * RST_REC);
+    for (size_t c = 0; c < ncpu; c++) {
+        for (size_t i = 0; i < per; i++) {
+            uint8_t *r = buf + (c * per + i) * RST_REC;
+            memset(r, 0, RST_REC);
+            r[0] = RT_TLB;
+            r[1] = 0x40;
+            trz_st_be16(r + 2, (uint16_t)i);
+            r[4] = (uint8_t)(1 << 6 | c);
+            uint64_t tag = (0xffffffff7ec00000ull + i * 0x2000) | 0x5cd, data = 0x80000007bc800020ull + i * 0x2000;
+            if (rnd() % 4 == 0) tag ^= rnd() << 13;      /* a new mapping */
+            else if (rnd() % 4 == 0) data ^= rnd() << 13; /* same tag, new data */
+            trz_st_be64(r + 8, tag);
+            trz_st_be64(r + 16, data);
+        }
+    }
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "TLB dumps of 8 CPUs");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_LITTLE, 1), "TLB dumps of 8 CPUs, LE");
+    free(buf);
 }
 
 /* ---- generated traces ------------------------------------------------------ */
@@ -289,6 +422,10 @@ static void test_corpus(void)
 int main(void)
 {
     test_generated();
+    test_stream_lengths();
+    test_text_overrun();
+    test_stream_heavy();
+    test_tlb_dump();
     test_corpus();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
