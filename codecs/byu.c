@@ -21,7 +21,13 @@ enum {
     S_COUNT = S_TIME0 + T_NCTX
 };
 #define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 1    /* first byte of stream S_CM */
+#define CM_VERSION 2    /* first byte of stream S_CM: 2 = single contexts, 3 = mixed */
+#define CM_MIX_LEVEL 10 /* levels from here mix context sets (slower, smaller) */
+#define KC 8           /* kind ids as contexts: capped at KC - 1 */
+#define TB_N 20        /* time buckets: min(q / 2, 19) of the last time */
+#define TQ_ESC 127     /* time quotient: escape */
+#define TQ_MAX (TQ_ESC * 8 - 1) /* times from here take the escape */
+#define W0 22000       /* initial mixer weight (16.16) with three inputs */
 
 static const char *const stream_names[S_TIME0] = {
     "proc", "runlen", "kind", "reqtype", "size", "attr",
@@ -263,11 +269,19 @@ static int zs_decode(const trz_dec_args *a)
 typedef struct byu_cm {
     bus_acm a;
     cm_p same, proc[256];
-    cm_p kind[16][16][256]; /* by the last two kind ids (capped at 15) */
+    cm_p kind[KC][KC][8];            /* min(kind id, 7) by the last two ids */
+    cm_p kind2[KC][KC][KC][8];       /* by the last three ids */
+    cm_p kind3[KC][BUS_NB][7][8];    /* by the last id, its address code bucket, its time bucket / 3 */
+    int32_t kw[8][CM_MAXIN];
+    cm_p khi[256];                   /* ids from 7 up (255 = new) */
     cm_p kesc[3][256];
-    cm_p time[16][16][17][256]; /* by kind ids now and before, last time / 16 */
+    cm_p tq[KC][KC][TB_N][128];      /* time quotient by the kind ids now and before, last time bucket */
+    cm_p tq2[KC][BUS_NB][TB_N][128]; /* by kind id, address code bucket, last time bucket */
+    cm_p tq3[KC][KC][KC][TB_N / 4][128]; /* by three kind ids, the time bucket before last / 4 */
+    int32_t tw[KC][128][CM_MAXIN];
+    cm_p tr[KC][128][8];             /* low 3 bits of time + 1 by kind id and quotient */
     cm_gamma tesc[AM_NCLS];
-    uint8_t k1, k2, tb, lastproc;
+    uint8_t k1, k2, k3, tb, tb2, lastproc; /* ids of this (after the kind) and earlier records, capped */
 } byu_cm;
 
 static void cm_model_init(byu_cm *m)
@@ -276,10 +290,18 @@ static void cm_model_init(byu_cm *m)
     m->same = CM_P0;
     cm_init_probs(m->proc, 256);
     cm_init_probs(&m->kind[0][0][0], sizeof m->kind / sizeof(cm_p));
+    cm_init_probs(&m->kind2[0][0][0][0], sizeof m->kind2 / sizeof(cm_p));
+    cm_init_probs(&m->kind3[0][0][0][0], sizeof m->kind3 / sizeof(cm_p));
+    cm_init_weights(m->kw, 8, W0);
+    cm_init_probs(m->khi, 256);
     cm_init_probs(&m->kesc[0][0], sizeof m->kesc / sizeof(cm_p));
-    cm_init_probs(&m->time[0][0][0][0], sizeof m->time / sizeof(cm_p));
+    cm_init_probs(&m->tq[0][0][0][0], sizeof m->tq / sizeof(cm_p));
+    cm_init_probs(&m->tq2[0][0][0][0], sizeof m->tq2 / sizeof(cm_p));
+    cm_init_probs(&m->tq3[0][0][0][0][0], sizeof m->tq3 / sizeof(cm_p));
+    cm_init_weights(&m->tw[0][0], KC * 128, W0);
+    cm_init_probs(&m->tr[0][0][0], sizeof m->tr / sizeof(cm_p));
     for (int i = 0; i < AM_NCLS; i++) cm_gamma_init(&m->tesc[i]);
-    m->k1 = m->k2 = m->tb = m->lastproc = 0;
+    m->k1 = m->k2 = m->k3 = m->tb = m->tb2 = m->lastproc = 0;
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -291,8 +313,10 @@ static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
     return 0;
 }
 
-/* Kind id (dictionary as in the stream path) with the last two ids as
- * context; 255 = a new kind, its three bytes follow. */
+/* Kind id (dictionary as in the stream path), 255 = a new kind, its three
+ * bytes follow.  min(id, 7) with three context sets mixed: the kind
+ * sequence alone (two and three back) and the last kind with how its
+ * address and time went; 7 = the id follows in 8 bits. */
 static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
 {
     unsigned id = K_ESC;
@@ -300,7 +324,11 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
         uint16_t *e = kind_slot(s, rec_tup(r));
         if (*e) id = *e - 1u;
     }
-    id = cm_tree(c, m->kind[m->k1][m->k2], 8, id);
+    cm_p *ts[3] = { m->kind[m->k1][m->k2], m->kind2[m->k1][m->k2][m->k3],
+                    m->kind3[m->k1][m->a.lastany][m->tb < 18 ? m->tb / 3 : 6] };
+    unsigned lo = cm_mtree(c, ts, 3, m->kw, 3, id < 7 ? id : 7);
+    id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
+    if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
     if (id == K_ESC) {
         for (int i = 0; i < 3; i++) r[4 + i] = (uint8_t)cm_tree(c, m->kesc[i], 8, r[4 + i]);
         if (c->dec && *kind_slot(s, rec_tup(r))) return -1; /* a known kind must use its id */
@@ -311,25 +339,35 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
         r[5] = (uint8_t)(tup >> 8);
         r[6] = (uint8_t)(tup >> 16);
     } else return -1;
+    m->k3 = m->k2;
     m->k2 = m->k1;
-    m->k1 = (uint8_t)(id < 15 ? id : 15);
+    m->k1 = (uint8_t)(id < KC - 1 ? id : KC - 1);
     return 0;
 }
 
-/* Time: min(t, 255) through a tree chosen by the kind ids of this and the
- * last record and the previous time / 16; 255 escapes to a gamma code of
- * t - 255 (by class). */
+/* Time: v = t + 1 split as the quotient q = v >> 3 (7-bit tree, mixed from
+ * three context sets; 127 escapes) and the low 3 bits (3-bit tree): bus
+ * clocks make times cluster at multiples of 8 give or take one, and + 1
+ * keeps each cluster inside one quotient. */
 static int cm_time(byu_cm *m, cm_coder *c, unsigned cls, uint8_t *r)
 {
-    uint32_t t = trz_ld_le32(r + 8);
-    uint32_t b = cm_tree(c, m->time[m->k1][m->k2][m->tb], 8, t < T_ESC ? t : T_ESC);
-    if (b == T_ESC) {
-        uint32_t v = cm_gamma_code(c, &m->tesc[cls], t - T_ESC);
-        if (v > 0xffffffffu - T_ESC) return -1;
-        b = v + T_ESC;
+    uint32_t t = trz_ld_le32(r + 8), v = t + 1;
+    cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
+                    m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
+    uint32_t q = cm_mtree(c, ts, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
+    if (q == TQ_ESC) {
+        uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);
+        if (e > 0xffffffffu - TQ_MAX) return -1;
+        t = e + TQ_MAX;
+    } else {
+        CM_FIELD(c, 8);
+        v = q << 3 | cm_tree(c, m->tr[m->k1][q], 3, v & 7);
+        if (v == 0) return -1; /* t + 1 is never 0 below the escape */
+        t = v - 1;
     }
-    trz_st_le32(r + 8, b);
-    m->tb = (uint8_t)(b < T_ESC ? b >> 4 : 16);
+    trz_st_le32(r + 8, t);
+    m->tb2 = m->tb;
+    m->tb = (uint8_t)(q / 2 < TB_N ? q / 2 : TB_N - 1);
     return 0;
 }
 
@@ -346,7 +384,7 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     CM_FIELD(c, 2);
     unsigned cls = req_class(r[4]);
     int bad = 0;
-    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), &bad);
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), m->k1 * KC + m->k2, &bad);
     if (bad) return TRZ_CODEC_CORRUPT;
     am_update(&s->am, p, cls, addr, r[5]);
     trz_st_le32(r, addr);
@@ -375,9 +413,11 @@ static int cm_encode(const trz_enc_args *a)
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        trz_put_u8(out, CM_VERSION);
+        int mix = a->level >= CM_MIX_LEVEL;
+        trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
+        c->mix = mix;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[12];
             memcpy(r, a->in + i * 12, 12);
@@ -385,7 +425,7 @@ static int cm_encode(const trz_enc_args *a)
         }
         cm_enc_flush(c);
 #ifdef CM_STATS
-        for (int i = 0; i < 8; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
+        for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
 #endif
         if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
         st_free(s);
@@ -402,13 +442,16 @@ static int cm_decode(const trz_dec_args *a)
         if (i != S_CM && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
     trz_rd hd;
     trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
-    if (trz_get_u8(&hd) != CM_VERSION || trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
+    unsigned ver = trz_get_u8(&hd);
+    if ((ver != CM_VERSION && ver != CM_VERSION + 1) || trz_get_uvarint(&hd) != a->nrec || hd.err)
+        return TRZ_CODEC_CORRUPT;
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
     byu_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
+        c->mix = ver == CM_VERSION + 1;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[12] = { 0 };
             rc = cm_record(s, m, c, r);

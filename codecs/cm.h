@@ -1,6 +1,7 @@
 /* cm.h - a small adaptive binary arithmetic coder for the modelled codec
  * paths: a carry-less 32-bit range coder (lpaq style) driven by adaptive
- * bit probabilities, plus binarisations (bit trees, Elias-gamma numbers).
+ * bit probabilities, a logistic mixer of several context predictions, and
+ * binarisations (bit trees, mixed bit trees, Elias-gamma numbers).
  * One cm_coder does both directions, so a model is written once and the
  * encoder and decoder cannot drift apart.  No global mutable state. */
 #ifndef TRZ_CM_H
@@ -14,15 +15,17 @@
 typedef uint32_t cm_p;
 #define CM_P0 ((cm_p)1 << 31) /* P = 1/2, n = 0 */
 #define CM_LIMIT 60
+#define CM_LR 6 /* mixer learning rate, about 0.006 */
 
-/* 65536 / (n + 1.5), n = 0..CM_LIMIT, computed once per coder (no globals). */
 typedef struct cm_coder {
     uint32_t x1, x2, x;  /* interval [x1, x2]; x = decoder's code value */
     int dec;             /* 1 = decoding */
     trz_buf *out;        /* encoder output */
     const uint8_t *in, *end; /* decoder input */
     uint32_t overrun;    /* bytes the decoder wanted past the end */
-    uint16_t rate[CM_LIMIT + 1];
+    int mix;           /* 0 = cm_mix uses its first input alone (faster) */
+    uint16_t rate[CM_LIMIT + 1]; /* 65536 / (n + 1.5), computed per coder (no globals) */
+    int16_t str[4096]; /* stretch: 12-bit probability -> logit * 256 */
 #ifdef CM_STATS /* model tuning only: bits spent per field */
     int field;
     double cost[16];
@@ -35,9 +38,30 @@ typedef struct cm_coder {
 #define CM_FIELD(c, f) ((void)0)
 #endif
 
+/* squash(d) = 4096 / (1 + e^(-d / 256)), d clamped to +-2047, by linear
+ * interpolation in a 33-point table (the lpaq1 function). */
+static inline int cm_squash(int d)
+{
+    static const int16_t t[33] = { 1,    2,    3,    6,    10,   16,   27,   45,   73,   120,  194,
+                                   310,  488,  747,  1101, 1546, 2047, 2549, 2994, 3348, 3607, 3785,
+                                   3901, 3975, 4022, 4050, 4068, 4079, 4085, 4089, 4092, 4093, 4094 };
+    if (d > 2047) return 4095;
+    if (d < -2047) return 1;
+    int w = d & 127;
+    d = (d >> 7) + 16;
+    return (t[d] * (128 - w) + t[d + 1] * w + 64) >> 7;
+}
+
 static inline void cm_rates(cm_coder *c)
 {
     for (int n = 0; n <= CM_LIMIT; n++) c->rate[n] = (uint16_t)(131072 / (2 * n + 3));
+    int pi = 0; /* stretch = the inverse of squash */
+    for (int x = -2047; x <= 2047; x++) {
+        int v = cm_squash(x);
+        for (int i = pi; i <= v; i++) c->str[i] = (int16_t)x;
+        pi = v + 1;
+    }
+    for (int i = pi; i < 4096; i++) c->str[i] = 2047;
 }
 
 static inline void cm_enc_init(cm_coder *c, trz_buf *out)
@@ -89,11 +113,10 @@ static inline void cm_update(cm_coder *c, cm_p *p, int bit)
     *p = (uint32_t)(pr + d) << 10 | (n < CM_LIMIT ? n + 1 : n);
 }
 
-/* Code one bit with probability *p and update it.  Encoding: returns bit;
- * decoding: ignores bit and returns the decoded one. */
-static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
+/* Code one bit with P(1) = p16 / 65536, 0 < p16 < 65536.  Encoding:
+ * returns bit; decoding: ignores bit and returns the decoded one. */
+static inline int cm_code(cm_coder *c, uint32_t p16, int bit)
 {
-    uint32_t p16 = (*p >> 16) | 1; /* P(1) in (0, 65536), never 0 */
     uint32_t r = c->x2 - c->x1;
     uint32_t xmid = c->x1 + (r >> 16) * p16 + (((r & 0xffff) * p16) >> 16);
     if (c->dec) bit = c->x <= xmid;
@@ -102,7 +125,6 @@ static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
 #endif
     if (bit) c->x2 = xmid;
     else c->x1 = xmid + 1;
-    cm_update(c, p, bit);
     while (((c->x1 ^ c->x2) & 0xff000000u) == 0) {
         if (c->dec) c->x = c->x << 8 | cm_in(c);
         else trz_put_u8(c->out, (uint8_t)(c->x2 >> 24));
@@ -110,6 +132,60 @@ static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
         c->x2 = c->x2 << 8 | 255;
     }
     return bit;
+}
+
+/* Code one bit with probability *p and update it. */
+static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
+{
+    bit = cm_code(c, (*p >> 16) | 1, bit); /* P(1) never 0 */
+    cm_update(c, p, bit);
+    return bit;
+}
+
+/* Mixing: n (<= CM_MAXIN) slots predict one bit; their logits are summed
+ * with weights w (16.16 fixed point, chosen by the caller's context), the
+ * bit is coded with the squashed sum, then the slots and the weights learn
+ * (weights by gradient descent on coding cost).  Mixing lets contexts be
+ * combined without splitting the statistics over their product. */
+#define CM_MAXIN 4
+#define CM_W0 (1 << 14) /* initial weight: 0.25 */
+static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bit)
+{
+    if (!c->mix) return cm_bit(c, ps[0], bit);
+    int st[CM_MAXIN];
+    int64_t dot = 0;
+    for (int i = 0; i < n; i++) {
+        st[i] = c->str[*ps[i] >> 20];
+        dot += (int64_t)w[i] * st[i];
+    }
+    int pr = cm_squash((int)(dot >> 16));
+    bit = cm_code(c, (uint32_t)pr << 4, bit);
+    int err = ((bit << 12) - pr) * CM_LR;
+    for (int i = 0; i < n; i++) {
+        w[i] += (st[i] * err + 0x2000) >> 14;
+        cm_update(c, ps[i], bit);
+    }
+    return bit;
+}
+
+/* An nbits-bit symbol through n bit trees (one per context set, each
+ * 2^nbits slots as in cm_tree) mixed with the weight sets w[node]. */
+static inline uint32_t cm_mtree(cm_coder *c, cm_p *const *t, int n, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v)
+{
+    cm_p *ps[CM_MAXIN];
+    uint32_t node = 1;
+    int k = c->mix ? n : 1; /* unmixed: t[1..] may be NULL */
+    for (int i = nbits - 1; i >= 0; i--) {
+        for (int j = 0; j < k; j++) ps[j] = &t[j][node];
+        node = node << 1 | (uint32_t)cm_mix(c, ps, n, w[node], (int)(v >> i) & 1);
+    }
+    return node - (1u << nbits);
+}
+
+static inline void cm_init_weights(int32_t (*w)[CM_MAXIN], size_t n, int32_t w0)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < CM_MAXIN; j++) w[i][j] = w0;
 }
 
 /* A bit with probability 1/2 and no model (for nearly random bits). */

@@ -9,7 +9,8 @@
 
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_COUNT, S_CM = 15 };
 #define CM_LEVEL 6   /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 1 /* first byte of stream S_CM */
+#define CM_VERSION 2 /* first byte of stream S_CM: 2 = single contexts, 3 = mixed */
+#define CM_MIX_LEVEL 10 /* levels from here mix context sets (slower, smaller) */
 
 static const char *const stream_names[S_COUNT] = {
     "ctl", "fetchcode", "datacode", "fetchmiss", "datamiss", "becode", "be", "fetchnear", "datanear",
@@ -129,18 +130,24 @@ static int zs_decode(const trz_dec_args *a)
 typedef struct pbus_cm {
     bus_acm a;
     cm_p ctl[16][16][256]; /* by the types of the last two records */
+    cm_p ctl2[16][16][4][256]; /* by the types of the last two records and the one before, coarsely */
+    cm_p ctl3[16][BUS_NB][256]; /* by the last type and its address code bucket */
+    int32_t cw[256][CM_MAXIN];
     cm_p besame[16 * 8];   /* by (type, address & 7) */
     cm_p be[16][256];      /* by type */
-    uint8_t t1, t2;        /* types (ctl >> 4) of the last two records */
+    uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
 } pbus_cm;
 
 static void cm_model_init(pbus_cm *m)
 {
     bus_acm_init(&m->a);
     cm_init_probs(&m->ctl[0][0][0], sizeof m->ctl / sizeof(cm_p));
+    cm_init_probs(&m->ctl2[0][0][0][0], sizeof m->ctl2 / sizeof(cm_p));
+    cm_init_probs(&m->ctl3[0][0][0], sizeof m->ctl3 / sizeof(cm_p));
+    cm_init_weights(m->cw, 256, CM_W0 * 3 / 2);
     cm_init_probs(m->besame, sizeof m->besame / sizeof(cm_p));
     cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
-    m->t1 = m->t2 = 0;
+    m->t1 = m->t2 = m->t3 = 0;
 }
 
 /* One record, both directions: r holds the record (encoding) or receives
@@ -149,10 +156,13 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
 {
     am_proc *p = &s->proc;
     CM_FIELD(c, 1);
-    uint8_t ctl = r[5] = (uint8_t)cm_tree(c, m->ctl[m->t1][m->t2], 8, r[5]);
+    cm_p *ts[3] = { m->ctl[m->t1][m->t2], m->ctl2[m->t1][m->t2][m->t3 >> 2], m->ctl3[m->t1][m->a.lastany] };
+    uint8_t ctl = r[5] = (uint8_t)cm_mtree(c, ts, 3, m->cw, 8, r[5]);
+    CM_FIELD(c, 2);
     unsigned cls = ctl_class(ctl);
     int bad = 0;
-    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_be32(r), &bad);
+    unsigned ext = (unsigned)(ctl >> 4) << 2 | (m->t1 >> 2); /* this type, the last one coarsely */
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_be32(r), ext, &bad);
     if (bad) return TRZ_CODEC_CORRUPT;
     am_update(&s->am, p, cls, addr, 8);
     trz_st_be32(r, addr);
@@ -162,6 +172,7 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     if (cm_bit(c, &m->besame[bi], r[4] == *bp)) r[4] = *bp;
     else if ((r[4] = (uint8_t)cm_tree(c, m->be[ctl >> 4], 8, r[4])) == *bp) return TRZ_CODEC_CORRUPT;
     *bp = r[4];
+    m->t3 = m->t2;
     m->t2 = m->t1;
     m->t1 = (uint8_t)(ctl >> 4);
     return TRZ_CODEC_OK;
@@ -187,9 +198,11 @@ static int cm_encode(const trz_enc_args *a)
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        trz_put_u8(out, CM_VERSION);
+        int mix = a->level >= CM_MIX_LEVEL;
+        trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
+        c->mix = mix;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[6];
             memcpy(r, a->in + i * 6, 6);
@@ -197,7 +210,7 @@ static int cm_encode(const trz_enc_args *a)
         }
         cm_enc_flush(c);
 #ifdef CM_STATS
-        for (int i = 0; i < 8; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
+        for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
 #endif
         if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
         am_free(&s->am);
@@ -214,13 +227,16 @@ static int cm_decode(const trz_dec_args *a)
         if (i != S_CM && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
     trz_rd hd;
     trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
-    if (trz_get_u8(&hd) != CM_VERSION || trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
+    unsigned ver = trz_get_u8(&hd);
+    if ((ver != CM_VERSION && ver != CM_VERSION + 1) || trz_get_uvarint(&hd) != a->nrec || hd.err)
+        return TRZ_CODEC_CORRUPT;
     pbus_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
     pbus_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
+        c->mix = ver == CM_VERSION + 1;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[6] = { 0 };
             rc = cm_record(s, m, c, r);

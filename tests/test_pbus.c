@@ -7,6 +7,7 @@
 static int passed, failed;
 static int level = 9;          /* level passed to encode_chunk */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
+static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 3) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t rnd(void)
@@ -38,7 +39,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
     trz_enc_args ea = { in, len, len / c->record_size, TRZ_BO_BIG, level, e->s };
     int rc = c->encode_chunk(&ea);
     if (rc == TRZ_CODEC_OK) {
-        if (e->s[15].n) cm_chunks++;
+        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 3;
         else zs_chunks++;
     }
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
@@ -265,6 +266,13 @@ int main(void)
     test_generated(c);
     printf("level 9: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
     check(cm_chunks > 5, "level 9 uses the arithmetic path");
+    check(cm_mixed == 0, "level 9 uses single-context models");
+    level = 19; /* the mixed models: round trips and damaged streams again */
+    cm_chunks = zs_chunks = cm_mixed = 0;
+    test_generated(c);
+    printf("level 19: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", cm_chunks, cm_mixed, zs_chunks);
+    check(cm_mixed > 5 && cm_mixed == cm_chunks, "level 19 uses the mixed models");
+    level = 9;
     test_corpus(c, "/work/shared/corpus/pbus/*", "/tmp/corpus/*.[rb][sy][tu]*");
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
