@@ -561,6 +561,16 @@ static void byu_cpus(const uint8_t *buf, size_t len, int byte_order, uint64_t cp
     for (size_t i = 0; i + 12 <= len; i += 12) cpus[buf[i + 7] >> 6] |= 1ull << (buf[i + 7] & 63);
 }
 
+/* addr (bytes 0-3) and time (bytes 8-11) are the multi-byte fields. */
+static void byu_convert(uint8_t *recs, size_t len, int from, int to)
+{
+    if (from == to || from == TRZ_BO_NONE || to == TRZ_BO_NONE) return;
+    for (size_t off = 0; off + 12 <= len; off += 12) {
+        trz_st_le32(recs + off, trz_ld_be32(recs + off));
+        trz_st_le32(recs + off + 8, trz_ld_be32(recs + off + 8));
+    }
+}
+
 const trz_codec trz_codec_byu = {
     .id = TRZ_CODEC_BYU,
     .name = "byu",
@@ -572,4 +582,5 @@ const trz_codec trz_codec_byu = {
     .stream_name = byu_stream_name,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,
+    .convert = byu_convert,
 };

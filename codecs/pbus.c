@@ -316,6 +316,13 @@ static void pbus_dump(FILE *f, uint64_t recno, const uint8_t *r, int byte_order)
             op_names[r[5] >> 4]);
 }
 
+/* The address (bytes 0-3) is the only multi-byte field. */
+static void pbus_convert(uint8_t *recs, size_t len, int from, int to)
+{
+    if (from == to || from == TRZ_BO_NONE || to == TRZ_BO_NONE) return;
+    for (size_t off = 0; off + 6 <= len; off += 6) trz_st_le32(recs + off, trz_ld_be32(recs + off));
+}
+
 const trz_codec trz_codec_pbus = {
     .id = TRZ_CODEC_PBUS,
     .name = "pbus",
@@ -326,4 +333,5 @@ const trz_codec trz_codec_pbus = {
     .decode_chunk = pbus_decode,
     .stream_name = pbus_stream_name,
     .dump_record = pbus_dump,
+    .convert = pbus_convert,
 };

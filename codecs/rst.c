@@ -928,4 +928,5 @@ const trz_codec trz_codec_rst = {
     .stream_name = rst_stream_name,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,
+    .convert = rst_convert,
 };

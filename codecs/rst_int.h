@@ -38,5 +38,6 @@ int rst_rec_cpu(const uint8_t *r);
 
 int rst_probe(const uint8_t *buf, size_t len, int *byte_order);
 void rst_dump(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order);
+void rst_convert(uint8_t *recs, size_t len, int from, int to);
 void rst_cpus_seen(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16]);
 #endif

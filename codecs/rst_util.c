@@ -307,6 +307,19 @@ void rst_dump(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order)
     else dump_other(f, recno, r);
 }
 
+/* Rewrite records between the big-endian (SPARC) layout and the
+ * little-endian one, field by field, for readers that want host order. */
+void rst_convert(uint8_t *recs, size_t len, int from, int to)
+{
+    if (from == to || from == TRZ_BO_NONE || to == TRZ_BO_NONE) return;
+    uint8_t tmp[24];
+    for (size_t off = 0; off + 24 <= len; off += 24) {
+        if (from == TRZ_BO_BIG) rst_from_canon(tmp, recs + off);
+        else rst_to_canon(tmp, recs + off);
+        memcpy(recs + off, tmp, 24);
+    }
+}
+
 void rst_cpus_seen(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16])
 {
     uint8_t r[RST_REC];

@@ -213,11 +213,15 @@ int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
  * positions at the end.  TRZ_ERR_RANGE past that. */
 int trz_seek(trz_reader *reader, uint64_t record);
 
-/* Call fn with batches of decoded whole records (a chunk's worth, at most),
- * from the current position to the end, in order.  A non-zero return from fn
- * stops the iteration and is returned.  `first` is the batch's first record
- * number. */
-typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, uint64_t first);
+/* Call fn with batches of decoded records (a chunk's worth, at most), from
+ * the current position to the end, in order: `n_bytes` bytes holding
+ * `n_records` whole records, the first of which is record number `first`.
+ * For text formats a batch is a chunk's bytes: it holds the starts of
+ * n_records lines, and a line longer than a chunk continues in the next
+ * batch.  The bytes are valid only during the call (fn may modify them).
+ * A non-zero return from fn stops the iteration and is returned.  With
+ * TRZ_R_HOST_ORDER, records come in host order. */
+typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, size_t n_bytes, uint64_t first);
 int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 
 /* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.

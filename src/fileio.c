@@ -121,12 +121,57 @@ static int write_all(int fd, const void *p, size_t n)
     return io.write(io.opaque, p, n) == (int64_t)n ? 0 : -1;
 }
 
-/* Decode (out >= 0) or test (out < 0) an archive. */
+/* One line per loss found by --salvage; UINT64_MAX marks what the reader
+ * could not know (no usable index after the damage). */
+static void report_lost(const char *name, const trz_lost_range *l)
+{
+    unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
+    if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
+        msg_error("%s: chunk %llu damaged: lost a %llu-byte tail at raw offset %llu", name, c, raw, b);
+    else if (n != UINT64_MAX && c != UINT64_MAX)
+        msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, c, f,
+                  f + n - 1, raw, b);
+    else if (n != UINT64_MAX)
+        msg_error("%s: a damaged chunk (its number is unknown after an earlier loss): lost %llu records (%llu bytes)",
+                  name, n, raw);
+    else if (c != UINT64_MAX)
+        msg_error("%s: chunk %llu on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
+                  "the end; how many is unknown without an intact index", name, c, f, b);
+    else
+        msg_error("%s: damaged data after an earlier loss: lost an unknown number of records", name);
+}
+
+/* With --salvage: what was lost, or the damage that cost nothing.  Returns
+ * 1 when the archive was damaged at all. */
+static int report_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
+{
+    trz_lost_range lost[64];
+    size_t nl = trz_reader_lost(r, lost, 64);
+    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i]);
+    if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
+    if (nl) {
+        msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,
+                  (unsigned long long)total);
+        return 1;
+    }
+    const char *why = trz_reader_error(r);
+    if (*why && !failed) { /* a damaged index, footer or header: every record was recovered */
+        msg_error("%s: %s; all %llu bytes recovered", name, why, (unsigned long long)total);
+        return 1;
+    }
+    return 0;
+}
+
+/* Decode (out >= 0) or test (out < 0) an archive.  Returns 0, 1 on error, or
+ * 2 when --salvage recovered what it could from a damaged archive (exit
+ * status 1, but the output is kept). */
 static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg)
 {
     trz_reader *r;
     int rc = trz_reader_open_fd(&r, in);
-    if (rc) {
+    if (rc && o->salvage && r && trz_reader_set(r, TRZ_R_SALVAGE, 1) == TRZ_OK) {
+        rc = 0; /* a damaged first header: the chunks after it can still be read */
+    } else if (rc) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
         return 1;
@@ -139,7 +184,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     int text = info.record_size == 0;
     if (o->ranged) {
         if (info.seekable) {
-            rc = trz_seek(r, info.records >= 0 && o->from > (uint64_t)info.records ? (uint64_t)info.records : o->from);
+            rc = trz_seek(r, o->from); /* past the end is an error, as for the library */
         } else { /* a pipe: decode forward to the first wanted record */
             rc = TRZ_OK;
             if (!text) {
@@ -176,7 +221,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     while (buf && left) {
         size_t want = left < cap ? (size_t)left : cap;
         int64_t g = trz_read_bytes(r, buf, want);
-        if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = 1; break; }
+        if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = o->salvage ? 2 : 1; break; }
         if (g == 0) break;
         size_t n = (size_t)g;
         if (text && left != UINT64_MAX) { /* stop after `count` lines */
@@ -201,15 +246,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     }
     if (!buf) { msg_error("%s: out of memory", name); status = 1; }
     if (pg) end_progress(pg);
-    trz_lost_range lost[64];
-    size_t nl = trz_reader_lost(r, lost, 64);
-    for (size_t i = 0; i < nl && i < 64; i++)
-        msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name,
-                  (unsigned long long)lost[i].chunk, (unsigned long long)lost[i].first_record,
-                  (unsigned long long)(lost[i].first_record + lost[i].records) - (lost[i].records ? 1 : 0),
-                  (unsigned long long)lost[i].raw_bytes, (unsigned long long)lost[i].first_byte);
-    if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
-    if (nl) status = 1;
+    if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
     if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
         fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
     free(buf);
@@ -290,9 +327,9 @@ int fio_process(const cli_opts *o, const char *name)
             int out = open(outname, O_WRONLY);
             if (out < 0) { msg_error("%s: %s", outname, strerror(errno)); if (!from_stdin) close(in); return 1; }
             status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
-            if (close(out) != 0 && status == 0) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
+            if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
             if (!from_stdin) close(in);
-            return status;
+            return status ? 1 : 0;
         }
         if (exists && !o->force) {
             msg_error("%s: already exists; use -f to overwrite", outname);
@@ -312,16 +349,17 @@ int fio_process(const cli_opts *o, const char *name)
         g_have_tmp = 1;
         if (!from_stdin) fchmod(out, ist.st_mode & 0777);
         status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
-        if (close(out) != 0 && status == 0) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
+        if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
         if (status == 0 && compress && o->rm && verify_written(g_tmp)) {
             msg_error("%s: the archive written does not verify; input kept", name);
             status = 1;
         }
-        if (status == 0 && rename(g_tmp, outname) != 0) {
+        /* status 2: --salvage recovered part of a damaged archive; keep it */
+        if (status != 1 && rename(g_tmp, outname) != 0) {
             msg_error("%s: %s", outname, strerror(errno));
             status = 1;
         }
-        if (status != 0) unlink(g_tmp);
+        if (status == 1) unlink(g_tmp);
         g_have_tmp = 0;
         if (status == 0 && !from_stdin) {
             struct timespec ts[2] = { ist.st_atim, ist.st_mtim };
@@ -332,5 +370,5 @@ int fio_process(const cli_opts *o, const char *name)
     if (status == 0 && o->rm && !from_stdin && !test && !to_stdout) {
         if (unlink(name) != 0) { msg_error("%s: cannot remove: %s", name, strerror(errno)); status = 1; }
     }
-    return status;
+    return status ? 1 : 0;
 }

@@ -19,8 +19,11 @@ typedef struct rchunk {
 
 typedef struct dchunk { /* a decoded chunk */
     uint8_t *data;
-    size_t len;
+    size_t len, cap;       /* cap: data's allocation, reused chunk after chunk */
     uint64_t no, first_record;
+    uint64_t first_byte;
+    uint64_t off, stored;  /* where it is in the archive */
+    int numbers_ok;        /* no and first_record are exact (see counts_ok) */
     const trz_codec *codec;
     int byte_order, flags, rc;
     /* decode inputs */
@@ -31,6 +34,21 @@ typedef struct dchunk { /* a decoded chunk */
 } dchunk;
 
 #define MAXQ 64
+#define UNKNOWN UINT64_MAX /* in a trz_lost_range: not known */
+
+/* Where a loss lies in the archive (parallel to trz_reader.lost). */
+typedef struct lost_at {
+    uint64_t start, end; /* archive bytes [start, end) */
+    int open;            /* numbers still to be taken from the member's index */
+} lost_at;
+
+/* A chunk's place, from an index met while reading sequentially in salvage
+ * mode: resolves the losses in its member.  Numbers UNKNOWN when the
+ * member's first chunk number is not known. */
+typedef struct chunk_pos {
+    uint64_t off, chunk, first_record, first_byte;
+    uint32_t nrec, raw;
+} chunk_pos;
 
 struct trz_reader {
     trz_io io;
@@ -59,9 +77,21 @@ struct trz_reader {
     size_t qhead, qlen;
     trz_zctx *z[MAXQ];
     trz_lost_range *lost;
+    lost_at *lost_at;
     size_t nlost, caplost;
     uint64_t cpu_bits[16];
     int failed; /* sticky: once a read fails, every later read fails too */
+    /* salvage in sequential mode */
+    uint8_t *look;        /* bytes read ahead (a scan, a damaged header), served before the input */
+    size_t look_pos, look_len;
+    int counts_ok;        /* seq_chunk_no/records/bytes exact: no loss of unknown size so far */
+    int member_base_ok;   /* member_first_* are exact */
+    uint64_t member_first_record, member_first_byte;
+    chunk_pos *pos;
+    size_t npos, cappos;
+    int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
+    int open_rc;
+    uint64_t open_at;
 };
 
 /* ---- errors ---- */
@@ -78,11 +108,40 @@ static int rerr(trz_reader *r, int rc, const char *fmt, ...)
 const char *trz_reader_error(const trz_reader *r) { return r ? r->err : "out of memory"; }
 
 /* ---- raw input ---- */
+/* Read from the look-ahead first, then from the input. */
+static int64_t raw_read(trz_reader *r, void *buf, size_t n)
+{
+    if (r->look_pos < r->look_len) {
+        size_t k = r->look_len - r->look_pos;
+        if (k > n) k = n;
+        memcpy(buf, r->look + r->look_pos, k);
+        r->look_pos += k;
+        return (int64_t)k;
+    }
+    return r->io.read(r->io.opaque, buf, n);
+}
+
+/* Give back the n bytes just read (they end at spos) to be read again. */
+static int push_back(trz_reader *r, const uint8_t *p, size_t n)
+{
+    size_t rest = r->look_len - r->look_pos;
+    uint8_t *nl = malloc(n + rest + 1);
+    if (!nl) return TRZ_ERR_NOMEM;
+    memcpy(nl, p, n);
+    if (rest) memcpy(nl + n, r->look + r->look_pos, rest);
+    free(r->look);
+    r->look = nl;
+    r->look_pos = 0;
+    r->look_len = n + rest;
+    r->spos -= n;
+    return TRZ_OK;
+}
+
 static int read_exact(trz_reader *r, void *buf, size_t n, size_t *got)
 {
     size_t have = 0;
     while (have < n) {
-        int64_t k = r->io.read(r->io.opaque, (uint8_t *)buf + have, n - have);
+        int64_t k = raw_read(r, (uint8_t *)buf + have, n - have);
         if (k < 0) return TRZ_ERR_IO;
         if (k == 0) break;
         have += (size_t)k;
@@ -96,11 +155,12 @@ static int read_at(trz_reader *r, uint64_t off, void *buf, size_t n)
 {
     if (r->io.seek(r->io.opaque, off) != 0) return TRZ_ERR_IO;
     r->spos = off;
+    r->look_pos = r->look_len = 0;
     return read_exact(r, buf, n, NULL);
 }
 
 /* ---- member header ---- */
-static int parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len)
+static int check_member_header(const uint8_t *h, size_t n, size_t *len)
 {
     if (n < 4 || memcmp(h, trz_file_magic, 4) != 0) return TRZ_ERR_NOT_TRZ;
     if (n < TRZ_FILE_HDR_FIXED) return TRZ_ERR_TRUNCATED;
@@ -113,6 +173,14 @@ static int parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t
     const trz_codec *c = trz_codec_by_id(h[5]);
     if (!c) return TRZ_ERR_UNSUPPORTED;
     if (h[6] > TRZ_BO_BIG || h[7] != 0 || trz_ld_le32(h + 8) != c->record_size) return TRZ_ERR_CORRUPT;
+    return TRZ_OK;
+}
+
+static int parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len)
+{
+    int rc = check_member_header(h, n, len);
+    if (rc) return rc;
+    const trz_codec *c = trz_codec_by_id(h[5]);
     if (!r->codec) {
         r->codec = c;
         r->byte_order = h[6];
@@ -122,6 +190,22 @@ static int parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t
     return TRZ_OK;
 }
 
+/* After 4 bytes that are not the magic: whether they begin a member header
+ * whose magic alone is damaged, which its check, computed with the magic put
+ * right, tells.  The bytes read after the 4 are given back. */
+static int magic_damaged(trz_reader *r)
+{
+    uint8_t b[TRZ_FILE_HDR_FIXED + TRZ_MAX_PARAMS + 4];
+    size_t got = 0, more = 0;
+    memcpy(b, trz_file_magic, 4);
+    int ok = read_exact(r, b + 4, TRZ_FILE_HDR_FIXED - 4, &got) == TRZ_OK;
+    size_t plen = trz_ld_le16(b + 22), len;
+    if (ok && plen <= TRZ_MAX_PARAMS) ok = read_exact(r, b + TRZ_FILE_HDR_FIXED, plen + 4, &more) == TRZ_OK;
+    ok = ok && check_member_header(b, TRZ_FILE_HDR_FIXED + plen + 4, &len) == TRZ_OK;
+    if (push_back(r, b + 4, got + more)) return 0; /* give them back: a salvage scan reads them again */
+    return ok;
+}
+
 /* Read a member header from the current sequential position. */
 static int seq_member_header(trz_reader *r, int first)
 {
@@ -129,23 +213,46 @@ static int seq_member_header(trz_reader *r, int first)
     size_t got, len;
     uint64_t start = r->spos;
     int rc = read_exact(r, h, 4, &got);
+    size_t have = got;
     if (rc == TRZ_ERR_TRUNCATED && got == 0 && !first) { r->at_end = 1; return TRZ_OK; }
     if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
-    if (rc || memcmp(h, trz_file_magic, 4) != 0)
-        return first ? rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file")
-                     : rerr(r, TRZ_ERR_CORRUPT, "unexpected data after the end of the archive, at byte %llu",
-                            (unsigned long long)start);
-    if ((rc = read_exact(r, h + 4, TRZ_FILE_HDR_FIXED - 4, NULL)))
-        return rerr(r, rc, "truncated file header");
+    if (rc || memcmp(h, trz_file_magic, 4) != 0) {
+        int bad_magic = !rc && !first && magic_damaged(r); /* reads on, then gives the bytes back */
+        if (have > 1 && push_back(r, h + 1, have - 1)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+        if (first && have == 4) { r->open_damaged = 1; r->open_rc = TRZ_ERR_NOT_TRZ; r->open_at = start; }
+        if (first && !(rc && have && memcmp(h, trz_file_magic, have) == 0))
+            return rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file");
+        if (rc && memcmp(h, trz_file_magic, have) == 0)
+            return rerr(r, TRZ_ERR_TRUNCATED, "truncated file header at byte %llu (the archive is cut short)",
+                        (unsigned long long)start);
+        if (bad_magic) return rerr(r, TRZ_ERR_CORRUPT, "damaged file header at byte %llu (bad magic)",
+                                                   (unsigned long long)start);
+        return rerr(r, TRZ_ERR_CORRUPT, "unexpected data after the end of the archive, at byte %llu",
+                    (unsigned long long)start);
+    }
+    rc = read_exact(r, h + 4, TRZ_FILE_HDR_FIXED - 4, &got);
+    have += got;
     size_t plen = trz_ld_le16(h + 22);
-    if (plen <= TRZ_MAX_PARAMS && (rc = read_exact(r, h + TRZ_FILE_HDR_FIXED, plen + 4, NULL)))
-        return rerr(r, rc, "truncated file header");
-    rc = parse_member_header(r, h, sizeof h, &len);
-    if (rc) return rerr(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
+    if (!rc && plen <= TRZ_MAX_PARAMS) {
+        rc = read_exact(r, h + TRZ_FILE_HDR_FIXED, plen + 4, &got);
+        have += got;
+    }
+    if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
+    if (!rc) rc = parse_member_header(r, h, sizeof h, &len);
+    if (rc) {
+        /* keep the bytes after the magic: a salvage scan starts again there */
+        if (push_back(r, h + 1, have - 1)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+        if (first) { r->open_damaged = 1; r->open_rc = rc; r->open_at = start; }
+        if (rc == TRZ_ERR_TRUNCATED) return rerr(r, rc, "truncated file header at byte %llu", (unsigned long long)start);
+        return rerr(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
+    }
     r->in_member = 1;
     r->member_start = start;
     r->member_chunks = 0;
     r->member_first_chunk = r->seq_chunk_no;
+    r->member_first_record = r->seq_records;
+    r->member_first_byte = r->seq_bytes;
+    r->member_base_ok = r->counts_ok;
     r->members++;
     return TRZ_OK;
 }
@@ -211,34 +318,45 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
     return TRZ_OK;
 }
 
-/* Walk the footers back from the end of the file; every member's index. */
+/* Walk the footers back from the end of the file; every member's index.
+ * The members come last first: their tables are kept apart and joined once
+ * at the end, so that many members cost linear time. */
 static int load_index(trz_reader *r)
 {
     int64_t size = r->io.size ? r->io.size(r->io.opaque) : -1;
     if (size < 0 || !r->io.seek) return TRZ_ERR_UNSUPPORTED;
     r->file_size = (uint64_t)size;
     uint64_t end = (uint64_t)size;
-    rchunk *all = NULL;
-    uint64_t nall = 0, members = 0;
+    struct part { rchunk *c; uint64_t n; } *parts = NULL;
+    uint64_t nall = 0, members = 0, cap = 0;
+    int rc = TRZ_OK;
     r->codec = NULL;
     r->mixed = 0;
-    while (end > 0) {
+    while (end > 0 && rc == TRZ_OK) {
         rchunk *c;
         uint64_t n, start;
-        int rc = load_member_index(r, end, &start, &c, &n);
-        if (rc) { free(all); return rc; }
-        if (nall + n > TRZ_MAX_CHUNKS) { free(c); free(all); return TRZ_ERR_LIMIT; }
-        rchunk *na = malloc((nall + n + 1) * sizeof *na);
-        if (!na) { free(c); free(all); return TRZ_ERR_NOMEM; }
-        if (n) memcpy(na, c, n * sizeof *c);
-        if (nall) memcpy(na + n, all, nall * sizeof *all);
-        free(all);
-        free(c);
-        all = na;
+        if ((rc = load_member_index(r, end, &start, &c, &n))) break;
+        if (members == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct part *np = realloc(parts, cap * sizeof *np);
+            if (!np) { free(c); rc = TRZ_ERR_NOMEM; break; }
+            parts = np;
+        }
+        parts[members++] = (struct part){ c, n };
         nall += n;
-        members++;
+        if (nall > TRZ_MAX_CHUNKS) rc = TRZ_ERR_LIMIT;
         end = start;
     }
+    rchunk *all = NULL;
+    if (rc == TRZ_OK && !(all = malloc((nall + 1) * sizeof *all))) rc = TRZ_ERR_NOMEM;
+    uint64_t k = 0;
+    for (uint64_t m = members; m-- > 0;) {
+        if (all && parts[m].n) memcpy(all + k, parts[m].c, parts[m].n * sizeof *all);
+        k += parts[m].n;
+        free(parts[m].c);
+    }
+    free(parts);
+    if (rc) { free(all); return rc; }
     /* members were read last first: renumber records and bytes globally */
     uint64_t rec = 0, byte = 0;
     for (uint64_t i = 0; i < nall; i++) {
@@ -267,8 +385,11 @@ static int open_common(trz_reader *r)
         /* the first bytes must be a trz header in any case */
         if (rc && rc != TRZ_ERR_IO && rc != TRZ_ERR_NOMEM) {
             uint8_t m[4] = { 0 };
-            if (read_at(r, 0, m, 4) == TRZ_OK && memcmp(m, trz_file_magic, 4) != 0)
+            if (read_at(r, 0, m, 4) == TRZ_OK && memcmp(m, trz_file_magic, 4) != 0) {
+                /* salvage may still find chunks after a damaged magic */
+                if (push_back(r, m + 1, 3) == TRZ_OK) { r->open_damaged = 1; r->open_rc = TRZ_ERR_NOT_TRZ; r->open_at = 0; }
                 return rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file");
+            }
         }
         if (rc == TRZ_ERR_NOMEM) return rerr(r, rc, "out of memory loading the index");
         if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
@@ -289,7 +410,10 @@ static int open_common(trz_reader *r)
 static trz_reader *alloc_reader(void)
 {
     trz_reader *r = calloc(1, sizeof *r);
-    if (r) r->fd = -1;
+    if (r) {
+        r->fd = -1;
+        r->counts_ok = 1;
+    }
     return r;
 }
 
@@ -336,6 +460,8 @@ int trz_reader_open_mem(trz_reader **out, const void *data, size_t len)
     return open_common(r);
 }
 
+static int skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
+
 static void dchunk_free(dchunk *d)
 {
     free(d->data);
@@ -354,6 +480,9 @@ void trz_reader_close(trz_reader *r)
     if (r->opened == 2 && r->fd >= 0) close(r->fd);
     free(r->chunks);
     free(r->lost);
+    free(r->lost_at);
+    free(r->pos);
+    free(r->look);
     free(r);
 }
 
@@ -366,7 +495,17 @@ int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
         if (r->threads > MAXQ) r->threads = MAXQ;
         return TRZ_OK;
     case TRZ_R_HOST_ORDER: r->host_order = v != 0; return TRZ_OK;
-    case TRZ_R_SALVAGE: r->salvage = v != 0; return TRZ_OK;
+    case TRZ_R_SALVAGE:
+        r->salvage = v != 0;
+        if (r->salvage && r->open_damaged) { /* the open failed on a damaged first header: go on past it */
+            static const uint8_t head[8] = { 0x89, 'T', 'R', 'Z' };
+            r->open_damaged = 0;
+            int rc = skip_damage(r, r->open_at, head, 1);
+            if (rc) return r->failed = rc;
+            if (r->open_rc == TRZ_ERR_NOT_TRZ && r->at_end) /* nothing in it looks like trz */
+                return r->failed = rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file (no chunk found)");
+        }
+        return TRZ_OK;
     }
     return TRZ_ERR_PARAM;
 }
@@ -404,6 +543,218 @@ int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
 
 /* ---- fetching chunks ---- */
 static int seq_index(trz_reader *r, uint64_t at);
+static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
+
+/* ---- salvage in sequential mode ----
+ * A damaged structure does not end a salvaging read: the reader scans
+ * forward for the next structure that checks itself (a chunk header, a member
+ * header, or an index whose footer matches), goes on from there, and notes
+ * what lay between as lost.  How many records that was comes from the
+ * member's index when it is intact; otherwise only where the loss begins is
+ * known (UNKNOWN in the other fields). */
+
+enum { SCAN_EOF, SCAN_CHUNK, SCAN_MEMBER, SCAN_INDEX };
+#define SCAN_BLOCK (64u << 10)
+#define SCAN_INDEX_MAX (64u << 20) /* a larger index is not checked by a scan */
+
+/* What the n bytes at p (archive offset at) begin: SCAN_CHUNK, SCAN_MEMBER,
+ * SCAN_INDEX or -1; *need > n when it takes more bytes to tell. */
+static int scan_candidate(const uint8_t *p, size_t n, uint64_t at, size_t *need)
+{
+    *need = 4;
+    if (n < 4) return -1;
+    *need = 0;
+    if (memcmp(p, trz_chunk_magic, 4) == 0) {
+        trz_chunk_hdr h;
+        int rc = trz_chunk_parse_hdr(p, n, &h, need);
+        if (rc == TRZ_OK) return SCAN_CHUNK;
+        if (rc != TRZ_ERR_TRUNCATED) *need = 0;
+        return -1;
+    }
+    if (memcmp(p, trz_file_magic, 4) == 0) {
+        size_t len = 0;
+        int rc = check_member_header(p, n, &len);
+        if (rc == TRZ_OK) return SCAN_MEMBER;
+        if (rc == TRZ_ERR_TRUNCATED) *need = n < TRZ_FILE_HDR_FIXED ? TRZ_FILE_HDR_FIXED : len;
+        return -1;
+    }
+    if (memcmp(p, trz_index_magic, 4) == 0) {
+        if (n < 8) { *need = 8; return -1; }
+        uint64_t len = 8 + (uint64_t)trz_ld_le32(p + 4) * TRZ_INDEX_ENTRY;
+        if (len + TRZ_FOOTER_SIZE > SCAN_INDEX_MAX) return -1;
+        if (n < len + TRZ_FOOTER_SIZE) { *need = (size_t)len + TRZ_FOOTER_SIZE; return -1; }
+        const uint8_t *f = p + len;
+        uint64_t ix_off = trz_ld_le64(f), msize = trz_ld_le64(f + 8), end = at + len + TRZ_FOOTER_SIZE;
+        /* the cheap tests first: garbage full of magics must not cost a hash each */
+        if (memcmp(f + 20, trz_footer_magic, 4) == 0 && msize <= end && end - msize + ix_off == at &&
+            trz_ld_le32(f + 16) == trz_xxh32low(p, (size_t)len))
+            return SCAN_INDEX;
+    }
+    return -1;
+}
+
+/* Scan from spos for the next structure that checks out; leave spos at it
+ * with the bytes from there on in the look-ahead.  tail gets the 4 bytes
+ * before it (zeros if fewer were scanned).  Returns SCAN_* or a negative
+ * trz_result. */
+static int scan(trz_reader *r, uint8_t tail[4])
+{
+    size_t wlen = r->look_len - r->look_pos, cap = wlen + SCAN_BLOCK, i = 0;
+    uint8_t *w = malloc(cap);
+    if (!w) return TRZ_ERR_NOMEM;
+    if (wlen) memcpy(w, r->look + r->look_pos, wlen);
+    free(r->look);
+    r->look = NULL;
+    r->look_pos = r->look_len = 0;
+    uint64_t base = r->spos; /* archive offset of w[0] */
+    int eof = 0, kind = SCAN_EOF;
+    memset(tail, 0, 4);
+    for (;;) {
+        size_t need = 4;
+        if (i < wlen) {
+            int k = scan_candidate(w + i, wlen - i, base + i, &need);
+            if (k >= 0) { kind = k; break; }
+        }
+        if (need > wlen - i && !eof) { /* read more, keeping 4 bytes before i */
+            size_t drop = i > 4 ? i - 4 : 0;
+            memmove(w, w + drop, wlen - drop);
+            wlen -= drop;
+            i -= drop;
+            base += drop;
+            size_t want = need - (wlen - i) > SCAN_BLOCK ? need - (wlen - i) : SCAN_BLOCK;
+            if (wlen + want > cap) {
+                uint8_t *nw = realloc(w, wlen + want);
+                if (!nw) { free(w); return TRZ_ERR_NOMEM; }
+                w = nw;
+                cap = wlen + want;
+            }
+            int64_t g = r->io.read(r->io.opaque, w + wlen, want);
+            if (g < 0) { free(w); return TRZ_ERR_IO; }
+            if (g == 0) eof = 1;
+            wlen += (size_t)g;
+            continue;
+        }
+        if (i >= wlen) break;
+        i++;
+    }
+    if (i >= 4) memcpy(tail, w + i - 4, 4);
+    r->look = w;
+    r->look_pos = i;
+    r->look_len = wlen;
+    r->spos = base + i;
+    return kind;
+}
+
+/* Whether damaged bytes [at, end) that begin with head[0..8) and end with
+ * tail[0..4) are this member's index and footer: the size fits the count
+ * they hold and a magic is intact, or the size fits the chunks read and two
+ * of the magic, the count and the footer magic are intact (one damaged byte
+ * spoils only one of them). */
+static int index_like(const trz_reader *r, uint64_t at, uint64_t end, const uint8_t *head, const uint8_t *tail)
+{
+    uint64_t mc = r->member_chunks, count = trz_ld_le32(head + 4);
+    int magic = memcmp(head, trz_index_magic, 4) == 0, fmagic = memcmp(tail, trz_footer_magic, 4) == 0;
+    /* its own count fits (chunks may have been lost before it) */
+    if (end - at == 8 + count * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && (magic || fmagic)) return 1;
+    return end - at == 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && magic + (count == mc) + fmagic >= 2;
+}
+
+/* Salvage: the structure at `at` is damaged (r->err says how) and the bytes
+ * from at + 1 on are still to be read (in the look-ahead or the input); head
+ * holds its first 8 bytes.  Scan to the next good structure: the bytes in
+ * between are a loss, unless they were only a member header (expect_header)
+ * or this member's index.  Returns 0 to go on or a negative trz_result. */
+static int skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header)
+{
+    uint8_t tail[4];
+    int kind = scan(r, tail);
+    if (kind < 0) return rerr(r, kind, "%s", kind == TRZ_ERR_IO ? strerror(errno) : "out of memory");
+    uint64_t end = r->spos;
+    int header = expect_header && end - at == TRZ_FILE_HDR_FIXED + 4 && kind != SCAN_EOF;
+    int index = !expect_header && r->in_member && index_like(r, at, end, head, tail);
+    if (!header && !index) {
+        trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
+        if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
+        if (note_lost(r, l, at, end, 1)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+        r->counts_ok = 0;
+    }
+    if (kind == SCAN_EOF) { r->at_end = 1; return TRZ_OK; }
+    if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
+    if (index || !r->in_member) { /* chunks of a member whose header is lost */
+        r->in_member = 1;
+        r->member_start = header ? at : end;
+        r->member_chunks = 0;
+        r->member_first_chunk = r->seq_chunk_no;
+        r->member_first_record = r->seq_records;
+        r->member_first_byte = r->seq_bytes;
+        r->member_base_ok = r->counts_ok;
+        r->members++;
+    }
+    return TRZ_OK;
+}
+
+/* After a damaged structure at `at`: fail, or in salvage mode give back the
+ * `got` bytes read from it but its first (head) and skip to the next good one. */
+static int damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header)
+{
+    if (!r->salvage || rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM) return rc;
+    uint8_t h8[8] = { 0 };
+    memcpy(h8, head, got < 8 ? got : 8);
+    if (got > 1 && push_back(r, head + 1, got - 1)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+    return skip_damage(r, at, h8, expect_header);
+}
+
+/* Read a chunk's payload; memory grows with the bytes that arrive, so a
+ * header that lies about sizes costs no more than the input holds. */
+static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
+{
+    size_t total = d->h.hdr_len + d->h.payload, have = d->h.hdr_len;
+    int64_t size = r->io.size ? r->io.size(r->io.opaque) : -1;
+    if (size >= 0 && ((uint64_t)size < d->off || (uint64_t)size - d->off < total)) return TRZ_ERR_TRUNCATED;
+    size_t cap = total < (1u << 20) ? total : (1u << 20);
+    free(d->raw);
+    d->raw = malloc(cap);
+    if (!d->raw) return TRZ_ERR_NOMEM;
+    memcpy(d->raw, hb, have);
+    while (have < total) {
+        if (have == cap) {
+            cap = total - cap > cap ? 2 * cap : total;
+            uint8_t *np = realloc(d->raw, cap);
+            if (!np) return TRZ_ERR_NOMEM;
+            d->raw = np;
+        }
+        size_t got;
+        int rc = read_exact(r, d->raw + have, cap - have, &got);
+        have += got;
+        if (rc) return rc;
+    }
+    return TRZ_OK;
+}
+
+/* Salvage: the input ends at `at` or inside the chunk there: from there
+ * on everything is lost. */
+static int lost_at_end(trz_reader *r, uint64_t at)
+{
+    trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
+    if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
+    r->counts_ok = 0;
+    r->at_end = 1;
+    return note_lost(r, l, at, r->spos, 1) ? rerr(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+}
+
+/* Bad chunk magic at `at` (hb holds the 4 bytes): a damaged chunk, or this
+ * member's index with a damaged magic, which the count after it tells. */
+static int bad_magic(trz_reader *r, uint64_t at, uint8_t *hb)
+{
+    size_t got = 0;
+    if (read_exact(r, hb + 4, 4, &got) == TRZ_ERR_IO) return rerr(r, TRZ_ERR_IO, "read error: %s", strerror(errno));
+    uint64_t mc = r->member_chunks, ixlen = 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE;
+    int ix = mc && got == 4 && (trz_ld_le32(hb + 4) == mc || (r->file_size && r->file_size - at == ixlen));
+    int rc = ix ? rerr(r, TRZ_ERR_CORRUPT, "damaged index at byte %llu (bad magic)", (unsigned long long)at)
+                : rerr(r, TRZ_ERR_CORRUPT, "chunk %llu: bad chunk magic at byte %llu",
+                       (unsigned long long)r->seq_chunk_no, (unsigned long long)at);
+    return damaged(r, rc, at, hb, 4 + got, 0);
+}
 
 /* Read the next chunk's bytes in sequential mode.  Returns 1 when there is a
  * chunk in d, 0 at the end, or a negative trz_result. */
@@ -411,46 +762,78 @@ static int seq_fetch(trz_reader *r, dchunk *d)
 {
     for (;;) {
         if (r->at_end) return 0;
+        int rc;
         if (!r->in_member) {
-            int rc = seq_member_header(r, 0);
-            if (rc) return rc;
+            uint64_t at = r->spos;
+            if ((rc = seq_member_header(r, 0)) && (rc = damaged(r, rc, at, (const uint8_t *)"\x89TRZ\0\0\0\0", 1, 1)))
+                return rc;
             continue;
         }
         uint8_t hb[TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4];
         uint64_t at = r->spos;
-        size_t got;
-        int rc = read_exact(r, hb, 4, &got);
+        size_t got, have;
+        rc = read_exact(r, hb, 4, &got);
         if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
-        if (rc) return rerr(r, TRZ_ERR_TRUNCATED, "chunk %llu: file ends before the index (truncated archive)",
-                            (unsigned long long)r->seq_chunk_no);
+        if (rc && got) { /* a piece of a magic */
+            rc = rerr(r, TRZ_ERR_TRUNCATED, "chunk %llu: truncated header at byte %llu (the archive is cut short)",
+                      (unsigned long long)r->seq_chunk_no, (unsigned long long)at);
+            if (!r->salvage || (rc = lost_at_end(r, at))) return rc;
+            continue;
+        }
+        if (rc) {
+            if (r->member_chunks)
+                rc = rerr(r, TRZ_ERR_TRUNCATED, "the file ends at byte %llu after chunk %llu, where the next chunk or "
+                          "the index should be (truncated archive)", (unsigned long long)at,
+                          (unsigned long long)r->seq_chunk_no - 1);
+            else
+                rc = rerr(r, TRZ_ERR_TRUNCATED, "the file ends at byte %llu before the first chunk of the member "
+                          "(truncated archive)", (unsigned long long)at);
+            if (!r->salvage || (rc = lost_at_end(r, at))) return rc;
+            continue;
+        }
         if (memcmp(hb, trz_index_magic, 4) == 0) {
             if ((rc = seq_index(r, at))) return rc;
             continue;
         }
-        if (memcmp(hb, trz_chunk_magic, 4) != 0)
-            return rerr(r, TRZ_ERR_CORRUPT, "chunk %llu: bad chunk magic at byte %llu",
-                        (unsigned long long)r->seq_chunk_no, (unsigned long long)at);
-        if ((rc = read_exact(r, hb + 4, TRZ_CHUNK_HDR_FIXED - 4, NULL)))
-            return rerr(r, rc, "chunk %llu: truncated header", (unsigned long long)r->seq_chunk_no);
-        size_t need;
-        rc = trz_chunk_parse_hdr(hb, TRZ_CHUNK_HDR_FIXED, &d->h, &need);
-        if (rc == TRZ_ERR_TRUNCATED && need <= sizeof hb) {
-            if ((rc = read_exact(r, hb + TRZ_CHUNK_HDR_FIXED, need - TRZ_CHUNK_HDR_FIXED, NULL)))
-                return rerr(r, rc, "chunk %llu: truncated header", (unsigned long long)r->seq_chunk_no);
-            rc = trz_chunk_parse_hdr(hb, need, &d->h, &need);
+        if (memcmp(hb, trz_chunk_magic, 4) != 0) {
+            if ((rc = bad_magic(r, at, hb))) return rc;
+            continue;
         }
-        if (rc) return rerr(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)r->seq_chunk_no, trz_strerror(rc));
-        size_t total = d->h.hdr_len + d->h.payload;
-        free(d->raw);
-        d->raw = malloc(total);
-        if (!d->raw) return rerr(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)r->seq_chunk_no);
-        memcpy(d->raw, hb, d->h.hdr_len);
-        if ((rc = read_exact(r, d->raw + d->h.hdr_len, d->h.payload, NULL)))
-            return rerr(r, rc, "chunk %llu: %s", (unsigned long long)r->seq_chunk_no,
-                        rc == TRZ_ERR_IO ? strerror(errno) : "truncated data");
-        d->raw_len = total;
+        rc = read_exact(r, hb + 4, TRZ_CHUNK_HDR_FIXED - 4, &got);
+        have = 4 + got;
+        size_t need = 0;
+        if (!rc) rc = trz_chunk_parse_hdr(hb, TRZ_CHUNK_HDR_FIXED, &d->h, &need);
+        if (rc == TRZ_ERR_TRUNCATED && need > TRZ_CHUNK_HDR_FIXED && need <= sizeof hb) {
+            rc = read_exact(r, hb + TRZ_CHUNK_HDR_FIXED, need - TRZ_CHUNK_HDR_FIXED, &got);
+            have += got;
+            if (!rc) rc = trz_chunk_parse_hdr(hb, need, &d->h, &need);
+        }
+        if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
+        if (rc == TRZ_ERR_TRUNCATED) /* the input ended inside the header */
+            rc = rerr(r, rc, "chunk %llu: truncated header at byte %llu (the archive is cut short)",
+                      (unsigned long long)r->seq_chunk_no, (unsigned long long)at);
+        else if (rc)
+            rc = rerr(r, rc, "chunk %llu: damaged header at byte %llu (%s)", (unsigned long long)r->seq_chunk_no,
+                      (unsigned long long)at, trz_strerror(rc));
+        if (rc) {
+            if ((rc = damaged(r, rc, at, hb, have, 0))) return rc;
+            continue;
+        }
+        d->off = at;
+        if ((rc = read_payload(r, d, hb))) {
+            if (rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM || !r->salvage)
+                return rerr(r, rc, "chunk %llu: %s", (unsigned long long)r->seq_chunk_no,
+                            rc == TRZ_ERR_IO ? strerror(errno) : rc == TRZ_ERR_NOMEM ? "out of memory"
+                                                                  : "truncated data (the archive is cut short)");
+            rerr(r, rc, "chunk %llu: truncated data (the archive is cut short)", (unsigned long long)r->seq_chunk_no);
+            if ((rc = lost_at_end(r, at))) return rc;
+            continue;
+        }
+        d->raw_len = d->stored = d->h.hdr_len + d->h.payload;
+        d->numbers_ok = r->counts_ok;
         d->no = r->seq_chunk_no++;
         d->first_record = r->seq_records;
+        d->first_byte = r->seq_bytes;
         r->seq_records += d->h.nrec;
         r->seq_bytes += d->h.raw;
         r->member_chunks++;
@@ -458,31 +841,133 @@ static int seq_fetch(trz_reader *r, dchunk *d)
     }
 }
 
+/* Salvage: an intact index of the member [ms, at) read sequentially.  Note
+ * where its chunks are, give the losses inside it their numbers, and set the
+ * counts right again when the member's first chunk number is known. */
+static int apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at)
+{
+    uint64_t bc = UNKNOWN, brec = UNKNOWN, bbyte = UNKNOWN;
+    if (r->member_base_ok && r->member_start == ms) {
+        bc = r->member_first_chunk;
+        brec = r->member_first_record;
+        bbyte = r->member_first_byte;
+    }
+    for (size_t i = 0; i < r->nlost && bc == UNKNOWN; i++)
+        if (r->lost_at[i].start == ms && r->lost[i].chunk != UNKNOWN) {
+            bc = r->lost[i].chunk;
+            brec = r->lost[i].first_record;
+            bbyte = r->lost[i].first_byte;
+        }
+    if (r->npos + n > r->cappos) {
+        size_t nc = r->cappos ? r->cappos : 64;
+        while (nc < r->npos + n) nc *= 2;
+        chunk_pos *np = realloc(r->pos, nc * sizeof *np);
+        if (!np) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+        r->pos = np;
+        r->cappos = nc;
+    }
+    uint64_t recs = 0, bytes = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *e = ix + 8 + i * TRZ_INDEX_ENTRY;
+        chunk_pos *p = &r->pos[r->npos++];
+        p->off = ms + trz_ld_le64(e);
+        p->nrec = trz_ld_le32(e + 24);
+        p->raw = trz_ld_le32(e + 28);
+        p->chunk = bc == UNKNOWN ? UNKNOWN : bc + i;
+        p->first_record = bc == UNKNOWN ? UNKNOWN : brec + recs;
+        p->first_byte = bc == UNKNOWN ? UNKNOWN : bbyte + bytes;
+        recs += p->nrec;
+        bytes += p->raw;
+    }
+    chunk_pos *first = n ? r->pos + r->npos - n : NULL;
+    for (size_t i = 0; i < r->nlost;) { /* the member's open losses: exactly the chunks inside them */
+        lost_at *a = &r->lost_at[i];
+        if (!a->open || a->start < ms || a->end > at) { i++; continue; }
+        size_t k = 0, cnt = 0;
+        while (k < n && first[k].off < a->start) k++;
+        trz_lost_range *l = &r->lost[i];
+        l->records = l->raw_bytes = 0;
+        for (size_t j = k; j < n && first[j].off < a->end; j++, cnt++) {
+            l->records += first[j].nrec;
+            l->raw_bytes += first[j].raw;
+        }
+        if (cnt == 0) { /* no chunk there: nothing was lost */
+            memmove(r->lost + i, r->lost + i + 1, (r->nlost - i - 1) * sizeof *r->lost);
+            memmove(r->lost_at + i, r->lost_at + i + 1, (r->nlost - i - 1) * sizeof *r->lost_at);
+            r->nlost--;
+            continue;
+        }
+        l->chunk = first[k].chunk;
+        l->first_record = first[k].first_record;
+        l->first_byte = first[k].first_byte;
+        a->open = 0;
+        i++;
+    }
+    if (bc != UNKNOWN) {
+        r->seq_chunk_no = bc + n;
+        r->seq_records = brec + recs;
+        r->seq_bytes = bbyte + bytes;
+        r->counts_ok = 1;
+    }
+    return TRZ_OK;
+}
+
 /* The index at the end of a member, read sequentially: it must describe the
- * chunks just read, and the footer must match it. */
+ * chunks just read, and the footer must match it.  In salvage mode a damaged
+ * index costs no data: it is noted (r->err) and skipped. */
 static int seq_index(trz_reader *r, uint64_t at)
 {
-    uint8_t n4[4];
-    int rc = read_exact(r, n4, 4, NULL);
-    if (rc) return rerr(r, TRZ_ERR_TRUNCATED, "truncated index");
-    uint64_t n = trz_ld_le32(n4);
-    if (n != r->member_chunks) return rerr(r, TRZ_ERR_CORRUPT, "index lists %llu chunks, the member has %llu",
-                                           (unsigned long long)n, (unsigned long long)r->member_chunks);
+    uint8_t n4[8];
+    memcpy(n4, trz_index_magic, 4);
+    size_t got;
+    int rc = read_exact(r, n4 + 4, 4, &got);
+    if (rc == TRZ_ERR_IO) return rerr(r, rc, "read error: %s", strerror(errno));
+    uint64_t n = trz_ld_le32(n4 + 4), mc = r->member_chunks;
+    if (rc) { /* every chunk before it was read; whatever followed is not known */
+        rc = rerr(r, TRZ_ERR_TRUNCATED, "truncated index at byte %llu (the archive is cut short)", (unsigned long long)at);
+        return r->salvage ? lost_at_end(r, at) : rc;
+    }
+    /* each chunk takes at least a header: the count is bounded by the bytes before it */
+    if (n > at / (TRZ_CHUNK_HDR_FIXED + 4) || (!r->salvage && n != mc)) {
+        rc = rerr(r, TRZ_ERR_CORRUPT, "damaged index at byte %llu: it lists %llu chunks, the member has %llu",
+                  (unsigned long long)at, (unsigned long long)n, (unsigned long long)mc);
+        return damaged(r, rc, at, n4, 8, 0);
+    }
     size_t len = 8 + (size_t)n * TRZ_INDEX_ENTRY;
-    uint8_t *ix = malloc(len);
+    uint8_t *ix = malloc(len + TRZ_FOOTER_SIZE);
     if (!ix) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
-    memcpy(ix, trz_index_magic, 4);
-    memcpy(ix + 4, n4, 4);
-    uint8_t f[TRZ_FOOTER_SIZE];
-    rc = read_exact(r, ix + 8, len - 8, NULL);
-    if (!rc) rc = read_exact(r, f, sizeof f, NULL);
-    if (rc) { free(ix); return rerr(r, TRZ_ERR_TRUNCATED, "truncated index or footer"); }
+    memcpy(ix, n4, 8);
+    uint8_t *f = ix + len;
+    rc = read_exact(r, ix + 8, len - 8 + TRZ_FOOTER_SIZE, &got);
+    if (rc) {
+        if (rc == TRZ_ERR_IO) { free(ix); return rerr(r, rc, "read error: %s", strerror(errno)); }
+        rc = rerr(r, TRZ_ERR_TRUNCATED, "truncated index or footer at byte %llu (the archive is cut short)",
+                  (unsigned long long)at);
+        if (r->salvage && n != mc) rc = damaged(r, rc, at, ix, 8 + got, 0); /* or a damaged count */
+        else if (r->salvage) rc = lost_at_end(r, at);
+        free(ix);
+        return rc;
+    }
+    uint64_t ix_off = trz_ld_le64(f), msize = trz_ld_le64(f + 8);
     int ok = trz_xxh32low(ix, len) == trz_ld_le32(f + 16) && memcmp(f + 20, trz_footer_magic, 4) == 0 &&
-             trz_ld_le64(f) == at - r->member_start && trz_ld_le64(f + 8) == r->spos - r->member_start;
+             msize <= r->spos && r->spos - msize + ix_off == at;
+    uint64_t ms = ok ? r->spos - msize : 0;
+    if (ok && !r->salvage && ms != r->member_start) ok = 0;
+    if (ok) {
+        rc = r->salvage ? apply_index(r, ix, n, ms, at) : TRZ_OK;
+        free(ix);
+        if (rc == TRZ_OK) r->in_member = 0;
+        return rc;
+    }
+    rc = rerr(r, TRZ_ERR_CORRUPT, "damaged index or footer at byte %llu", (unsigned long long)at);
+    if (r->salvage && n == mc) { /* the count fits: exactly the index and footer were skipped */
+        free(ix);
+        r->in_member = 0;
+        return TRZ_OK;
+    }
+    rc = damaged(r, rc, at, ix, len + TRZ_FOOTER_SIZE, 0);
     free(ix);
-    if (!ok) return rerr(r, TRZ_ERR_CORRUPT, "damaged index or footer at byte %llu", (unsigned long long)at);
-    r->in_member = 0;
-    return TRZ_OK;
+    return rc;
 }
 
 /* Read chunk number n's bytes through the index. */
@@ -503,13 +988,20 @@ static int idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     d->raw_len = c->stored;
     d->no = n;
     d->first_record = c->first_record;
+    d->first_byte = c->first_byte;
+    d->off = c->offset;
+    d->stored = c->stored;
+    d->numbers_ok = 1;
     return 1;
 }
 
 static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
 {
-    free(d->data);
-    d->data = malloc(d->h.raw ? d->h.raw : 1);
+    if (!d->data || d->cap < d->h.raw) { /* fresh pages fault in: keep buffers */
+        free(d->data);
+        d->data = malloc(d->h.raw ? d->h.raw : 1);
+        d->cap = d->data ? d->h.raw : 0;
+    }
     d->len = d->h.raw;
     d->codec = trz_codec_by_id(d->h.codec);
     d->byte_order = d->h.byte_order;
@@ -530,21 +1022,53 @@ static void decode_job(void *arg, size_t i)
     decode_one(j->r, &j->r->q[slot], j->r->z[i]);
 }
 
-static void add_lost(trz_reader *r, const dchunk *d)
+/* Record a loss, in archive order.  An open one (numbers not known) that is
+ * exactly a chunk an index has placed gets that chunk's numbers. */
+static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open)
 {
     if (r->nlost == r->caplost) {
         size_t nc = r->caplost ? 2 * r->caplost : 16;
         trz_lost_range *nl = realloc(r->lost, nc * sizeof *nl);
-        if (!nl) return;
+        if (!nl) return TRZ_ERR_NOMEM;
         r->lost = nl;
+        lost_at *na = realloc(r->lost_at, nc * sizeof *na);
+        if (!na) return TRZ_ERR_NOMEM;
+        r->lost_at = na;
         r->caplost = nc;
     }
-    trz_lost_range *l = &r->lost[r->nlost++];
-    l->chunk = d->no;
-    l->first_record = d->first_record;
-    l->records = d->h.nrec;
-    l->first_byte = r->seekable && d->no < r->nchunks ? r->chunks[d->no].first_byte : 0;
-    l->raw_bytes = d->h.raw;
+    size_t lo = 0, hi = r->npos;
+    while (open && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->pos[mid].off < start) lo = mid + 1;
+        else hi = mid;
+    }
+    if (open && lo < r->npos && r->pos[lo].off == start && r->pos[lo].chunk != UNKNOWN) {
+        l.chunk = r->pos[lo].chunk;
+        l.first_record = r->pos[lo].first_record;
+        l.first_byte = r->pos[lo].first_byte;
+        open = 0;
+    }
+    size_t i = r->nlost;
+    while (i > 0 && r->lost_at[i - 1].start > start) i--;
+    memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
+    memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
+    r->lost[i] = l;
+    r->lost_at[i] = (lost_at){ start, end, open };
+    r->nlost++;
+    return TRZ_OK;
+}
+
+/* A chunk that could not be read or decoded, skipped in salvage mode. */
+static int add_lost(trz_reader *r, const dchunk *d)
+{
+    trz_lost_range l = { d->no, d->first_record, d->h.nrec, d->first_byte, d->h.raw };
+    if (r->seekable) {
+        const rchunk *c = &r->chunks[d->no];
+        l.first_byte = c->first_byte;
+        return note_lost(r, l, c->offset, c->offset + c->stored, 0);
+    }
+    if (!d->numbers_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
+    return note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok);
 }
 
 /* Refill the decode-ahead queue with up to `threads` chunks. */
@@ -563,7 +1087,7 @@ static int fill_queue(trz_reader *r)
                 d->first_record = r->chunks[d->no].first_record;
                 d->h.nrec = r->chunks[d->no].nrec;
                 d->h.raw = r->chunks[d->no].raw;
-                add_lost(r, d);
+                if (add_lost(r, d)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
                 continue;
             }
         } else {
@@ -591,16 +1115,24 @@ static int next_chunk(trz_reader *r)
             if (rc < 0) return r->failed = rc;
             if (rc == 0 && r->qlen == 0) return 0;
         }
+        uint8_t *spare = r->cur.data;
+        size_t spare_cap = r->cur.cap;
+        r->cur.data = NULL;
         dchunk_free(&r->cur);
         r->cur = r->q[r->qhead];
         memset(&r->q[r->qhead], 0, sizeof r->q[r->qhead]);
+        r->q[r->qhead].data = spare;
+        r->q[r->qhead].cap = spare_cap;
         r->qhead = (r->qhead + 1) % MAXQ;
         r->qlen--;
         r->cur_pos = 0;
         r->have_cur = 1;
         if (r->cur.rc) {
-            if (r->salvage) { add_lost(r, &r->cur); continue; }
-            r->have_cur = 0;
+            r->have_cur = 0; /* its bytes are not to be handed out, even when nothing follows */
+            if (r->salvage) {
+                if (add_lost(r, &r->cur)) return r->failed = rerr(r, TRZ_ERR_NOMEM, "out of memory");
+                continue;
+            }
             return r->failed = rerr(r, r->cur.rc, "chunk %llu: %s", (unsigned long long)r->cur.no, r->cur.err);
         }
         return 1;
@@ -638,6 +1170,22 @@ static int host_bo(void)
     return *(const uint8_t *)&one ? TRZ_BO_LITTLE : TRZ_BO_BIG;
 }
 
+/* Bytes per record as trz_reader_info reports them: members of different
+ * formats are read as bytes. */
+static size_t rec_size(const trz_reader *r)
+{
+    return r->mixed || !r->codec ? 1 : r->codec->record_size;
+}
+
+/* Records in host order on request.  The member's codec and byte order
+ * apply, also to a chunk stored raw inside it (tail or fallback). */
+static void to_host(const trz_reader *r, uint8_t *p, size_t len)
+{
+    if (r->host_order && !r->mixed && r->codec && r->codec->convert && r->byte_order &&
+        r->byte_order != host_bo())
+        r->codec->convert(p, len, r->byte_order, host_bo());
+}
+
 int64_t trz_read(trz_reader *r, void *buf, size_t max)
 {
     uint8_t *out = buf;
@@ -651,15 +1199,13 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
             if (rc == 0) break;
             continue;
         }
-        const trz_codec *k = r->cur.codec;
-        size_t rs = r->codec ? r->codec->record_size : 1;
+        size_t rs = rec_size(r);
         if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
         size_t n = (r->cur.len - r->cur_pos) / rs;
         if (n > max - got) n = max - got;
         uint8_t *dst = out + got * rs;
         memcpy(dst, r->cur.data + r->cur_pos, n * rs);
-        if (r->host_order && k->convert && r->cur.byte_order && r->cur.byte_order != host_bo())
-            k->convert(dst, n * rs, r->cur.byte_order, host_bo());
+        to_host(r, dst, n * rs);
         r->cur_pos += n * rs;
         got += n;
     }
@@ -681,13 +1227,19 @@ int trz_seek(trz_reader *r, uint64_t rec)
         if (r->chunks[mid].first_record + r->chunks[mid].nrec <= rec) lo = mid + 1;
         else hi = mid;
     }
+    /* at the end: a partial last record (a chunk of no records) still follows */
+    if (lo == r->nchunks)
+        while (lo > 0 && r->chunks[lo - 1].nrec == 0 && r->chunks[lo - 1].first_record == rec) lo--;
     r->next_chunk = lo;
     if (lo >= r->nchunks) return TRZ_OK; /* at the end */
+    int threads = r->threads; /* decode just the chunk that holds the record */
+    r->threads = 1;
     int rc = next_chunk(r);
+    r->threads = threads;
     if (rc < 0) return rc;
     if (rc == 0) return TRZ_OK;
     uint64_t k = rec - r->cur.first_record;
-    size_t rs = r->codec ? r->codec->record_size : 1;
+    size_t rs = rec_size(r);
     if (rs) r->cur_pos = (size_t)(k * rs);
     else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
     return TRZ_OK;
@@ -702,8 +1254,7 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
             if (rc == 0) return TRZ_OK;
             continue;
         }
-        const trz_codec *k = r->cur.codec;
-        size_t rs = r->codec ? r->codec->record_size : 1;
+        size_t rs = rec_size(r);
         uint8_t *p = r->cur.data + r->cur_pos;
         size_t len = r->cur.len - r->cur_pos, n;
         uint64_t first;
@@ -713,12 +1264,12 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
         } else {
             if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; }
             n = len / rs;
+            len = n * rs;
             first = r->cur.first_record + r->cur_pos / rs;
-            if (r->host_order && k->convert && r->cur.byte_order && r->cur.byte_order != host_bo())
-                k->convert(p, n * rs, r->cur.byte_order, host_bo());
+            to_host(r, p, len);
         }
         r->cur_pos = r->cur.len;
-        int rc = fn(ctx, p, n, first);
+        int rc = fn(ctx, p, n, len, first);
         if (rc) return rc;
     }
 }
@@ -762,18 +1313,17 @@ int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
     return rc;
 }
 
-static int cpus_cb(void *ctx, const void *recs, size_t n, uint64_t first)
+static int cpus_cb(void *ctx, const void *recs, size_t n, size_t len, uint64_t first)
 {
     trz_reader *r = ctx;
     (void)first;
-    const trz_codec *k = r->cur.codec;
-    if (k->cpus_seen && n) k->cpus_seen(recs, n * k->record_size, r->cur.byte_order, r->cpu_bits);
+    if (n) r->codec->cpus_seen(recs, len, r->byte_order, r->cpu_bits); /* the member's codec, also for raw-stored chunks */
     return 0;
 }
 
 int trz_reader_cpus(trz_reader *r)
 {
-    if (!r->codec || !r->codec->cpus_seen) return 0;
+    if (!r->codec || !r->codec->cpus_seen || r->mixed) return 0;
     memset(r->cpu_bits, 0, sizeof r->cpu_bits);
     int rc = r->seekable ? trz_seek(r, 0) : TRZ_OK;
     if (rc) return rc;

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# make_seeds.sh - regenerate the seed corpora in tests/fuzz/corpus/<target>/
+# from the project's generated samples (corpus/) and a few edge cases: small
+# .trz archives of every format for decode_any (several chunks, a tail,
+# concatenated and mixed members, damaged ones), record slices with their
+# parameter bytes for roundtrip_<codec>, and (record, count) lists for
+# seek_read.  Needs ./trz built.  The output is the same on every run.
+# Files named regress-* (inputs that found a bug) are kept as they are.
+set -eu
+cd "$(dirname "$0")/../.."
+TRZ=./trz
+S=corpus
+OUT=tests/fuzz/corpus
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+# inputs that once found a bug (regress-*) stay; the rest is made anew
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,seek_read}
+find "$OUT" -type f ! -name 'regress-*' -delete
+
+slice() { # FILE OFFSET LENGTH
+    tail -c +"$(($2 + 1))" "$1" | head -c "$3"
+}
+byte() { printf "\\x$(printf %02x "$1")"; }
+
+# ---- decode_any: archives ----
+D=$OUT/decode_any
+arc() { # NAME INPUT-FILE TRZ-OPTIONS...
+    local name=$1 in=$2; shift 2
+    "$TRZ" -q -f -c "$@" "$in" > "$D/$name.trz"
+}
+slice $S/loops-4cpu.rst 24000 2400 > "$W/a.rst"
+slice $S/blaze-like-1cpu-le.rst 48000 2400 > "$W/le.rst"
+slice $S/bus-2cpu.byu 1199000 1002 > "$W/t.byu"       # ends in the 2-byte tail
+slice $S/bus-1cpu.pbus 60000 1800 > "$W/a.pbus"
+slice $S/sjeng-like.trace 40000 3000 > "$W/a.trace"
+head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
+{ head -c 300 $S/sjeng-like.trace; head -c 5000 /dev/zero | tr '\0' 'x'; echo; head -c 200 $S/sjeng-like.trace; } > "$W/long.trace"
+slice $S/loops-4cpu.rst 100000 6000 > "$W/a.raw"
+: > "$W/empty"
+head -c 24 $S/loops-4cpu.rst > "$W/one.rst"
+arc rst-4chunks "$W/a.rst" --chunk-records=25
+arc rst-le-gzip "$W/le.rst" -1 --backend=gzip --chunk-records=40
+arc rst-level19 "$W/a.rst" -19
+arc rst-one-record "$W/one.rst"
+arc byu-tail "$W/t.byu" --chunk-records=30
+arc pbus-5chunks "$W/a.pbus" --chunk-records=60
+arc pbus-raw-format "$W/a.pbus" --format=raw --chunk-size=4096
+arc uop-8lines "$W/a.trace" --chunk-records=8
+arc uop-tabs "$W/tabs.trace" -3
+arc uop-midline "$W/long.trace" --chunk-size=4096
+arc raw-2chunks "$W/a.raw" --format=raw --chunk-size=4096
+arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
+arc empty "$W/empty"
+cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
+cat "$D/pbus-5chunks.trz" "$D/pbus-5chunks.trz" > "$D/concat-same.trz"
+cat "$D/empty.trz" "$D/uop-8lines.trz" > "$D/concat-empty-first.trz"
+n=$(wc -c < "$D/rst-4chunks.trz")
+head -c $((n / 2)) "$D/rst-4chunks.trz" > "$D/cut-half.trz"
+head -c $((n - 10)) "$D/rst-4chunks.trz" > "$D/cut-footer.trz"
+head -c 30 "$D/rst-4chunks.trz" > "$D/cut-header.trz"
+cp "$D/pbus-5chunks.trz" "$D/flip-chunk.trz"
+printf '\377' | dd of="$D/flip-chunk.trz" bs=1 seek=200 conv=notrunc status=none
+cp "$D/uop-8lines.trz" "$D/flip-index.trz"
+m=$(wc -c < "$D/uop-8lines.trz")
+printf '\001' | dd of="$D/flip-index.trz" bs=1 seek=$((m - 40)) conv=notrunc status=none
+printf 'not a trz file\n' > "$D/not-trz"
+
+# ---- roundtrip_<codec>: two parameter bytes, then records ----
+rt() { # CODEC NAME P1 P2 FILE OFFSET LENGTH
+    { byte "$3"; byte "$4"; slice "$5" "$6" "$7"; } > "$OUT/roundtrip_$1/$2"
+}
+for c in rst byu pbus uop raw; do
+    { byte 0; byte 0; } > "$OUT/roundtrip_$c/empty"
+done
+rt rst be-l1 0 0 $S/loops-4cpu.rst 0 4800
+rt rst be-l2-small 1 4 $S/loops-4cpu.rst 480000 2400
+rt rst be-gzip-t2 12 1 $S/loops-4cpu.rst 240000 7200
+rt rst le-l3 2 0 $S/blaze-like-1cpu-le.rst 0 4800
+rt rst le-noverify 16 12 $S/blaze-like-1cpu-le.rst 96000 4800
+rt rst misaligned 0 0 $S/loops-4cpu.rst 7 3000
+rt rst pipe-threads 97 5 $S/loops-4cpu.rst 720000 6000
+rt rst not-rst 0 0 $S/bus-2cpu.byu 0 4800
+rt byu l1 0 0 $S/bus-2cpu.byu 0 6000
+rt byu tail 1 4 $S/bus-2cpu.byu 1196000 4002
+rt byu gzip 4 2 $S/bus-2cpu.byu 600000 4800
+rt byu noverify-t2 24 0 $S/bus-2cpu.byu 300000 6000
+rt byu pipe 161 13 $S/bus-2cpu.byu 900000 3600
+rt byu not-byu 0 0 $S/sjeng-like.trace 0 3000
+rt pbus l1 0 0 $S/bus-1cpu.pbus 0 6000
+rt pbus small-chunks 2 4 $S/bus-1cpu.pbus 300000 3000
+rt pbus gzip 4 1 $S/bus-1cpu.pbus 540000 4800
+rt pbus noverify 16 0 $S/bus-1cpu.pbus 120000 6000
+rt pbus odd-tail 1 0 $S/bus-1cpu.pbus 6000 3001
+rt pbus not-pbus 0 0 $S/loops-4cpu.rst 0 3000
+rt uop padded 0 0 $S/sjeng-like.trace 0 6000
+rt uop lines 2 4 $S/sjeng-like.trace 650000 4000
+rt uop tabs 1 0 $S/tabs-variant.trace 0 5000
+rt uop midline 0 0 $S/sjeng-like.trace 1001 3000
+rt uop gzip-noverify 20 1 $S/tabs-variant.trace 70000 5000
+rt uop not-uop 0 0 $S/bus-1cpu.pbus 0 3000
+{ byte 0; byte 0; head -c 300 $S/sjeng-like.trace; head -c 5000 /dev/zero | tr '\0' 'y'; } > "$OUT/roundtrip_uop/long-line"
+rt raw rst 0 0 $S/loops-4cpu.rst 0 5000
+rt raw text 1 4 $S/sjeng-like.trace 0 5000
+rt raw byu-gzip 4 0 $S/bus-2cpu.byu 0 5000
+rt raw records-cap 0 12 $S/bus-1cpu.pbus 0 3000
+{ byte 0; byte 0; head -c 6000 /dev/zero; } > "$OUT/roundtrip_raw/zeros"
+
+# ---- seek_read: archive selector, then (record u32, count u8) pairs ----
+for sel in 0 1 2 3 4 17 26 40; do
+    { byte "$sel"; slice $S/bus-2cpu.byu $((sel * 1000 + 12)) $((5 * (4 + sel % 7))); } > "$OUT/seek_read/sel$sel"
+done
+{ byte 0; printf '\000\000\000\000\001\000\000\013\271\377\377\377\377\377\003'; } > "$OUT/seek_read/ends"
+du -sh "$OUT"; ls "$OUT"/* | wc -l
