@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# reader.sh - the reader API from the command line and the example
+# analyzers: rst_stats and bus_stats must print the same thing through the
+# API (foreach, trz_read, decode-ahead threads) as from a raw pipe; their
+# numbers on hand-made traces must be the hand-counted ones; and
+# `trz -d --from --count` and `trz dump -s -n` must cut exactly the records
+# asked for, in every format.  Run from anywhere; prints "N passed, M failed".
+#   TRZ_QUICK=1 skips the shared corpus; TRZ_SHARED_CORPUS=DIR moves it.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TRZ=${TRZ:-$ROOT/trz}
+AN=$ROOT/build/analyzers
+CORPUS=$ROOT/corpus
+SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-reader.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+pass=0; fail=0
+
+ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+
+for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats"; do
+    [ -x "$p" ] || { echo "missing $p: run make first"; echo "0 passed, 1 failed"; exit 1; }
+done
+
+# same NAME FILE_A FILE_B: the two outputs must be identical and not empty
+same() {
+    if [ ! -s "$2" ]; then bad "$1" "empty output"; return; fi
+    if cmp -s "$2" "$3"; then ok "$1"; else bad "$1" "$(diff "$2" "$3" | head -5 | tr '\n' ' ')"; fi
+}
+
+# ---- analyzers: every path gives the same report ----
+# paths TOOL NAME RAW TRZ [tool options for raw stdin]
+paths() {
+    local tool=$1 name=$2 raw=$3 arc=$4; shift 4
+    "$AN/$tool" "$@" - < "$raw" > "$W/ref" 2> "$W/err" || { bad "$name: $tool on stdin" "$(cat "$W/err")"; return; }
+    "$AN/$tool" "$arc" > "$W/o" 2>&1; same "$name: $tool FILE.trz (trz_foreach) = raw stdin" "$W/ref" "$W/o"
+    "$AN/$tool" -R "$arc" > "$W/o" 2>&1; same "$name: $tool -R (trz_read) = raw stdin" "$W/ref" "$W/o"
+    "$AN/$tool" -T 2 "$arc" > "$W/o" 2>&1; same "$name: $tool -T 2 = raw stdin" "$W/ref" "$W/o"
+    "$AN/$tool" -T 4 -R "$arc" > "$W/o" 2>&1; same "$name: $tool -T 4 -R = raw stdin" "$W/ref" "$W/o"
+    "$TRZ" -dc "$arc" | "$AN/$tool" "$@" - > "$W/o" 2>&1; same "$name: trz -dc | $tool - = raw stdin" "$W/ref" "$W/o"
+    cat "$W/ref" > "$W/last_report"
+}
+
+rst_samples() {
+    local f n
+    for f in loops-4cpu blaze-like-1cpu-le; do
+        "$TRZ" -c --chunk-records=1000 "$CORPUS/$f.rst" > "$W/$f.trz" || { bad "compress $f"; continue; }
+        paths rst_stats "$f" "$CORPUS/$f.rst" "$W/$f.trz"
+        "$AN/rst_stats" "$CORPUS/$f.rst" > "$W/o" 2>&1; same "$f: rst_stats RAWFILE = raw stdin" "$W/last_report" "$W/o"
+        n=$(( $(wc -c < "$CORPUS/$f.rst") / 24 ))
+        if grep -q "^rst_stats: $n records" "$W/last_report"; then ok "$f: record count"; else bad "$f: record count" "$(head -1 "$W/last_report")"; fi
+    done
+    if grep -q "little-endian" "$W/last_report"; then ok "little-endian sample detected"; else bad "little-endian sample detected"; fi
+}
+
+bus_samples() {
+    local f fmt
+    for f in bus-2cpu.byu bus-1cpu.pbus; do
+        fmt=${f##*.}
+        "$TRZ" -c --chunk-records=1000 "$CORPUS/$f" > "$W/$f.trz" || { bad "compress $f"; continue; }
+        paths bus_stats "$f" "$CORPUS/$f" "$W/$f.trz" -f "$fmt"
+        "$AN/bus_stats" "$CORPUS/$f" > "$W/o" 2>&1; same "$f: bus_stats RAWFILE (format from the name) = raw stdin" "$W/last_report" "$W/o"
+    done
+    if "$AN/bus_stats" - < "$CORPUS/bus-2cpu.byu" > /dev/null 2>&1; then bad "bus_stats on raw stdin without -f must refuse"; else ok "bus_stats without -f refuses raw stdin"; fi
+}
+
+# ---- analyzers: hand-made traces with hand-counted results ----
+# hexrec HEX: the bytes of a hex string
+hexrec() {
+    local h=$1 i f=""
+    for ((i = 0; i < ${#h}; i += 2)); do f+="\\x${h:i:2}"; done
+    printf "$f"
+}
+
+rst_hand() {
+    local be="$W/hand-be.rst" le="$W/hand-le.rst"
+    # cpu 1: PAVADIFF (ea_valid, ea_pa_va 0x10000000), ldx and stx in one line,
+    # bne taken, be untaken, ba, call, ret, retl, an annulled nop;
+    # cpu 2: ldx with no PAVADIFF (VA), add;
+    # cpu 3: six loads over one set, A B C D E A E: LRU evicts A, then E hits.
+    : > "$be"; : > "$le"
+    # BE INSTR: 03 | flags | cpuid<<2 (cpu < 64) | 00 | iw | pc | ea
+    # LE INSTR: 03 | flags (ea_valid 02, bt 20, an 40) | cpu | 00 | iw LE | pc LE | ea LE
+    local recs=(
+        # type  cpu flagsBE flagsLE iw        ea
+        "P 1 80 01 - 0000000010000000"
+        "I 1 40 02 c2586000 0000000000002000"
+        "I 1 40 02 c2706008 0000000000002008"
+        "I 1 44 22 12800004 0000000000001000"
+        "I 1 40 02 02800004 0000000000001010"
+        "I 1 40 02 10800004 0000000000001000"
+        "I 1 44 22 40000010 0000000000001000"
+        "I 1 44 22 81c7e008 0000000000001000"
+        "I 1 44 22 81c3e008 0000000000001000"
+        "I 1 02 40 01000000 0000000000000000"
+        "I 2 40 02 c2586000 0000000000002000"
+        "I 2 00 00 82004001 0000000000000000"
+        "I 3 40 02 c2586000 0000000000000000"
+        "I 3 40 02 c2586000 0000000000002000"
+        "I 3 40 02 c2586000 0000000000004000"
+        "I 3 40 02 c2586000 0000000000006000"
+        "I 3 40 02 c2586000 0000000000008000"
+        "I 3 40 02 c2586000 0000000000000000"
+        "I 3 40 02 c2586000 0000000000008000"
+    )
+    local r t cpu fb fl iw ea pc=0000000100001000 h
+    for r in "${recs[@]}"; do
+        read -r t cpu fb fl iw ea <<< "$r"
+        if [ "$t" = P ]; then # PAVADIFF: ea_valid + cpuid in byte 1 (BE: 0x80|cpu, LE: 1|cpu<<1)
+            hexrec "13$(printf '%02x' $((0x$fb | cpu)))0000000000000000000000000000${ea}" >> "$be"
+            hexrec "13$(printf '%02x' $((0x$fl | cpu << 1)))0000000000000000000000000000$(le64 "$ea")" >> "$le"
+        else
+            hexrec "03${fb}$(printf '%02x' $((cpu << 2)))00${iw}${pc}${ea}" >> "$be"
+            hexrec "03${fl}$(printf '%02x' "$cpu")00$(le32 "$iw")$(le64 "$pc")$(le64 "$ea")" >> "$le"
+        fi
+    done
+    local want_be="$W/hand.want"
+    cat > "$want_be" <<'EOF'
+1                 9           1           1           2   50.00          1         1         2           0         1           2   50.00         0
+2                 2           1           0           0       -          0         0         0           1         0           1    0.00         1
+3                 7           7           0           0       -          0         0         0           0         0           7   14.29         7
+total            18           9           1           2   50.00          1         1         2           1         1          10   20.00         8
+EOF
+    for order in be le; do
+        h="$W/hand-$order.rst"
+        "$AN/rst_stats" - < "$h" | tail -4 | sed 's/  */ /g' > "$W/got"
+        sed 's/  */ /g' "$want_be" > "$W/want"
+        if cmp -s "$W/got" "$W/want"; then ok "rst_stats hand-counted trace ($order)"; else bad "rst_stats hand-counted trace ($order)" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+    done
+    if "$AN/rst_stats" - < "$W/hand-le.rst" | head -1 | grep -q little-endian; then ok "rst_stats probes little-endian"; else bad "rst_stats probes little-endian"; fi
+    "$TRZ" -c --format=rst < "$W/hand-le.rst" > "$W/hand-le.trz" 2>/dev/null
+    "$AN/rst_stats" "$W/hand-le.trz" | tail -4 | sed 's/  */ /g' > "$W/got"
+    if cmp -s "$W/got" "$W/want"; then ok "rst_stats hand-counted trace (le, .trz)"; else bad "rst_stats hand-counted trace (le, .trz)" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+}
+
+le32() { local h=$1; printf '%s' "${h:6:2}${h:4:2}${h:2:2}${h:0:2}"; }
+le64() { local h=$1; printf '%s%s' "$(le32 "${h:8:8}")" "$(le32 "${h:0:8}")"; }
+
+bus_hand() {
+    # proc 0: FETCH 0x1000 (miss), FETCH 0x1008 (hit), MEMREAD 0x2000 (miss),
+    # MEMWRITE 0x2010 (hit), IOREAD 0x60 (not cached); proc 1: FETCH 0x1000 (miss)
+    { hexrec 001000000008000000000000; hexrec 081000000008000005000000
+      hexrec 002000000108000005000000; hexrec 102000000308000005000000
+      hexrec 600000001001000005000000; hexrec 001000000008000105000000; } > "$W/hand.byu"
+    "$AN/bus_stats" -f byu - < "$W/hand.byu" | sed 's/  */ /g' | tail -5 > "$W/got"
+    printf '%s\n' "FETCH 3 50.00 3 33.33" "MEMREAD 1 16.67 1 0.00" "MEMWRITE 1 16.67 1 100.00" \
+        "IOREAD 1 16.67 0 -" "total 6 100.00 5 40.00" > "$W/want"
+    if cmp -s "$W/got" "$W/want"; then ok "bus_stats hand-counted BYU"; else bad "bus_stats hand-counted BYU" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+    # PEL: I_FETCH 0x1000 (miss), D_READ 0x1038 (hit), D_WRITE 0x3000 (miss), IO_WRITE
+    { hexrec 000010000080; hexrec 0000103800c0; hexrec 0000300000f0; hexrec 000000600070; } > "$W/hand.pbus"
+    "$AN/bus_stats" "$W/hand.pbus" | sed 's/  */ /g' | tail -5 > "$W/got"
+    printf '%s\n' "IO_WRITE 1 25.00 0 -" "I_FETCH 1 25.00 1 0.00" "D_READ 1 25.00 1 100.00" \
+        "D_WRITE 1 25.00 1 0.00" "total 4 100.00 3 33.33" > "$W/want"
+    if cmp -s "$W/got" "$W/want"; then ok "bus_stats hand-counted PEL"; else bad "bus_stats hand-counted PEL" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+}
+
+# ---- the shared corpus (real traces), when present ----
+shared_corpus() {
+    [ -n "${TRZ_QUICK:-}" ] && return
+    [ -d "$SHARED" ] || return
+    local x=$SHARED/rst/blaze-32cpu-part1.rst.xz
+    if [ -f "$x" ] && command -v xz > /dev/null; then
+        xz -dc "$x" | "$TRZ" -c -T2 > "$W/blaze.trz" 2> "$W/err" || bad "compress blaze" "$(cat "$W/err")"
+        xz -dc "$x" | "$AN/rst_stats" - > "$W/ref"
+        "$AN/rst_stats" -T 2 "$W/blaze.trz" > "$W/o" 2>&1; same "blaze: rst_stats -T 2 FILE.trz = xz -dc | rst_stats -" "$W/ref" "$W/o"
+        "$AN/rst_stats" -R "$W/blaze.trz" > "$W/o" 2>&1; same "blaze: rst_stats -R FILE.trz = xz -dc | rst_stats -" "$W/ref" "$W/o"
+        if [ "$(grep -cE '^[0-9]+ ' "$W/ref")" = 32 ]; then ok "blaze: 32 CPUs reported"; else bad "blaze: 32 CPUs reported"; fi
+        rm -f "$W/blaze.trz"
+    fi
+    local f
+    for f in byu/sdsu-part1.byu pbus/sdsu-part1.pbus; do
+        [ -f "$SHARED/$f" ] || continue
+        "$TRZ" -c --chunk-records=5000 < "$SHARED/$f" > "$W/s.trz"
+        "$AN/bus_stats" -f "${f##*.}" - < "$SHARED/$f" > "$W/ref"
+        "$AN/bus_stats" -T 2 "$W/s.trz" > "$W/o" 2>&1; same "$f: bus_stats FILE.trz = raw stdin" "$W/ref" "$W/o"
+    done
+}
+
+# ---- trz -d --from --count, and trz dump -s -n, in every format ----
+# slice FILE RS FIRST COUNT: the expected bytes (RS 0 = lines)
+slice() {
+    if [ "$2" = 0 ]; then sed -n "$(($3 + 1)),$(($3 + $4))p" "$1"
+    else tail -c +$(($3 * $2 + 1)) "$1" | head -c $(($4 * $2)); fi
+}
+
+cut_format() { # NAME FILE RS FORMAT CHUNK_OPTION RECORDS
+    local name=$1 f=$2 rs=$3 fmt=$4 copt=$5 total=$6 a n m
+    "$TRZ" -c --format="$fmt" "$copt" < "$f" > "$W/c.trz" || { bad "$name: compress"; return; }
+    # the first record, both sides of chunk edges, a long run, the last record
+    for a in "0 1" "999 2" "1000 1" "1999 1002" "$((total / 2)) 777" "$((total - 3)) 2" "$((total - 1)) 1"; do
+        read -r n m <<< "$a"
+        slice "$f" "$rs" "$n" "$m" > "$W/want"
+        "$TRZ" -dc --from="$n" --count="$m" "$W/c.trz" > "$W/got" 2> "$W/err"
+        if cmp -s "$W/got" "$W/want"; then ok "$name: -d --from=$n --count=$m"
+        else bad "$name: -d --from=$n --count=$m" "$(wc -c < "$W/got") bytes, want $(wc -c < "$W/want"); $(head -c 200 "$W/err")"; fi
+    done
+    # dump: the archive and the raw file print the same lines, the ones asked for
+    for a in "0 3" "999 2" "$((total - 2)) 2"; do
+        read -r n m <<< "$a"
+        "$TRZ" dump -s "$n" -n "$m" "$W/c.trz" > "$W/d1" 2> "$W/err"
+        "$TRZ" dump -s "$n" -n "$m" --format="$fmt" "$f" > "$W/d2" 2>> "$W/err"
+        if [ -s "$W/d1" ] && cmp -s "$W/d1" "$W/d2"; then ok "$name: dump -s $n -n $m, .trz = raw"
+        else bad "$name: dump -s $n -n $m, .trz = raw" "$(diff "$W/d1" "$W/d2" | head -3 | tr '\n' ' ') $(head -c 200 "$W/err")"; fi
+        case $fmt in
+            uop) slice "$f" 0 "$n" "$m" | cmp -s - "$W/d1" ;;
+            raw) [ "$(head -c 8 "$W/d1")" = "$(printf '%08x' "$n")" ] ;;
+            *) [ "$(wc -l < "$W/d1")" = "$m" ] && head -1 "$W/d1" | grep -qE "^ *$n[: ]" ;;
+        esac
+        if [ $? = 0 ]; then ok "$name: dump -s $n -n $m prints records $n.."; else bad "$name: dump -s $n -n $m prints records $n.." "$(head -2 "$W/d1" | tr '\n' ' ')"; fi
+    done
+}
+
+cuts() {
+    head -c 60000 /dev/urandom > "$W/rand.bin"
+    cut_format rst "$CORPUS/loops-4cpu.rst" 24 rst --chunk-records=1000 40000
+    cut_format rst-le "$CORPUS/blaze-like-1cpu-le.rst" 24 rst --chunk-records=1000 20000
+    cut_format byu "$CORPUS/bus-2cpu.byu" 12 byu --chunk-records=1000 100000
+    cut_format pbus "$CORPUS/bus-1cpu.pbus" 6 pbus --chunk-records=1000 100000
+    cut_format uop "$CORPUS/sjeng-like.trace" 0 uop --chunk-size=4K 15000
+    cut_format uop-chunk-lines "$CORPUS/tabs-variant.trace" 0 uop --chunk-records=1000 3001
+    cut_format raw "$W/rand.bin" 1 raw --chunk-size=4K 60000
+}
+
+rst_samples
+bus_samples
+rst_hand
+bus_hand
+cuts
+shared_corpus
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

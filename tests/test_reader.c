@@ -1,0 +1,714 @@
+/* test_reader.c - the reader API against the bytes it was given: sequential
+ * reads (trz_read_bytes, trz_read, trz_foreach) from a path, an fd, a pipe,
+ * memory and callbacks without seek; thousands of random seeks including
+ * every chunk edge, for fixed-size formats and text; host byte order;
+ * decode-ahead threads; concatenated members; and errors (seek past the
+ * end, damaged chunks named in the message).  Run from the repository root
+ * (it reads corpus/); prints "N passed, M failed" last. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../codecs/rst_int.h"
+#include "../src/internal.h"
+
+static int npass, nfail;
+static char tmpdir[64];
+
+static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int check(int ok, const char *fmt, ...)
+{
+    if (ok) { npass++; return 1; }
+    nfail++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    return 0;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* ---- memory I/O: a growable sink for trz_compress, and sources with or
+ * without seek (without = a pipe, with short reads to exercise refills) ---- */
+typedef struct mio { const uint8_t *p; size_t n, pos, max_read; trz_buf out; } mio;
+
+static int64_t mio_read(void *o, void *buf, size_t n)
+{
+    mio *m = o;
+    size_t left = m->n - m->pos;
+    if (m->max_read && n > m->max_read) n = m->max_read;
+    if (n > left) n = left;
+    memcpy(buf, m->p + m->pos, n);
+    m->pos += n;
+    return (int64_t)n;
+}
+static int64_t mio_write(void *o, const void *buf, size_t n)
+{
+    mio *m = o;
+    trz_put_bytes(&m->out, buf, n);
+    return m->out.oom ? -1 : (int64_t)n;
+}
+static int mio_seek(void *o, uint64_t off)
+{
+    mio *m = o;
+    if (off > m->n) return -1;
+    m->pos = (size_t)off;
+    return 0;
+}
+static int64_t mio_size(void *o) { return (int64_t)((mio *)o)->n; }
+
+static trz_io mio_io(mio *m, int seekable)
+{
+    trz_io io = { m, mio_read, mio_write, seekable ? mio_seek : NULL, seekable ? mio_size : NULL };
+    return io;
+}
+
+/* ---- a sample: its source bytes, its records, and an archive of it ---- */
+typedef struct sample {
+    const char *name, *format;
+    uint8_t *src;
+    size_t len, rs;           /* rs 0 = text */
+    uint64_t records;         /* whole records, or lines */
+    size_t *line;             /* text: offset of each line start, plus len at [records] */
+    uint8_t *trz;
+    size_t trz_len;
+    char path[96];            /* the archive as a file */
+    size_t seeks;             /* random seeks to test (ASan makes each cost a chunk decode) */
+} sample;
+
+static uint8_t *load(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static uint8_t *compress(const uint8_t *src, size_t len, const char *format, int64_t chunk_records,
+                         int64_t chunk_bytes, size_t *out_len)
+{
+    trz_cctx *c = trz_cctx_create();
+    mio in = { src, len, 0, 0, { 0 } }, out = { 0 };
+    trz_io iin = mio_io(&in, 0), iout = mio_io(&out, 0);
+    trz_cctx_set(c, TRZ_C_LEVEL, 3);
+    trz_cctx_set_format(c, format);
+    if (chunk_records) trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, chunk_records);
+    if (chunk_bytes) trz_cctx_set(c, TRZ_C_CHUNK_BYTES, chunk_bytes);
+    int rc = trz_compress(c, &iin, &iout);
+    if (!check(rc == TRZ_OK, "compress %s: %s", format, trz_cctx_error(c))) { free(out.out.p); out.out.p = NULL; }
+    trz_cctx_free(c);
+    *out_len = out.out.n;
+    return out.out.p;
+}
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    check(f && fwrite(p, 1, n, f) == n && fclose(f) == 0, "write %s", path);
+}
+
+static void index_lines(sample *s)
+{
+    uint64_t n = 0;
+    s->line = malloc((s->len + 2) * sizeof *s->line);
+    if (s->len) s->line[n++] = 0;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->src[i] == '\n' && i + 1 < s->len) s->line[n++] = i + 1;
+    s->line[n] = s->len;
+    s->records = n;
+}
+
+static int make_sample(sample *s, const char *name, const char *format, uint8_t *src, size_t len,
+                       int64_t chunk_records, int64_t chunk_bytes)
+{
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->format = format;
+    s->src = src;
+    s->len = len;
+    const trz_codec *k = trz_codec_by_name(format);
+    s->rs = k ? k->record_size : 1;
+    if (s->rs) s->records = len / s->rs;
+    else index_lines(s);
+    s->trz = compress(src, len, format, chunk_records, chunk_bytes, &s->trz_len);
+    if (!s->trz) { free(s->src); free(s->line); return 0; }
+    s->seeks = s->rs ? 2000 : 600;
+    snprintf(s->path, sizeof s->path, "%s/%s.trz", tmpdir, name);
+    write_file(s->path, s->trz, s->trz_len);
+    return 1;
+}
+
+static void free_sample(sample *s)
+{
+    unlink(s->path);
+    free(s->src);
+    free(s->line);
+    free(s->trz);
+}
+
+/* bytes and whole-record bytes of record range [a, b) in the source */
+static size_t rec_off(const sample *s, uint64_t r) { return s->rs ? (size_t)r * s->rs : s->line[r]; }
+static size_t whole_len(const sample *s) { return s->rs ? (size_t)s->records * s->rs : s->len; }
+
+/* ---- sequential reading ---- */
+static uint8_t *read_all_bytes(trz_reader *r, size_t cap, size_t *n, int *rc)
+{
+    trz_buf b = { 0 };
+    uint8_t *tmp = malloc(cap);
+    *rc = 0;
+    for (;;) {
+        int64_t k = trz_read_bytes(r, tmp, cap);
+        if (k < 0) { *rc = (int)k; break; }
+        if (k == 0) break;
+        trz_put_bytes(&b, tmp, (size_t)k);
+    }
+    free(tmp);
+    *n = b.n;
+    return b.p;
+}
+
+static void expect_bytes(trz_reader *r, const sample *s, size_t cap, const char *how)
+{
+    size_t n;
+    int rc;
+    uint8_t *p = read_all_bytes(r, cap, &n, &rc);
+    check(rc == 0 && n == s->len && (n == 0 || memcmp(p, s->src, n) == 0),
+          "%s: trz_read_bytes (cap %zu) via %s: rc %d, %zu of %zu bytes (%s)", s->name, cap, how, rc, n, s->len,
+          rc ? trz_reader_error(r) : "bytes differ");
+    free(p);
+}
+
+static void expect_records(trz_reader *r, const sample *s, size_t batch, const char *how)
+{
+    trz_buf b = { 0 };
+    uint8_t *tmp = malloc(batch * s->rs);
+    int64_t k;
+    while ((k = trz_read(r, tmp, batch)) > 0 && (size_t)k <= batch) trz_put_bytes(&b, tmp, (size_t)k * s->rs);
+    check(k == 0 && b.n == whole_len(s) && (b.n == 0 || memcmp(b.p, s->src, b.n) == 0),
+          "%s: trz_read (batch %zu) via %s: rc %lld, %zu of %zu bytes", s->name, batch, how, (long long)k, b.n,
+          whole_len(s));
+    free(tmp);
+    free(b.p);
+}
+
+typedef struct fe_state { trz_buf b; uint64_t next, records; int order_ok; size_t rs; } fe_state;
+static int fe_collect(void *ctx, const void *recs, size_t n, size_t len, uint64_t first)
+{
+    fe_state *f = ctx;
+    if (first != f->next) f->order_ok = 0;
+    if (f->rs && len != n * f->rs) f->order_ok = 0;
+    f->next = first + n;
+    f->records += n;
+    /* a text batch is the chunk's bytes from the position on */
+    trz_put_bytes(&f->b, recs, len);
+    return 0;
+}
+
+static void expect_foreach(trz_reader *r, const sample *s, const char *how)
+{
+    fe_state f = { { 0 }, 0, 0, 1, s->rs };
+    int rc = trz_foreach(r, fe_collect, &f);
+    check(rc == 0 && f.order_ok && f.records == s->records, "%s: trz_foreach via %s: rc %d, %llu of %llu records%s",
+          s->name, how, rc, (unsigned long long)f.records, (unsigned long long)s->records,
+          f.order_ok ? "" : ", batches out of order");
+    check(f.b.n == whole_len(s) && (f.b.n == 0 || memcmp(f.b.p, s->src, f.b.n) == 0),
+          "%s: trz_foreach bytes via %s differ", s->name, how);
+    free(f.b.p);
+}
+
+/* Open the sample's archive in one of the ways a caller can. */
+enum { VIA_PATH, VIA_FD, VIA_MEM, VIA_IO, VIA_PIPE_IO, NVIA };
+static const char *const via_name[NVIA] = { "path", "fd", "mem", "io (seekable)", "io (no seek)" };
+
+typedef struct opened { trz_reader *r; int fd; mio m; trz_io io; } opened;
+
+static int open_via(opened *o, const sample *s, int via)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->m.p = s->trz;
+    o->m.n = s->trz_len;
+    int rc;
+    switch (via) {
+    case VIA_PATH: rc = trz_reader_open_path(&o->r, s->path); break;
+    case VIA_FD: o->fd = open(s->path, O_RDONLY); rc = trz_reader_open_fd(&o->r, o->fd); break;
+    case VIA_MEM: rc = trz_reader_open_mem(&o->r, s->trz, s->trz_len); break;
+    case VIA_IO: o->io = mio_io(&o->m, 1); rc = trz_reader_open_io(&o->r, &o->io); break;
+    default: o->m.max_read = 4093; o->io = mio_io(&o->m, 0); rc = trz_reader_open_io(&o->r, &o->io); break;
+    }
+    return check(rc == TRZ_OK, "%s: open via %s: %s", s->name, via_name[via], trz_reader_error(o->r));
+}
+
+static void close_via(opened *o)
+{
+    trz_reader_close(o->r);
+    if (o->fd >= 0) close(o->fd);
+}
+
+static void test_sequential(const sample *s)
+{
+    static const size_t caps[] = { 1, 7, 4093, 1u << 20 };
+    for (int via = 0; via < NVIA; via++) {
+        for (int how = 0; how < 3; how++) {
+            /* every way of opening with trz_read_bytes; the other two calls
+             * through a seekable and a non-seekable input each */
+            if ((how == 1 && via != VIA_PATH && via != VIA_PIPE_IO) ||
+                (how == 2 && (!s->rs || (via != VIA_MEM && via != VIA_PIPE_IO))))
+                continue;
+            opened o;
+            if (open_via(&o, s, via)) {
+                if (how == 0) expect_bytes(o.r, s, caps[via % 4], via_name[via]);
+                else if (how == 1) expect_foreach(o.r, s, via_name[via]);
+                else expect_records(o.r, s, via == VIA_MEM ? 1 : 333, via_name[via]);
+            }
+            close_via(&o);
+        }
+    }
+}
+
+/* A real pipe: a child writes the archive, the reader reads the other end. */
+static void test_real_pipe(const sample *s)
+{
+    int fds[2];
+    if (!check(pipe(fds) == 0, "pipe")) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        size_t off = 0;
+        while (off < s->trz_len) {
+            ssize_t k = write(fds[1], s->trz + off, s->trz_len - off);
+            if (k <= 0) _exit(1);
+            off += (size_t)k;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    trz_reader *r;
+    int rc = trz_reader_open_fd(&r, fds[0]);
+    trz_info info;
+    if (check(rc == TRZ_OK, "%s: open a pipe fd: %s", s->name, trz_reader_error(r))) {
+        trz_reader_info(r, &info);
+        check(!info.seekable && info.records == -1, "%s: a pipe is not seekable", s->name);
+        check(trz_seek(r, 0) == TRZ_ERR_UNSUPPORTED, "%s: trz_seek on a pipe must be TRZ_ERR_UNSUPPORTED", s->name);
+        expect_bytes(r, s, 65536, "a pipe fd");
+    }
+    trz_reader_close(r);
+    close(fds[0]);
+    int st;
+    waitpid(pid, &st, 0);
+}
+
+/* ---- info ---- */
+static void test_info(const sample *s)
+{
+    trz_reader *r;
+    if (trz_reader_open_mem(&r, s->trz, s->trz_len) != TRZ_OK) { trz_reader_close(r); return; }
+    trz_info i;
+    trz_reader_info(r, &i);
+    check(i.seekable && i.records == (int64_t)s->records && i.raw_bytes == (int64_t)s->len &&
+          i.record_size == s->rs && i.compressed_bytes == (int64_t)s->trz_len && i.members == 1,
+          "%s: info: seekable %d records %lld (want %llu) raw %lld (want %zu) record_size %u", s->name, i.seekable,
+          (long long)i.records, (unsigned long long)s->records, (long long)i.raw_bytes, s->len, i.record_size);
+    check(strcmp(i.format, s->format) == 0, "%s: format %s, want %s", s->name, i.format, s->format);
+    trz_reader_close(r);
+}
+
+/* ---- random access ---- */
+
+/* After a seek to rec, the next k records must be the source's. */
+static int read_at_record(trz_reader *r, const sample *s, uint64_t rec, uint64_t k, char *why, size_t wlen)
+{
+    int rc = trz_seek(r, rec);
+    if (rc) { snprintf(why, wlen, "seek: %s", trz_reader_error(r)); return 0; }
+    size_t off = rec_off(s, rec), want = rec_off(s, rec + k) - off;
+    uint8_t *buf = malloc(want + 1);
+    int64_t got = 0;
+    if (s->rs) {
+        while ((uint64_t)got < k) {
+            int64_t n = trz_read(r, buf + (size_t)got * s->rs, k - (uint64_t)got);
+            if (n <= 0) break;
+            got += n;
+        }
+        got *= (int64_t)s->rs;
+    } else {
+        while ((size_t)got < want) {
+            int64_t n = trz_read_bytes(r, buf + got, want - (size_t)got);
+            if (n <= 0) break;
+            got += n;
+        }
+    }
+    int ok = (size_t)got == want && memcmp(buf, s->src + off, want) == 0;
+    if (!ok) snprintf(why, wlen, "got %lld of %zu bytes%s", (long long)got, want, (size_t)got == want ? ", differing" : "");
+    free(buf);
+    return ok;
+}
+
+static void seek_targets(trz_reader *r, const sample *s, uint64_t **out, size_t *nout, size_t want)
+{
+    trz_info i;
+    trz_reader_info(r, &i);
+    size_t cap = want + 3 * (size_t)i.chunks + 8, n = 0;
+    uint64_t *t = malloc(cap * sizeof *t);
+    if (s->records) { t[n++] = 0; t[n++] = s->records - 1; }
+    for (int64_t c = 0; c < i.chunks; c++) {
+        trz_chunk_info ci;
+        if (trz_reader_chunk(r, (uint64_t)c, &ci) || ci.records == 0) continue;
+        if (ci.first_record) t[n++] = ci.first_record - 1;
+        t[n++] = ci.first_record;
+        t[n++] = ci.first_record + ci.records - 1;
+    }
+    while (n < want && s->records) t[n++] = rnd() % s->records;
+    *out = t;
+    *nout = n;
+}
+
+static void test_seeks(const sample *s, int threads, size_t want)
+{
+    trz_reader *r;
+    if (trz_reader_open_mem(&r, s->trz, s->trz_len) != TRZ_OK) { trz_reader_close(r); return; }
+    trz_reader_set(r, TRZ_R_THREADS, threads);
+    uint64_t *t;
+    size_t n, bad = 0;
+    seek_targets(r, s, &t, &n, want);
+    char why[160];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = 1 + rnd() % 3;
+        if (k > s->records - t[i]) k = s->records - t[i];
+        if (!read_at_record(r, s, t[i], k, why, sizeof why) && bad++ < 3)
+            printf("  %s: record %llu (+%llu): %s\n", s->name, (unsigned long long)t[i], (unsigned long long)k, why);
+    }
+    check(bad == 0 && n >= (want < 10 ? want : 10), "%s: %zu seeks with %d thread(s), %zu wrong", s->name, n,
+          threads, bad);
+    /* the end: seeking to the record count is allowed; what follows is at
+     * most the partial last record, and trz_read reads nothing */
+    uint8_t b[64];
+    size_t tail = s->len - whole_len(s);
+    int64_t got = trz_seek(r, s->records) == TRZ_OK ? trz_read_bytes(r, b, sizeof b) : -1;
+    check(got == 0 || (got == (int64_t)tail && memcmp(b, s->src + whole_len(s), tail) == 0),
+          "%s: seek to the end: %lld bytes follow", s->name, (long long)got);
+    if (s->rs) check(trz_seek(r, s->records) == TRZ_OK && trz_read(r, b, 1) == 0, "%s: trz_read at the end", s->name);
+    check(trz_seek(r, s->records + 1) == TRZ_ERR_RANGE, "%s: seek past the end must be TRZ_ERR_RANGE", s->name);
+    check(trz_seek(r, UINT64_MAX) == TRZ_ERR_RANGE, "%s: seek to UINT64_MAX must be TRZ_ERR_RANGE", s->name);
+    /* after an error the reader still seeks */
+    if (s->records) check(read_at_record(r, s, s->records / 2, 1, why, sizeof why), "%s: seek after a range error: %s",
+                          s->name, why);
+    free(t);
+    trz_reader_close(r);
+}
+
+/* trz_foreach from a seek position starts at that record. */
+static void test_seek_foreach(const sample *s)
+{
+    if (!s->records) return;
+    trz_reader *r;
+    if (trz_reader_open_path(&r, s->path) != TRZ_OK) { trz_reader_close(r); return; }
+    uint64_t at = s->records / 3 + 1;
+    fe_state f = { { 0 }, at, 0, 1, s->rs };
+    int rc = trz_seek(r, at);
+    if (!rc) rc = trz_foreach(r, fe_collect, &f);
+    check(rc == 0 && f.order_ok && f.records == s->records - at, "%s: seek to %llu then trz_foreach: rc %d, %llu records",
+          s->name, (unsigned long long)at, rc, (unsigned long long)f.records);
+    if (s->rs)
+        check(f.b.n == whole_len(s) - rec_off(s, at) && memcmp(f.b.p, s->src + rec_off(s, at), f.b.n) == 0,
+              "%s: bytes after seek + trz_foreach differ", s->name);
+    free(f.b.p);
+    trz_reader_close(r);
+}
+
+/* ---- decode-ahead threads ---- */
+static trz_reader *open_threads(const sample *s, int threads)
+{
+    trz_reader *r;
+    if (trz_reader_open_path(&r, s->path) == TRZ_OK && trz_reader_set(r, TRZ_R_THREADS, threads) == TRZ_OK) return r;
+    check(0, "%s: open with %d threads: %s", s->name, threads, trz_reader_error(r));
+    trz_reader_close(r);
+    return NULL;
+}
+
+static void test_threads(const sample *s)
+{
+    for (int th = 2; th <= 4; th += 2) {
+        char how[32];
+        snprintf(how, sizeof how, "path, %d threads", th);
+        trz_reader *r;
+        if ((r = open_threads(s, th))) expect_bytes(r, s, 100000, how);
+        trz_reader_close(r);
+        if (s->rs && (r = open_threads(s, th))) {
+            if (th == 2) expect_foreach(r, s, how);
+            else expect_records(r, s, 777, how);
+            trz_reader_close(r);
+        }
+        if (th == 4) {
+            mio m = { s->trz, s->trz_len, 0, 1000, { 0 } };
+            trz_io io = mio_io(&m, 0);
+            snprintf(how, sizeof how, "no-seek io, %d threads", th);
+            if (trz_reader_open_io(&r, &io) == TRZ_OK && trz_reader_set(r, TRZ_R_THREADS, th) == TRZ_OK)
+                expect_bytes(r, s, 100000, how);
+            trz_reader_close(r);
+        }
+        test_seeks(s, th, 25);
+    }
+}
+
+/* ---- host byte order ---- */
+static int host_order(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one ? TRZ_BO_LITTLE : TRZ_BO_BIG;
+}
+
+/* What "field by field in host order" means for each format: the codec's
+ * convert when it has one; else, for RST, the codec's own BE<->LE record
+ * permutation, and for PEL bus the big-endian address. */
+static void expected_host(const sample *s, int bo, uint8_t *p, size_t len)
+{
+    const trz_codec *k = trz_codec_by_name(s->format);
+    int host = host_order();
+    if (bo == host || bo == TRZ_BO_NONE) return;
+    if (k->convert) { k->convert(p, len, bo, host); return; }
+    if (k->id == TRZ_CODEC_RST) {
+        uint8_t tmp[RST_REC];
+        for (size_t i = 0; i + RST_REC <= len; i += RST_REC) {
+            if (bo == TRZ_BO_BIG) rst_from_canon(tmp, p + i);
+            else rst_to_canon(tmp, p + i);
+            memcpy(p + i, tmp, RST_REC);
+        }
+    } else if (k->id == TRZ_CODEC_PBUS) {
+        for (size_t i = 0; i + 6 <= len; i += 6) {
+            uint8_t a = p[i], b = p[i + 1];
+            p[i] = p[i + 3]; p[i + 1] = p[i + 2]; p[i + 2] = b; p[i + 3] = a;
+        }
+    }
+}
+
+static void test_host_order(const sample *s)
+{
+    trz_reader *r;
+    if (trz_reader_open_path(&r, s->path) != TRZ_OK) { trz_reader_close(r); return; }
+    trz_info info;
+    trz_reader_info(r, &info);
+    size_t whole = whole_len(s);
+    uint8_t *want = malloc(whole + 1), *got = malloc(whole + 1);
+    memcpy(want, s->src, whole);
+    expected_host(s, info.byte_order, want, whole);
+    check(trz_reader_set(r, TRZ_R_HOST_ORDER, 1) == TRZ_OK, "set TRZ_R_HOST_ORDER");
+    int64_t n = 0, k;
+    while ((k = trz_read(r, got + (size_t)n * s->rs, 1000)) > 0) n += k;
+    check(k == 0 && (size_t)n * s->rs == whole && memcmp(got, want, whole) == 0,
+          "%s (%s-endian): trz_read with TRZ_R_HOST_ORDER does not give the records in host order%s", s->name,
+          info.byte_order == TRZ_BO_BIG ? "big" : "little",
+          memcmp(got, s->src, whole) == 0 ? " (they come back unconverted)" : "");
+    trz_reader_close(r);
+    /* trz_foreach converts the same way */
+    if (trz_reader_open_path(&r, s->path) == TRZ_OK) {
+        fe_state f = { { 0 }, 0, 0, 1, s->rs };
+        trz_reader_set(r, TRZ_R_HOST_ORDER, 1);
+        int rc = trz_foreach(r, fe_collect, &f);
+        check(rc == 0 && f.b.n == whole && memcmp(f.b.p, want, whole) == 0,
+              "%s: trz_foreach with TRZ_R_HOST_ORDER differs from the host-order records", s->name);
+        free(f.b.p);
+    }
+    trz_reader_close(r);
+    /* and without it, records come back exactly as stored */
+    if (trz_reader_open_path(&r, s->path) == TRZ_OK) expect_records(r, s, 1000, "path, stored order");
+    trz_reader_close(r);
+    free(want);
+    free(got);
+}
+
+/* ---- damaged chunks ---- */
+static int says_chunk(const trz_reader *r, uint64_t c)
+{
+    char pat[40];
+    snprintf(pat, sizeof pat, "chunk %llu", (unsigned long long)c);
+    const char *e = trz_reader_error(r);
+    const char *at = strstr(e, pat);
+    return at && (at[strlen(pat)] < '0' || at[strlen(pat)] > '9');
+}
+
+static void test_damage(const sample *s)
+{
+    trz_reader *r;
+    trz_chunk_info ci;
+    trz_info info;
+    if (trz_reader_open_mem(&r, s->trz, s->trz_len) != TRZ_OK) { trz_reader_close(r); return; }
+    trz_reader_info(r, &info);
+    uint64_t c = (uint64_t)info.chunks / 2;
+    int ok = info.chunks >= 3 && trz_reader_chunk(r, c, &ci) == TRZ_OK;
+    trz_reader_close(r);
+    if (!check(ok, "%s: needs 3 chunks or more for the damage test", s->name)) return;
+    uint8_t *bad = malloc(s->trz_len);
+    memcpy(bad, s->trz, s->trz_len);
+    bad[ci.offset + ci.stored_bytes - 5] ^= 0x40; /* inside the chunk's compressed data */
+    sample d = *s;
+    d.trz = bad;
+    for (int via = VIA_MEM; via <= VIA_PIPE_IO; via++) {
+        for (int th = 1; th <= 4; th += 3) {
+            opened o;
+            if (!open_via(&o, &d, via)) { close_via(&o); continue; }
+            trz_reader_set(o.r, TRZ_R_THREADS, th);
+            size_t n;
+            int rc;
+            uint8_t *p = read_all_bytes(o.r, 65536, &n, &rc);
+            check(rc < 0 && says_chunk(o.r, c), "%s, chunk %llu damaged, via %s, %d thread(s): rc %d, message \"%s\"",
+                  s->name, (unsigned long long)c, via_name[via], th, rc, trz_reader_error(o.r));
+            check(n <= ci.first_byte && (n == 0 || memcmp(p, s->src, n) == 0),
+                  "%s: bytes handed out before the damaged chunk are wrong or too many (%zu > %llu)", s->name, n,
+                  (unsigned long long)ci.first_byte);
+            check(trz_read_bytes(o.r, p ? p : bad, 1) < 0, "%s: a read after the failure must fail too", s->name);
+            free(p);
+            close_via(&o);
+        }
+    }
+    /* a seek into the damaged chunk fails and names it; other chunks still read */
+    if (trz_reader_open_mem(&r, bad, s->trz_len) == TRZ_OK) {
+        int rc = trz_seek(r, ci.first_record + ci.records / 2);
+        uint8_t b[64];
+        if (rc == TRZ_OK) rc = (int)trz_read_bytes(r, b, 1);
+        check(rc < 0 && says_chunk(r, c), "%s: seek into damaged chunk %llu: rc %d, message \"%s\"", s->name,
+              (unsigned long long)c, rc, trz_reader_error(r));
+    }
+    trz_reader_close(r);
+    if (trz_reader_open_mem(&r, bad, s->trz_len) == TRZ_OK) {
+        char why[160];
+        check(read_at_record(r, s, 0, 1, why, sizeof why), "%s: chunk 0 must read with chunk %llu damaged: %s",
+              s->name, (unsigned long long)c, why);
+    }
+    trz_reader_close(r);
+    free(bad);
+}
+
+/* ---- concatenated members, empty archives, not-trz input ---- */
+static void test_members(const sample *s)
+{
+    size_t half = s->rs ? (s->len / s->rs / 2) * s->rs : s->line[s->records / 2];
+    size_t la, lb;
+    uint8_t *a = compress(s->src, half, s->format, 1000, 0, &la);
+    uint8_t *b = compress(s->src + half, s->len - half, s->format, 1000, 0, &lb);
+    if (!a || !b) { free(a); free(b); return; }
+    uint8_t *cat = malloc(la + lb);
+    memcpy(cat, a, la);
+    memcpy(cat + la, b, lb);
+    sample m = *s;
+    m.trz = cat;
+    m.trz_len = la + lb;
+    trz_reader *r;
+    if (trz_reader_open_mem(&r, cat, la + lb) == TRZ_OK) {
+        trz_info i;
+        trz_reader_info(r, &i);
+        check(i.members == 2 && i.records == (int64_t)s->records, "%s: 2 members: members %lld records %lld",
+              s->name, (long long)i.members, (long long)i.records);
+        expect_bytes(r, s, 5000, "two members");
+    }
+    trz_reader_close(r);
+    mio p = { cat, la + lb, 0, 777, { 0 } };
+    trz_io io = mio_io(&p, 0);
+    if (trz_reader_open_io(&r, &io) == TRZ_OK) expect_bytes(r, s, 5000, "two members, no seek");
+    trz_reader_close(r);
+    test_seeks(&m, 1, 300);
+    free(a);
+    free(b);
+    free(cat);
+}
+
+static void test_misc(void)
+{
+    size_t n;
+    uint8_t *e = compress((const uint8_t *)"", 0, "rst", 0, 0, &n);
+    trz_reader *r = NULL;
+    if (e && trz_reader_open_mem(&r, e, n) == TRZ_OK) {
+        trz_info i;
+        uint8_t b[24];
+        trz_reader_info(r, &i);
+        check(i.records == 0 && trz_read(r, b, 1) == 0 && trz_read_bytes(r, b, 24) == 0, "empty archive reads nothing");
+        check(trz_seek(r, 0) == TRZ_OK && trz_seek(r, 1) == TRZ_ERR_RANGE, "empty archive: seek 0 ok, 1 out of range");
+    } else {
+        check(0, "open an empty archive");
+    }
+    trz_reader_close(r);
+    free(e);
+    static const char junk[] = "this is not a trz archive at all, just some text\n";
+    check(trz_reader_open_mem(&r, junk, sizeof junk - 1) == TRZ_ERR_NOT_TRZ, "junk must be TRZ_ERR_NOT_TRZ");
+    trz_reader_close(r);
+    check(trz_reader_open_path(&r, "/nonexistent/x.trz") == TRZ_ERR_IO && *trz_reader_error(r),
+          "a missing file must be TRZ_ERR_IO with a message");
+    trz_reader_close(r);
+}
+
+/* ---- the samples ---- */
+static uint8_t *text_with_long_lines(size_t *len)
+{
+    /* lines of 0..12000 bytes, some longer than a 4 KiB chunk, no final newline */
+    trz_buf b = { 0 };
+    for (int i = 0; i < 400; i++) {
+        size_t n = rnd() % 8 == 0 ? 4096 + rnd() % 8000 : rnd() % 120;
+        for (size_t j = 0; j < n; j++) trz_put_u8(&b, (uint8_t)('a' + (i + j) % 26));
+        trz_put_u8(&b, '\n');
+    }
+    trz_put_bytes(&b, "last line", 9);
+    *len = b.n;
+    return b.p;
+}
+
+static int add_file_sample(sample *s, const char *name, const char *path, const char *format, int64_t recs,
+                           int64_t bytes)
+{
+    size_t len;
+    uint8_t *p = load(path, &len);
+    if (!check(p != NULL, "read %s (run from the repository root)", path)) return 0;
+    return make_sample(s, name, format, p, len, recs, bytes);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/trz-test-reader.XXXXXX");
+    if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
+    sample S[8];
+    int n = 0;
+    n += add_file_sample(&S[n], "rst-be", "corpus/loops-4cpu.rst", "rst", 1000, 0);
+    if (add_file_sample(&S[n], "rst-le", "corpus/blaze-like-1cpu-le.rst", "rst", 1000, 0)) S[n++].seeks = 1000;
+    n += add_file_sample(&S[n], "byu-tail", "corpus/bus-2cpu.byu", "byu", 1000, 0);
+    n += add_file_sample(&S[n], "pbus", "corpus/bus-1cpu.pbus", "pbus", 1000, 0);
+    n += add_file_sample(&S[n], "uop", "corpus/sjeng-like.trace", "uop", 0, 16384);
+    n += add_file_sample(&S[n], "uop-lines", "corpus/tabs-variant.trace", "uop", 100, 0);
+    size_t len = 100003;
+    uint8_t *rb = malloc(len);
+    for (size_t i = 0; i < len; i++) rb[i] = (uint8_t)(rnd() >> 17);
+    n += make_sample(&S[n], "raw", "raw", rb, len, 0, 4096);
+    uint8_t *tx = text_with_long_lines(&len);
+    n += make_sample(&S[n], "long-lines", "uop", tx, len, 0, 4096);
+    for (int i = 0; i < n; i++) {
+        const sample *s = &S[i];
+        test_info(s);
+        test_sequential(s);
+        test_seeks(s, 1, s->seeks);
+        test_seek_foreach(s);
+        test_threads(s);
+        test_damage(s);
+        if (s->rs > 1) test_host_order(s);
+        if (!strcmp(s->name, "rst-be") || !strcmp(s->name, "uop")) { test_real_pipe(s); test_members(s); }
+    }
+    test_misc();
+    for (int i = 0; i < n; i++) free_sample(&S[i]);
+    rmdir(tmpdir);
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
