@@ -1,0 +1,508 @@
+"""trz - Python access to trz archives of computer-architecture traces
+through libtrz (ctypes; nothing to compile beyond the C library).
+
+    import trz
+    with trz.open("run.rst.trz") as r:      # r.info: format, record_size, byte_order, records, chunks, ...
+        a = r.records()                      # numpy structured array, host byte order
+        r.seek(1_000_000); raw = r.read(10)  # bytes of 10 whole records
+        for batch in r.batches(65536): ...   # bytes (numpy=True: arrays) from the position on
+    trz.compress("run.rst", "run.rst.trz", level=9, threads=2)
+    trz.decompress("run.rst.trz", "copy.rst")
+
+Failures raise trz.TrzError with the library's message.  trz.dask holds
+the Dask integration (read_records, compress_parallel)."""
+
+import collections
+import ctypes
+import os
+import tempfile
+
+import numpy as np
+
+from . import _lib, _records
+from ._lib import lib
+
+__all__ = ["TrzError", "Reader", "ArchiveInfo", "open", "records", "fields", "compress", "compress_range",
+           "decompress", "join", "formats", "version", "library_path"]
+
+version = _lib.text(lib.trz_version_string())
+library_path = _lib.path
+_BYTE_ORDER = {_lib.BYTE_ORDER_NONE: None, _lib.BYTE_ORDER_LITTLE: "little", _lib.BYTE_ORDER_BIG: "big"}
+
+
+class TrzError(Exception):
+    """A libtrz failure: .code is the negative trz_result, str() the message."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+def _fail(code, message=""):
+    raise TrzError(message or _lib.text(lib.trz_strerror(code)), code)
+
+
+def formats():
+    """Names of the codecs this library knows ("raw", "rst", ...)."""
+    out, i = [], 0
+    while True:
+        name = lib.trz_format_name(i)
+        if not name:
+            return out
+        out.append(_lib.text(name))
+        i += 1
+
+
+def _path(p):
+    return os.fsencode(p)
+
+
+class ArchiveInfo(collections.namedtuple(
+        "ArchiveInfo", "format record_size byte_order records chunks raw_bytes compressed_bytes members seekable")):
+    """An archive's metadata: format (codec name, "mixed" when members
+    differ), record_size (0 for text: records are lines), byte_order ("big",
+    "little" or None), records, chunks, raw_bytes, compressed_bytes, members
+    (-1 where unknown), seekable (the index was loaded)."""
+
+
+class Reader:
+    """An open .trz archive.  Positions count records (lines for text
+    formats).  Not for use by two threads at once."""
+
+    def __init__(self, source, threads=1):
+        self._r = ctypes.c_void_p()
+        self._keep = None
+        if isinstance(source, (bytes, bytearray, memoryview)) and bytes(source[:4]) == b"\x89TRZ":
+            self._keep = (ctypes.c_char * len(source)).from_buffer_copy(source)
+            rc = lib.trz_reader_open_mem(ctypes.byref(self._r), self._keep, len(source))
+            self.name = "<memory>"
+        else:
+            self.name = os.fspath(source)
+            rc = lib.trz_reader_open_path(ctypes.byref(self._r), _path(source))
+        if rc:
+            msg = _lib.text(lib.trz_reader_error(self._r)) if self._r else ""
+            lib.trz_reader_close(self._r)
+            self._r = None
+            _fail(rc, "%s: %s" % (self.name, msg or _lib.text(lib.trz_strerror(rc))))
+        if threads != 1:
+            self._check(lib.trz_reader_set(self._r, _lib.R_THREADS, threads))
+        info = _lib.Info()
+        self._check(lib.trz_reader_info(self._r, ctypes.byref(info)))
+        self.info = ArchiveInfo(_lib.text(info.format), info.record_size, _BYTE_ORDER.get(info.byte_order),
+                                info.records, info.chunks, info.raw_bytes, info.compressed_bytes, info.members,
+                                bool(info.seekable))
+        self.format, self.record_size, self.byte_order = self.info.format, info.record_size, self.info.byte_order
+        self.raw_bytes, self.compressed_bytes = info.raw_bytes, info.compressed_bytes
+        self.members, self.seekable = info.members, self.info.seekable
+        self.n_records = info.records  # -1 when unknown (a pipe); also self.info.records and len()
+        self.n_chunks = info.chunks    # the same as self.info.chunks
+        self._bo = info.byte_order
+        self._pos = 0
+        self._text = b""  # text formats: bytes read past the last line handed out
+
+    # ---- plumbing ----
+    def _check(self, rc):
+        if rc < 0:
+            self._raise(rc)
+        return rc
+
+    def _raise(self, rc):
+        msg = _lib.text(lib.trz_reader_error(self._r)) if self._r else ""
+        _fail(rc, "%s: %s" % (self.name, msg or _lib.text(lib.trz_strerror(rc))))
+
+    def _live(self):
+        if not self._r:
+            raise ValueError("I/O operation on a closed trz reader")
+        return self._r
+
+    @property
+    def closed(self):
+        return not self._r
+
+    def close(self):
+        if self._r:
+            lib.trz_reader_close(self._r)
+            self._r = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<trz.Reader %s format=%s records=%s chunks=%s>" % (self.name, self.format, self.n_records,
+                                                                   self.n_chunks)
+
+    # ---- metadata ----
+    def __len__(self):
+        if self.n_records < 0:
+            raise TypeError("record count unknown (no index)")
+        return self.n_records
+
+    def chunk_info(self, i):
+        """One chunk's index entry as a dict."""
+        c = _lib.ChunkInfo()
+        self._check(lib.trz_reader_chunk(self._live(), i, ctypes.byref(c)))
+        return {"first_record": c.first_record, "records": c.records, "first_byte": c.first_byte,
+                "raw_bytes": c.raw_bytes, "offset": c.offset, "stored_bytes": c.stored_bytes,
+                "format": _lib.text(c.format)}
+
+    def chunks(self):
+        """[(first_record, n_records)] for every chunk, from the index."""
+        c = _lib.ChunkInfo()
+        out = []
+        r = self._live()
+        for i in range(max(self.n_chunks, 0)):
+            self._check(lib.trz_reader_chunk(r, i, ctypes.byref(c)))
+            out.append((c.first_record, c.records))
+        return out
+
+    def cpus(self):
+        """Distinct CPUs in the whole trace (decodes every chunk); 0 when the
+        format has none."""
+        return self._check(lib.trz_reader_cpus(self._live()))
+
+    # ---- position ----
+    def tell(self):
+        return self._pos
+
+    def seek(self, record):
+        if record < 0:
+            if self.n_records < 0:
+                raise TrzError("cannot seek from the end: record count unknown", _lib.ERR_UNSUPPORTED)
+            record += self.n_records
+        self._check(lib.trz_seek(self._live(), int(record)))
+        self._pos = int(record)
+        self._text = b""
+        return self._pos
+
+    # ---- bytes ----
+    def read_bytes(self, n):
+        """Up to n decoded bytes, record boundaries ignored (b'' at the end)."""
+        buf = ctypes.create_string_buffer(n)
+        got = lib.trz_read_bytes(self._live(), buf, n)
+        if got < 0:
+            self._raise(got)
+        return buf.raw[:got]
+
+    def _remaining(self):
+        return None if self.n_records < 0 else max(self.n_records - self._pos, 0)
+
+    def _read_into(self, n):
+        """n records (fewer at the end) as a uint8 numpy array."""
+        if self.format == "mixed":
+            # Concatenated members of different formats or byte orders have no
+            # one record size (and trz_read would copy the first member's).
+            raise TrzError("%s: its members differ in format or byte order: read records from each member's "
+                           "own archive, or bytes with read_bytes()" % self.name, _lib.ERR_UNSUPPORTED)
+        rs = self.record_size
+        if n is None:
+            n = self._remaining()
+        if n is None:  # a pipe: grow until the end
+            parts = []
+            while True:
+                part = self._read_into(1 << 20)
+                if len(part) == 0:
+                    break
+                parts.append(part)
+            return np.concatenate(parts) if parts else np.empty(0, np.uint8)
+        buf = np.empty(n * rs, dtype=np.uint8)
+        got, r, ptr = 0, self._live(), buf.ctypes.data
+        while got < n:
+            # A short count is the end, or an error that the next call reports
+            # (errors are sticky): never hand out a silently shortened array.
+            k = lib.trz_read(r, ptr + got * rs, n - got)
+            if k < 0:
+                self._pos += got
+                self._raise(k)
+            if k == 0:
+                break
+            got += k
+        self._pos += got
+        return buf[:got * rs] if got < n else buf
+
+    def _read_lines(self, n):
+        """Up to n whole lines (the last line of the file may lack '\\n')."""
+        parts, have = [self._text], self._text.count(b"\n")
+        step = 1 << 20
+        eof = False
+        while n is None or have < n:
+            b = self.read_bytes(step)
+            if not b:
+                eof = True
+                break
+            parts.append(b)
+            have += b.count(b"\n")
+            step = min(step * 2, 64 << 20)
+        data = b"".join(parts)
+        if n is not None and have >= n:
+            nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+            end = int(nl[n - 1]) + 1 if n else 0
+            self._text = data[end:]
+            self._pos += n
+            return data[:end]
+        self._text = b""
+        lines = have + (1 if data and not data.endswith(b"\n") else 0)
+        self._pos += lines
+        assert eof
+        return data
+
+    def read(self, n=None):
+        """Bytes of the next n whole records (n lines for text formats); all
+        the rest when n is None; b'' at the end.  A partial last record of
+        the source is never returned (read_bytes returns it)."""
+        if self.record_size == 0:
+            return self._read_lines(n)
+        return self._read_into(n).tobytes()
+
+    def batches(self, n=65536, numpy=False, fields=None):
+        """Iterate from the current position to the end in batches of n
+        records (lines): bytes, or structured arrays as records() gives them
+        with numpy=True."""
+        if numpy and fields is not None:
+            self.dtype(fields)
+        while True:
+            if self.record_size == 0:
+                data = self._read_lines(n)
+                if not data:
+                    return
+                yield self._decode_text(data, fields) if numpy else data
+            elif numpy:
+                buf = self._read_into(n)
+                if len(buf) == 0:
+                    return
+                yield self._decode(buf, fields)
+            else:
+                data = self.read(n)
+                if not data:
+                    return
+                yield data
+
+    def __iter__(self):
+        return self.batches()
+
+    # ---- numpy ----
+    def dtype(self, fields=None):
+        return _records.dtype_of(self.format, fields)
+
+    def records(self, n=None, start=None, fields=None):
+        """The next n records (all the rest when None), from `start` if given,
+        as a numpy structured array with named fields in host byte order:
+        rst, byu, pbus and uop have field layouts (see trz.fields()); other
+        formats come back as plain uint8 arrays of bytes."""
+        if start is not None:
+            self.seek(start)
+        if fields is not None:
+            self.dtype(fields)  # validate the names before reading
+        if self.record_size == 0:
+            return self._decode_text(self._read_lines(n), fields)
+        return self._decode(self._read_into(n), fields)
+
+    def records_indexed(self, n=None, start=None, fields=None):
+        """(records(n, start, fields), their record numbers): the numbers
+        differ from a plain range only where text lines were skipped (a
+        uop header)."""
+        if start is not None:
+            self.seek(start)
+        first = self._pos
+        if self.record_size == 0 and self.format == "uop":
+            if fields is not None:
+                self.dtype(fields)
+            try:
+                a, lines = _records.decode_uop(self._read_lines(n), fields, with_lines=True)
+            except _records.ParseError as e:
+                raise TrzError("%s: %s" % (self.name, e), _lib.ERR_PARAM) from None
+            return a, lines + first
+        a = self.records(n, None, fields)
+        return a, np.arange(first, first + len(a), dtype=np.int64)
+
+    def _decode(self, buf, fields):
+        dec = _records.DECODERS.get(self.format)
+        return buf if dec is None else dec(buf, self._bo, fields)
+
+    def _decode_text(self, data, fields):
+        if self.format != "uop":
+            return np.frombuffer(data, dtype=np.uint8)
+        try:
+            return _records.decode_uop(data, fields)
+        except _records.ParseError as e:
+            raise TrzError("%s: %s" % (self.name, e), _lib.ERR_PARAM) from None
+
+
+def open(source, threads=1):  # noqa: A001 - mirrors builtins.open on purpose
+    """Open a .trz archive by path (or from bytes holding one)."""
+    return Reader(source, threads=threads)
+
+
+def records(path, n=None, start=None, fields=None):
+    """trz.open(path).records(n, start, fields), closing the archive."""
+    with Reader(path) as r:
+        return r.records(n, start, fields)
+
+
+def fields(fmt):
+    """Field names records() gives for a format."""
+    return _records.FIELDS.get(fmt, ())
+
+
+# ---- whole files -----------------------------------------------------------------
+_BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "gzip": _lib.BACKEND_GZIP}
+
+
+def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
+          unwrap=True, verify=True):
+    c = lib.trz_cctx_create()
+    if not c:
+        raise MemoryError("trz_cctx_create")
+    try:
+        settings = [(_lib.C_LEVEL, level, "level"), (_lib.C_THREADS, threads, "threads"),
+                    (_lib.C_CHUNK_RECORDS, chunk_records, "chunk_records"),
+                    (_lib.C_UNWRAP, int(bool(unwrap)), "unwrap"), (_lib.C_VERIFY, int(bool(verify)), "verify")]
+        if chunk_bytes is not None:
+            settings.append((_lib.C_CHUNK_BYTES, chunk_bytes, "chunk_bytes"))
+        if backend not in _BACKENDS:
+            raise TrzError("unknown backend %r (zstd or gzip)" % (backend,), _lib.ERR_PARAM)
+        settings.append((_lib.C_BACKEND, _BACKENDS[backend], "backend"))
+        for param, value, name in settings:
+            rc = lib.trz_cctx_set(c, param, int(value))
+            if rc:
+                _fail(rc, "bad %s: %r" % (name, value))
+        rc = lib.trz_cctx_set_format(c, (format or "auto").encode())
+        if rc:
+            _fail(rc, "unknown format %r (known: auto, %s)" % (format, ", ".join(formats())))
+    except BaseException:
+        lib.trz_cctx_free(c)
+        raise
+    return c
+
+
+def _cctx_fail(c, rc, what):
+    msg = _lib.text(lib.trz_cctx_error(c))
+    if not msg:
+        err = ctypes.get_errno()
+        msg = os.strerror(err) if rc == _lib.ERR_IO and err else _lib.text(lib.trz_strerror(rc))
+    _fail(rc, "%s: %s" % (what, msg))
+
+
+def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
+             unwrap=True, verify=True):
+    """Compress the file src into the archive dst (created or replaced;
+    removed on failure).  Returns {'format', 'byte_order'} as chosen.
+    chunk_bytes: raw bytes per chunk (default 16 MiB); chunk_records caps
+    the records (lines) per chunk; unwrap: gzip/zstd input is unpacked
+    first; verify: every chunk is decoded back after encoding."""
+    for p in (src,):
+        if not os.path.exists(p):
+            raise TrzError("%s: %s" % (p, os.strerror(2)), _lib.ERR_IO)
+    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify)
+    try:
+        ctypes.set_errno(0)
+        rc = lib.trz_compress_path(c, _path(src), _path(dst))
+        if rc:
+            _cctx_fail(c, rc, "%s -> %s" % (os.fspath(src), os.fspath(dst)))
+        return {"format": _lib.text(lib.trz_cctx_format(c)),
+                "byte_order": _BYTE_ORDER.get(lib.trz_cctx_byte_order(c))}
+    finally:
+        lib.trz_cctx_free(c)
+
+
+def compress_range(src, offset, length, dst, **opts):
+    """Compress bytes [offset, offset+length) of the file src into dst, as
+    trz.compress does a whole file (compress_parallel's parts)."""
+    fd = os.open(src, os.O_RDONLY)
+    state = {"pos": offset, "end": offset + length}
+
+    def _read(opaque, buf, n):
+        try:
+            k = min(n, state["end"] - state["pos"])
+            if k <= 0:
+                return 0
+            got = os.preadv(fd, [memoryview((ctypes.c_char * k).from_address(buf)).cast("B")], state["pos"])
+            state["pos"] += got
+            return got
+        except OSError:
+            return -1
+
+    cb_read = _lib.READ_FN(_read)
+    c = _cctx(**opts)
+    try:
+        tmp = _tmp_beside(dst)
+        try:
+            ofd = ctypes.c_int(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+            try:
+                out = _lib.Io()
+                lib.trz_io_fd(ctypes.byref(out), ctypes.byref(ofd))
+                inp = _lib.Io(read=cb_read)
+                ctypes.set_errno(0)
+                rc = lib.trz_compress(c, ctypes.byref(inp), ctypes.byref(out))
+            finally:
+                os.close(ofd.value)
+            if rc:
+                _cctx_fail(c, rc, "%s [%d, +%d) -> %s" % (os.fspath(src), offset, length, os.fspath(dst)))
+            os.replace(tmp, dst)
+        except BaseException:
+            _unlink(tmp)
+            raise
+        return {"format": _lib.text(lib.trz_cctx_format(c)),
+                "byte_order": _BYTE_ORDER.get(lib.trz_cctx_byte_order(c))}
+    finally:
+        lib.trz_cctx_free(c)
+        os.close(fd)
+
+
+def decompress(src, dst, threads=1):
+    """Decompress the archive src into the file dst (removed on failure)."""
+    err = ctypes.create_string_buffer(512)
+    ctypes.set_errno(0)
+    rc = lib.trz_decompress_path(_path(src), _path(dst), threads, err, len(err))
+    if rc:
+        _fail(rc, _lib.text(err.value) or "%s: %s" % (os.fspath(src), _lib.text(lib.trz_strerror(rc))))
+
+
+def _tmp_beside(dst):
+    d, b = os.path.split(os.path.abspath(os.fspath(dst)))
+    fd, tmp = tempfile.mkstemp(prefix="." + b + ".", suffix=".tmp", dir=d)
+    os.close(fd)
+    return tmp
+
+
+def _unlink(p):
+    try:
+        os.unlink(p)
+    except OSError:
+        pass
+
+
+def join(parts, dst):
+    """Join archives into one archive dst with one member and one index (the
+    chunks are copied, not re-encoded), so that it lists, seeks and tests as
+    if one process had written it.  All parts need the same format and byte
+    order.  dst is written through a temporary file and renamed."""
+    parts = [os.fspath(p) for p in parts]
+    arr = (ctypes.c_char_p * len(parts))(*[_path(p) for p in parts])
+    err = ctypes.create_string_buffer(512)
+    tmp = _tmp_beside(dst)
+    try:
+        fd = ctypes.c_int(os.open(tmp, os.O_WRONLY | os.O_TRUNC))
+        try:
+            io = _lib.Io()
+            lib.trz_io_fd(ctypes.byref(io), ctypes.byref(fd))
+            rc = lib.trz_join(arr, len(parts), ctypes.byref(io), err, len(err))
+            if rc == 0:
+                os.fsync(fd.value)
+        finally:
+            os.close(fd.value)
+        if rc:
+            _fail(rc, _lib.text(err.value) or _lib.text(lib.trz_strerror(rc)))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dst)
+    except BaseException:
+        _unlink(tmp)
+        raise

@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""test_trz.py - tests of the Python binding (python/trz) and its Dask side
+(trz.dask, bench/analyzers/dask_mix.py): round trips and field values on
+the samples in corpus/, errors as exceptions, partitions, compressing in
+parts on a 2-worker LocalCluster, and the Dask analysis against the C
+analyzers (rst_stats, bus_stats), on the shared corpus too when present.
+Run by tests/python/run.sh; prints "N passed, M failed" last."""
+
+import filecmp
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "analyzers"))
+
+import numpy as np  # noqa: E402
+
+import trz  # noqa: E402
+import trz.dask as tdask  # noqa: E402
+
+CLI = os.environ.get("TRZ_CLI", os.path.join(ROOT, "trz"))
+ANALYZERS = os.environ.get("TRZ_ANALYZERS", os.path.join(ROOT, "build", "analyzers"))
+SHARED = os.environ.get("TRZ_SHARED_CORPUS", os.path.join(os.path.dirname(ROOT), "shared", "corpus"))
+CORPUS = os.path.join(ROOT, "corpus")
+W = None  # the scratch directory, made by main(): worker processes re-import this file
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+class Skip(Exception):
+    """A test whose inputs are absent: counted as skipped, not passed."""
+
+
+def check(cond, msg="check failed"):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def raises(code, fn, *args, contains=None, **kw):
+    """fn(...) must raise TrzError with this code (None: any) and message part."""
+    try:
+        fn(*args, **kw)
+    except trz.TrzError as e:
+        check(code is None or e.code == code, "error code %r, expected %r (%s)" % (e.code, code, e))
+        check(str(e), "empty error message")
+        if contains:
+            check(contains in str(e), "message %r lacks %r" % (str(e), contains))
+        return e
+    raise AssertionError("no TrzError from %s" % getattr(fn, "__name__", fn))
+
+
+def sample(name):
+    return os.path.join(CORPUS, name)
+
+
+_archives = {}
+
+
+def archive(src, **opts):
+    """src compressed with opts (once per run), in the scratch directory."""
+    key = (src, tuple(sorted(opts.items())))
+    if key not in _archives:
+        dst = os.path.join(W, "a%d-%s.trz" % (len(_archives), os.path.basename(src)))
+        trz.compress(src, dst, **opts)
+        _archives[key] = dst
+    return _archives[key]
+
+
+def raw_records(path, rs):
+    data = open(path, "rb").read()
+    return data[:len(data) // rs * rs]
+
+
+# ---- the binding --------------------------------------------------------------------------
+@test
+def round_trip_every_sample():
+    for name in ("loops-4cpu.rst", "blaze-like-1cpu-le.rst", "bus-2cpu.byu", "bus-1cpu.pbus", "sjeng-like.trace",
+                 "tabs-variant.trace"):
+        src = sample(name)
+        a = archive(src)
+        back = os.path.join(W, "back")
+        trz.decompress(a, back, threads=2)
+        check(filecmp.cmp(src, back, shallow=False), name + ": decompress differs")
+        with trz.open(a) as r:
+            check(r.raw_bytes == os.path.getsize(src), name + ": raw_bytes")
+            if r.record_size:
+                check(r.read() == raw_records(src, r.record_size), name + ": read() differs")
+            else:
+                check(r.read() == open(src, "rb").read(), name + ": read() of text differs")
+            check(r.read(5) == b"", name + ": read past the end")
+
+
+@test
+def metadata():
+    expect = {"loops-4cpu.rst": ("rst", 24, "big", 40000), "blaze-like-1cpu-le.rst": ("rst", 24, "little", 20000),
+              "bus-2cpu.byu": ("byu", 12, "little", 100000), "bus-1cpu.pbus": ("pbus", 6, "big", 100000),
+              "sjeng-like.trace": ("uop", 0, None, 15000)}
+    for name, (fmt, rs, bo, n) in expect.items():
+        with trz.open(archive(sample(name))) as r:
+            got = (r.format, r.record_size, r.byte_order, r.n_records)
+            check(got == (fmt, rs, bo, n), "%s: %r != %r" % (name, got, (fmt, rs, bo, n)))
+            check(r.info.records == n and len(r) == n and r.info.format == fmt, name + ": info")
+            check(r.info.chunks == r.n_chunks == len(r.chunks()) >= 1, name + ": chunk count")
+            check(r.compressed_bytes == os.path.getsize(archive(sample(name))), name + ": compressed_bytes")
+
+
+@test
+def chunks_cover_the_records():
+    a = archive(sample("bus-2cpu.byu"), chunk_records=7000)
+    with trz.open(a) as r:
+        ch = r.chunks()
+        whole = [c for c in ch if c[1]]
+        check(len(whole) == 15 and all(n == 7000 for _, n in whole[:-1]) and whole[-1][1] == 2000, repr(ch))
+        nxt = 0
+        for first, n in ch:
+            check(first == nxt, "chunk starts at %d, expected %d" % (first, nxt))
+            nxt += n
+        check(nxt == r.n_records == 100000)
+        check(r.chunk_info(3)["first_record"] == 21000 and r.chunk_info(3)["format"] == "byu")
+
+
+@test
+def seek_and_read_binary():
+    for name, rs in (("loops-4cpu.rst", 24), ("bus-2cpu.byu", 12), ("bus-1cpu.pbus", 6)):
+        src = sample(name)
+        raw = raw_records(src, rs)
+        n = len(raw) // rs
+        a = archive(src, chunk_records=3000)
+        with trz.open(a) as r:
+            rng = random.Random(7)
+            for k in [0, 2999, 3000, 3001, n - 1, n] + [rng.randrange(n) for _ in range(20)]:
+                check(r.seek(k) == k and r.tell() == k)
+                got = r.read(5)
+                check(got == raw[k * rs:(k + 5) * rs], "%s: seek(%d) read(5) differs" % (name, k))
+                check(r.tell() == min(k + 5, n), "tell after read")
+            r.seek(-10)
+            check(r.read() == raw[-10 * rs:], name + ": seek from the end")
+
+
+@test
+def seek_and_read_text():
+    src = sample("sjeng-like.trace")
+    lines = open(src, "rb").read().splitlines(keepends=True)
+    with trz.open(archive(src, chunk_records=1000)) as r:
+        check(r.n_records == len(lines))
+        for k in (0, 1, 999, 1000, 1001, 7777, len(lines) - 2):
+            r.seek(k)
+            check(r.read(3) == b"".join(lines[k:k + 3]), "seek(%d) read(3)" % k)
+            check(r.tell() == min(k + 3, len(lines)))
+        r.seek(0)
+        got = list(r.batches(997))
+        check(all(g.count(b"\n") == 997 for g in got[:-1]), "batch sizes")
+        check(b"".join(got) == b"".join(lines), "text batches differ")
+
+
+@test
+def batches_and_records_agree():
+    a = archive(sample("loops-4cpu.rst"), chunk_records=3000)
+    with trz.open(a) as r:
+        full = r.records()
+        r.seek(0)
+        parts = list(r.batches(4096, numpy=True))
+        check(sum(len(p) for p in parts) == len(full) == 40000)
+        check(np.array_equal(np.concatenate(parts), full), "numpy batches differ")
+        r.seek(0)
+        check(b"".join(r.batches(1000)) == raw_records(sample("loops-4cpu.rst"), 24), "byte batches differ")
+        for start, n in ((0, 10), (2999, 2), (39990, 100)):
+            part = r.records(n, start=start)
+            check(np.array_equal(part, full[start:start + n]), "records(%d, start=%d)" % (n, start))
+        sub = r.records(50, start=100, fields=["cpuid", "ea_va"])
+        check(sub.dtype.names == ("cpuid", "ea_va") and np.array_equal(sub["ea_va"], full["ea_va"][100:150]))
+
+
+def _rst_expected(rec, little):
+    """One RST record's fields by plain struct parsing (rst-records.md)."""
+    rt, f, b2, b3 = rec[0], rec[1], rec[2], rec[3]
+    o = "<" if little else ">"
+    instr, w8, w16 = struct.unpack(o + "IQQ", rec[4:24])
+    z = dict(rtype=rt, ea_valid=0, tr=0, hpriv=0, pr=0, bt=0, an=0, cpuid=0, instr=0, pc_va=w8, ea_va=w16)
+    if rt == 3:
+        bits = [1, 2, 3, 4, 5, 6] if little else [6, 5, 4, 3, 2, 1]
+        for name, b in zip(("ea_valid", "tr", "hpriv", "pr", "bt", "an"), bits):
+            z[name] = (f >> b) & 1
+        if little:
+            z["cpuid"] = (b2 & 0x3F) | (((b2 >> 6) | (b3 & 3) << 2) << 6)
+        else:
+            z["cpuid"] = (b2 >> 2) | ((((b2 & 3) << 2) | (b3 >> 6)) << 6)
+        z["instr"] = instr
+    elif rt in (18, 19):
+        z["ea_valid"] = (f & 1) if little else f >> 7
+        z["cpuid"] = ((f >> 1) | (b2 & 7) << 7) if little else ((f & 0x7F) | (b2 >> 5) << 7)
+    return z
+
+
+@test
+def rst_fields_match_struct_parsing():
+    for name, little in (("loops-4cpu.rst", False), ("blaze-like-1cpu-le.rst", True)):
+        raw = open(sample(name), "rb").read()
+        arr = trz.records(archive(sample(name)))
+        check(arr.dtype.names == trz.fields("rst"))
+        rng = random.Random(1)
+        idx = set(rng.sample(range(len(arr)), 400))
+        rt = np.frombuffer(raw, np.uint8)[::24]
+        for t in (3, 19, 5, 7, 9, 2):  # every kind of record, first and last of each
+            hits = np.flatnonzero(rt == t)
+            if len(hits):
+                idx.update([int(hits[0]), int(hits[-1])])
+        check((rt == 19).any() and (rt == 3).any(), name + ": sample lacks INSTR or PAVADIFF")
+        cpus = set()
+        for i in sorted(idx):
+            want = _rst_expected(raw[i * 24:(i + 1) * 24], little)
+            got = {k: int(arr[k][i]) for k in want}
+            check(got == want, "%s record %d: %r != %r" % (name, i, got, want))
+            if want["rtype"] == 3:
+                cpus.add(want["cpuid"])
+        if name.startswith("loops"):
+            check(cpus == {0, 1, 2, 3}, "cpuids seen: %r" % cpus)
+        full = np.array([_rst_expected(raw[i * 24:(i + 1) * 24], little)["cpuid"] for i in range(len(arr))])
+        check(np.array_equal(full, arr["cpuid"]), name + ": cpuid column differs")
+
+
+@test
+def byu_and_pbus_fields_match_struct_parsing():
+    raw = open(sample("bus-2cpu.byu"), "rb").read()
+    a = trz.records(archive(sample("bus-2cpu.byu")))
+    check(len(a) == 100000 and a.dtype.names == ("addr", "reqtype", "size", "attr", "proc", "time"))
+    for i in list(range(0, 100000, 997)) + [99999]:
+        want = struct.unpack("<IBBBBI", raw[i * 12:(i + 1) * 12])
+        check(tuple(int(a[k][i]) for k in a.dtype.names) == want, "byu record %d" % i)
+    check(set(np.unique(a["proc"]).tolist()) == {0, 1}, "two processors")
+    raw = open(sample("bus-1cpu.pbus"), "rb").read()
+    p = trz.records(archive(sample("bus-1cpu.pbus")))
+    for i in list(range(0, 100000, 991)) + [99999]:
+        addr, be, ctl = struct.unpack(">IBB", raw[i * 6:(i + 1) * 6])
+        check((int(p["addr"][i]), int(p["be"][i]), int(p["ctl"][i]), int(p["type"][i])) == (addr, be, ctl, ctl >> 4),
+              "pbus record %d" % i)
+
+
+@test
+def uop_fields_match_text():
+    for name in ("sjeng-like.trace", "tabs-variant.trace"):
+        lines = [ln for ln in open(sample(name), "rb").read().splitlines() if ln.strip()]
+        if not lines[0].split()[0].isdigit():
+            lines = lines[1:]  # the header of the format's example table
+        a = trz.records(archive(sample(name)))
+        check(len(a) == len(lines), "%s: %d rows, %d lines" % (name, len(a), len(lines)))
+        for i in list(range(0, len(lines), 97)) + [len(lines) - 1]:
+            t = lines[i].split()
+            want = (int(t[0]), int(t[1], 16), int(t[2]), int(t[3]), int(t[4]), t[5], t[6], t[7], int(t[8]),
+                    int(t[9], 16), int(t[10], 16), int(t[11], 16), t[12].decode(), t[13].decode())
+            got = tuple(a[i][k] for k in a.dtype.names)
+            got = tuple(int(v) if isinstance(v, np.integer) else v for v in got)
+            check(got == want, "%s line %d: %r != %r" % (name, i, got, want))
+        check(a["pc"].dtype == np.uint64 and a["imm"].dtype == np.int64 and a["flags"].dtype == np.dtype("S1"))
+
+
+@test
+def open_from_memory():
+    a = archive(sample("bus-1cpu.pbus"))
+    with trz.open(open(a, "rb").read()) as r:
+        check(r.format == "pbus" and r.n_records == 100000)
+        r.seek(500)
+        check(r.read(2) == raw_records(sample("bus-1cpu.pbus"), 6)[3000:3012])
+
+
+@test
+def compress_options():
+    src = sample("loops-4cpu.rst")
+    d = os.path.join(W, "opt.trz")
+    got = trz.compress(src, d, level=3, threads=2, chunk_records=4000, backend="gzip")
+    check(got == {"format": "rst", "byte_order": "big"}, repr(got))
+    with trz.open(d) as r:
+        check(r.n_chunks == 10 and r.read() == raw_records(src, 24))
+    got = trz.compress(src, d, format="raw", chunk_bytes=65536)
+    with trz.open(d) as r:
+        check(got["format"] == r.format == "raw" and r.n_chunks == 15, "raw: %r %d" % (got, r.n_chunks))
+        check(r.read() == open(src, "rb").read(), "raw read")
+
+
+@test
+def join_parts():
+    src = sample("bus-2cpu.byu")
+    size = os.path.getsize(src)
+    cut = 12 * 30000  # a whole number of 10000-record chunks
+    p1, p2 = os.path.join(W, "p1.trz"), os.path.join(W, "p2.trz")
+    trz.compress_range(src, 0, cut, p1, chunk_records=10000)
+    trz.compress_range(src, cut, size - cut, p2, chunk_records=10000, format="byu", unwrap=False)
+    joined = os.path.join(W, "joined.trz")
+    trz.join([p1, p2], joined)
+    whole = os.path.join(W, "whole.trz")
+    trz.compress(src, whole, chunk_records=10000)
+    check(filecmp.cmp(joined, whole, shallow=False), "joined parts differ from a one-process archive")
+    with trz.open(joined) as r:
+        check(r.members == 1 and r.n_chunks == 11, "members %d chunks %d" % (r.members, r.n_chunks))
+    check(subprocess.run([CLI, "-t", joined]).returncode == 0, "trz -t")
+
+
+@test
+def errors_are_exceptions():
+    missing = os.path.join(W, "no-such.trz")
+    raises(trz._lib.ERR_IO, trz.open, missing, contains="no-such.trz")
+    e = raises(-3, trz.open, sample("loops-4cpu.rst"))  # TRZ_ERR_NOT_TRZ
+    check("loops-4cpu.rst" in str(e))
+    a = archive(sample("loops-4cpu.rst"), chunk_records=5000)
+    with trz.open(a) as r:
+        raises(trz._lib.ERR_RANGE, r.seek, 40001, contains="past the end")
+    raises(trz._lib.ERR_PARAM, trz.compress, sample("loops-4cpu.rst"), os.path.join(W, "x.trz"), level=42)
+    raises(trz._lib.ERR_PARAM, trz.compress, sample("loops-4cpu.rst"), os.path.join(W, "x.trz"), format="nope",
+           contains="nope")
+    raises(None, trz.compress, missing, os.path.join(W, "x.trz"), contains="no-such.trz")
+    raises(None, trz.decompress, missing, os.path.join(W, "x"), contains="no-such.trz")
+    raises(trz._lib.ERR_PARAM, trz.join, [a, archive(sample("bus-2cpu.byu"))], os.path.join(W, "j.trz"),
+           contains="format")
+    check(not os.path.exists(os.path.join(W, "j.trz")), "a failed join leaves no output")
+    # a damaged chunk: the error names it, and reading raises instead of returning bad data
+    bad = os.path.join(W, "bad.trz")
+    data = bytearray(open(a, "rb").read())
+    with trz.open(a) as r:
+        c = r.chunk_info(2)
+    data[c["offset"] + c["stored_bytes"] // 2] ^= 0x55
+    open(bad, "wb").write(bytes(data))
+    with trz.open(bad) as r:
+        r.seek(0)
+        check(len(r.read(10000)) == 240000, "the intact chunks read")
+        raises(None, r.read, 5000, contains="chunk 2")
+        raises(None, r.records, 10, start=12000, contains="chunk 2")
+    with trz.open(bad) as r:
+        raises(None, r.records, contains="chunk 2")  # not a silently shorter array
+    with trz.open(bad) as r:
+        raises(None, r.read, contains="chunk 2")
+    # members of different formats: no record reads, but the bytes are there
+    mixed = os.path.join(W, "mixed.trz")
+    with open(mixed, "wb") as f:
+        f.write(open(a, "rb").read() + open(archive(sample("bus-1cpu.pbus")), "rb").read())
+    with trz.open(mixed) as r:
+        check(r.format == "mixed" and r.members == 2)
+        raises(trz._lib.ERR_UNSUPPORTED, r.records, contains="members differ")
+        raises(trz._lib.ERR_UNSUPPORTED, r.read, 10, contains="members differ")
+        both = open(sample("loops-4cpu.rst"), "rb").read() + open(sample("bus-1cpu.pbus"), "rb").read()
+        check(r.read_bytes(1 << 22) == both, "read_bytes of a mixed archive")
+    r = trz.open(a)
+    r.close()
+    try:
+        r.read(1)
+        raise AssertionError("read on a closed reader")
+    except ValueError:
+        pass
+
+
+# ---- Dask ---------------------------------------------------------------------------------
+_cluster = []
+
+
+def client():
+    if not _cluster:
+        import dask_mix
+        _cluster.extend(dask_mix.start_cluster(2))
+    return _cluster[1]
+
+
+@test
+def dask_partitions_are_chunks():
+    a = archive(sample("loops-4cpu.rst"), chunk_records=3000)
+    c = client()
+    df = tdask.read_records(a)
+    with trz.open(a) as r:
+        chunks = [ch for ch in r.chunks() if ch[1]]
+        full = r.records()
+    check(df.npartitions == len(chunks) == 14, "%d partitions for %d chunks" % (df.npartitions, len(chunks)))
+    check(df.divisions == tuple(f for f, _ in chunks) + (39999,), repr(df.divisions))
+    lens = c.compute(df.map_partitions(len)).result().tolist()
+    check(lens == [n for _, n in chunks], repr(lens))
+    got = c.compute(df).result()
+    check(list(got.index) == list(range(40000)))
+    for k in trz.fields("rst"):
+        check(np.array_equal(got[k].to_numpy(), full[k]), "column " + k)
+    df2 = tdask.read_records(a, records_per_partition=7000)
+    check(df2.npartitions == 5, "7000 records rounds up to 3 chunks: %d partitions" % df2.npartitions)
+    check(c.compute(df2.map_partitions(len)).result().tolist() == [9000] * 4 + [4000])
+    both = tdask.read_records([a, archive(sample("loops-4cpu.rst"))], fields=["cpuid", "instr"], filter="instr")
+    check(both.npartitions == 15 and list(both.columns) == ["cpuid", "instr"])
+    got = c.compute(both).result()
+    check(len(got) == 2 * int((full["rtype"] == 3).sum()), "INSTR filter over two files")
+    check(np.array_equal(got["instr"].to_numpy()[:38762], full["instr"][full["rtype"] == 3]))
+    text = tdask.read_records(archive(sample("tabs-variant.trace"), chunk_records=500))
+    t = c.compute(text).result()
+    check(text.npartitions == 7 and len(t) == 3000 and t.index[0] == 1, "uop: header line skipped, index = line")
+    check(t["micro"].iloc[0] == "ADD" and t["pc"].iloc[0] == 0x48d1a0)
+
+
+def _compress_parallel_case(src, part_records=None, **opts):
+    c = client()
+    dst = os.path.join(W, "par-" + os.path.basename(src) + ".trz")
+    info = tdask.compress_parallel(src, dst, c, part_records=part_records, **opts)
+    check(info["parts"] > 1, "%s: %d part(s)" % (src, info["parts"]))
+    back = os.path.join(W, "par-back")
+    trz.decompress(dst, back)
+    check(filecmp.cmp(src, back, shallow=False), src + ": compress_parallel round trip differs")
+    check(subprocess.run([CLI, "-t", dst]).returncode == 0, src + ": trz -t fails")
+    one = os.path.join(W, "one.trz")
+    trz.compress(src, one, **opts)
+    with trz.open(dst) as p, trz.open(one) as o:
+        check(p.members == 1 and p.chunks() == o.chunks(), src + ": chunks differ from a one-process run")
+    check(filecmp.cmp(dst, one, shallow=False), src + ": archive differs from a one-process run")
+    check(not [f for f in os.listdir(W) if ".parts-" in f], "part directory left behind")
+    return info
+
+
+@test
+def compress_parallel_two_workers():
+    _compress_parallel_case(sample("loops-4cpu.rst"), chunk_records=3000)
+    _compress_parallel_case(sample("bus-2cpu.byu"), chunk_records=7000)  # with a 2-byte tail
+    _compress_parallel_case(sample("sjeng-like.trace"), chunk_bytes=65536)
+    _compress_parallel_case(sample("tabs-variant.trace"), chunk_records=400, level=5)
+    info = _compress_parallel_case(sample("bus-1cpu.pbus"), chunk_records=10000, part_records=25000)
+    check(info["parts"] == 4, "part_records 25000 rounds up to 3 chunks: %r" % info)
+
+
+def _c_report(path):
+    with trz.open(path) as r:
+        tool = "rst_stats" if r.format == "rst" else "bus_stats"
+    p = subprocess.run([os.path.join(ANALYZERS, tool), path], capture_output=True, text=True)
+    check(p.returncode == 0, "%s %s: %s" % (tool, path, p.stderr))
+    return p.stdout
+
+
+def _same_as_c(path, **kw):
+    import dask_mix
+    got = dask_mix.analyze(client(), path, **kw)
+    want = _c_report(path)
+    if got != want:
+        raise AssertionError("%s: dask_mix differs from the C analyzer:\n%s\n--- C:\n%s" % (path, got, want))
+
+
+@test
+def dask_analysis_equals_c_on_samples():
+    for name, opts in (("loops-4cpu.rst", {"chunk_records": 2500}), ("loops-4cpu.rst", {}),
+                       ("blaze-like-1cpu-le.rst", {"chunk_records": 1500}),
+                       ("bus-2cpu.byu", {"chunk_records": 6000}), ("bus-1cpu.pbus", {"chunk_records": 9000})):
+        _same_as_c(archive(sample(name), **opts))
+
+
+@test
+def dask_mix_script():
+    a = archive(sample("bus-2cpu.byu"), chunk_records=6000)
+    b = archive(sample("loops-4cpu.rst"), chunk_records=2500)
+    addr = client().scheduler.address
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "analyzers", "dask_mix.py"), "--scheduler", addr,
+                        a, b], capture_output=True, text=True, env=dict(os.environ))
+    check(p.returncode == 0, p.stderr[-2000:])
+    check(p.stdout == _c_report(a) + _c_report(b), "dask_mix.py output differs:\n" + p.stdout)
+
+
+def _reference_lru(groups, lines):
+    """A plain sequential 4-way LRU per group: hit flags."""
+    sets, out = {}, []
+    for g, x in zip(groups, lines):
+        w = sets.setdefault(g, [])
+        hit = x in w
+        if hit:
+            w.remove(x)
+        elif len(w) == 4:
+            w.pop()
+        w.insert(0, x)
+        out.append(hit)
+    return out
+
+
+@test
+def lru_over_partitions_is_exact():
+    import dask_mix
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        n = int(rng.integers(1, 3000))
+        groups = rng.integers(0, int(rng.integers(1, 6)), n)
+        lines = rng.integers(1, int(rng.integers(2, 12)), n).astype(np.uint64)
+        keys = rng.integers(0, 3, n)
+        ref = np.array(_reference_lru(groups.tolist(), lines.tolist()))
+        cuts = np.sort(rng.choice(np.arange(1, n + 1), size=min(n, int(rng.integers(1, 40))), replace=False))
+        bounds = [0] + [int(c) for c in cuts if c < n] + [n]
+        parts = [dask_mix.lru_local(groups[s:e], lines[s:e], keys[s:e], 3) for s, e in zip(bounds, bounds[1:])]
+        acc, hits = dask_mix.lru_merge(parts, 3)
+        check(np.array_equal(acc, np.bincount(keys, minlength=3)), "accesses")
+        want = np.bincount(keys[ref], minlength=3)
+        check(np.array_equal(hits, want), "trial %d: hits %r, sequential %r" % (trial, hits, want))
+
+
+@test
+def classification_table_matches_the_rules():
+    import dask_mix
+    rng = np.random.default_rng(9)
+    words = rng.integers(0, 1 << 32, 20000, dtype=np.uint64).astype(np.uint32)
+    special = [0x81C7E008, 0x81C3E008, 0x81C3E00C, 0x9FC00000, 0x81C00000, 0x81CFE008, 0x10800004, 0x00800004,
+               0x12800004, 0x40000010, 0xC2002000, 0xC2202000, 0x01000000]
+    words = np.concatenate([words, np.array(special, dtype=np.uint32)])
+    got = dask_mix.classify(words)
+    want = np.array([dask_mix.classify_word(int(w)) for w in words])
+    check(np.array_equal(got, want), "vectorised classes differ from classify_word")
+    check([dask_mix.classify_word(w) for w in special[:5]] ==
+          [dask_mix.K_RET, dask_mix.K_RET, dask_mix.K_UBR, dask_mix.K_CALL, dask_mix.K_UBR], "ret/retl/jmpl")
+
+
+# ---- the shared corpus (real traces), when it is there ---------------------------------------
+def _shared(rel):
+    """A decompressed copy of a shared-corpus file in the scratch directory."""
+    p = os.path.join(SHARED, rel)
+    if os.path.exists(p):
+        return p
+    if os.path.exists(p + ".xz"):
+        out = os.path.join(W, os.path.basename(rel))
+        with open(out, "wb") as f:
+            check(subprocess.run(["xz", "-dc", p + ".xz"], stdout=f).returncode == 0, "xz -dc " + rel)
+        return out
+    return None
+
+
+@test
+def dask_analysis_equals_c_on_shared_corpus():
+    if not os.path.isdir(SHARED):
+        raise Skip("%s absent" % SHARED)
+    done = 0
+    for rel in ("rst/blaze-32cpu-part1.rst", "rst/sun-example-23847-1cpu.rst", "rst/qemu-sparc64-minigzip6-2M.rst",
+                "rst/qemu-sparc64-pigz-4thr-2M.rst", "byu/sdsu-part1.byu", "pbus/sdsu-part1.pbus"):
+        src = _shared(rel)
+        if src is None:
+            continue
+        a = archive(src, threads=2, chunk_bytes=4 << 20)
+        _same_as_c(a)
+        done += 1
+    check(done >= 4, "only %d shared traces found" % done)
+
+
+def main():
+    global W
+    W = tempfile.mkdtemp(prefix="trz-py.")
+    only = sys.argv[1:]
+    passed = failed = skipped = 0
+    t_all = time.time()
+    try:
+        for fn in TESTS:
+            if only and fn.__name__ not in only:
+                continue
+            t0 = time.time()
+            try:
+                fn()
+                passed += 1
+                print("ok   %s (%.1fs)" % (fn.__name__, time.time() - t0))
+            except Skip as e:
+                skipped += 1
+                print("skip %s: %s" % (fn.__name__, e))
+            except Exception:
+                failed += 1
+                print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
+            sys.stdout.flush()
+    finally:
+        if _cluster:
+            _cluster[1].close()
+            _cluster[0].close()
+        shutil.rmtree(W, ignore_errors=True)
+    print("python tests: %.0fs" % (time.time() - t_all))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
