@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# run.sh - regenerate bench/RESULTS.md: `trz bench` on the real traces of
+# ../shared/corpus (when present; .xz files are unpacked to a temporary
+# directory, never into the project) and on the samples in corpus/, the core
+# measurements (raw codec against plain zstd, container overhead, thread
+# scaling), the plots, the machine, and how the results compare with targets.
+#   bench/run.sh [--quick] [--runs N] [--out FILE]
+# --quick leaves out bzip2, xz, zstd -19 and trz -19 and runs everything once
+# (a few minutes); the full run takes 20-40 minutes on the shared corpus.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+quick=0; runs=3; out=bench/RESULTS.md
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) quick=1; runs=1 ;;
+        --runs) runs=$2; shift ;;
+        --out) out=$2; shift ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "usage: $0 [--quick] [--runs N] [--out FILE]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+TRZ=./trz
+[ -x "$TRZ" ] || make trz > /dev/null || { echo "run.sh: cannot build ./trz" >&2; exit 1; }
+SHARED=${TRZ_SHARED_CORPUS:-../shared/corpus}
+work=$(mktemp -d "${TMPDIR:-/tmp}/trz-run.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP # (so that the EXIT trap cleans up)
+mkdir -p "$work/in" "$work/core"
+bench_opts=(--runs "$runs")
+[ $quick = 1 ] && bench_opts+=(--quick)
+t_start=$SECONDS
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+failed=0
+
+note() { echo "run.sh: $* ($((SECONDS - t_start)) s)" >&2; }
+
+# A shared trace as a plain file: .xz unpacked into the work directory.
+plain() {
+    local f=$1 name=${1##*/}
+    case $f in
+        *.xz) xz -dc "$f" > "$work/in/${name%.xz}" && echo "$work/in/${name%.xz}" ;;
+        *) echo "$f" ;;
+    esac
+}
+
+# bench_group NAME FILE...: tables in NAME.md, results in NAME.csv, the plot
+# in bench/plot-NAME.png.
+bench_group() {
+    local name=$1; shift
+    [ $# -gt 0 ] || return 0
+    note "$name: $# file(s)"
+    if ! "$TRZ" bench "${bench_opts[@]}" --streams --csv "$work/$name.csv" --plot "bench/plot-$name.png" "$@" \
+            > "$work/$name.md" 2> "$work/$name.err"; then
+        failed=1
+        { echo; echo "**trz bench reported failures:**"; echo; sed 's/^/    /' "$work/$name.err"; echo; } >> "$work/$name.md"
+    fi
+}
+
+shared_files() { # DIR...: the traces in those subdirectories of the shared corpus
+    local d f
+    for d in "$@"; do
+        for f in "$SHARED/$d"/*; do [ -f "$f" ] && plain "$f"; done
+    done
+}
+
+# ---- the real traces and the samples ----
+have_shared=0
+if [ -d "$SHARED" ]; then
+    have_shared=1
+    note "unpacking the shared corpus"
+    mapfile -t rst_files < <(shared_files rst)
+    mapfile -t bus_files < <(shared_files byu pbus)
+    mapfile -t uop_files < <(shared_files uop)
+    bench_group rst "${rst_files[@]}"
+    bench_group bus "${bus_files[@]}"
+    bench_group uop "${uop_files[@]}"
+fi
+sample_files=()
+for f in corpus/*; do
+    case ${f##*/} in README*|*.md) continue ;; esac
+    [ -f "$f" ] && sample_files+=("$f")
+done
+bench_group samples "${sample_files[@]}"
+
+# ---- core: the raw codec against plain zstd, container overhead ----
+# Random bytes (incompressible) and plain text: man pages, a few MB.
+head -c 20000000 /dev/urandom > "$work/core/random.bin"
+find /usr/share/man/man1 /usr/share/man/man8 -name '*.gz' 2> /dev/null | LC_ALL=C sort | xargs -r zcat 2> /dev/null \
+    | head -c 8000000 > "$work/core/text.txt"
+if [ "$(stat -c %s "$work/core/text.txt")" -lt 1000000 ]; then # no man pages: licences, repeated
+    for _ in $(seq 40); do cat /usr/share/common-licenses/* 2> /dev/null; done | head -c 8000000 > "$work/core/text.txt"
+fi
+note "core: raw codec against zstd"
+"$TRZ" bench "${bench_opts[@]}" --only-trz --match-zstd --format=raw --levels 1,3,9,19 --threads 1 --streams \
+    --csv "$work/core.csv" "$work/core/random.bin" "$work/core/text.txt" > "$work/core.md" 2> "$work/core.err" \
+    || { failed=1; sed 's/^/    /' "$work/core.err" >> "$work/core.md"; }
+
+# ---- core: -T2 against -T1 on a 100 MB input ----
+big="$work/core/rst-100MB.rst"
+if [ $have_shared = 1 ] && [ ${#rst_files[@]} -gt 0 ]; then
+    big_from="the shared RST traces, concatenated and cut"
+    cat "${rst_files[@]}" "${rst_files[@]}" "${rst_files[@]}" | head -c 100000008 > "$big"
+else
+    big_from="corpus/loops-4cpu.rst repeated and cut"
+    for _ in $(seq 105); do cat corpus/loops-4cpu.rst; done | head -c 100000008 > "$big"
+fi
+note "core: threads on 100 MB"
+"$TRZ" bench --runs "$runs" --only-trz --levels 9 --threads 1,2 --csv "$work/threads.csv" "$big" \
+    > "$work/threads.md" 2> "$work/threads.err" || { failed=1; sed 's/^/    /' "$work/threads.err" >> "$work/threads.md"; }
+rm -f "$big" "$work"/in/*
+
+# ---- the reader's own benchmark, when that part of the project has one ----
+reader_md=""
+if [ -x bench/reader_bench.sh ]; then
+    note "bench/reader_bench.sh"
+    reader_opts=(); [ $quick = 1 ] && reader_opts=(--quick)
+    if ! reader_md=$(bench/reader_bench.sh "${reader_opts[@]}" 2> "$work/reader.err"); then
+        failed=1
+        reader_md="$reader_md"$'\n\n**bench/reader_bench.sh failed:**\n\n'$(sed 's/^/    /' "$work/reader.err")
+    fi
+fi
+
+# ---- targets ----
+# All results in one CSV (one header).
+awk 'FNR > 1 || NR == 1' "$work"/*.csv > "$work/all.csv"
+
+# get FILE COMPRESSOR COLUMN: one value of all.csv ("" when not measured).
+get() {
+    awk -F, -v f="$1" -v c="$2" -v col="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        $1 == f && $6 == c && $NF == "ok" { print $h[col]; exit }' "$work/all.csv"
+}
+group() { awk -v n="$1" 'BEGIN { s = sprintf("%d", n); r = ""
+    while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }; print s r }'; }
+verdict() { if [ "$1" = 1 ]; then echo "met"; else echo "**missed**"; fi; } # CONDITION-HOLDS (0/1)
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? 1 : 0 }'; }
+
+mbps() { awk -v r="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%.1f", r / 1e6 / t; else print "-" }'; }
+num1() { awk -v v="$1" 'BEGIN { printf "%.1f", v }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (b > 0 ? 100 * (a - b) / b : 0) }'; }
+# Speed by CPU time (user + system of the child): what the wall-clock speed
+# would be on an idle machine, for one thread.  FILE COMPRESSOR compress|decompress
+cpu_speed() { mbps "$(get "$1" "$2" raw_bytes)" "$(get "$1" "$2" "$3_cpu_s")"; }
+
+size_row() { # GROUP FILE LIMIT
+    local s; s=$(get "$2" "trz -9 -T1" compressed_bytes)
+    if [ -z "$s" ]; then echo "| $1 | $2 size <= $(group "$3") B | not measured | | - |"; return; fi
+    echo "| $1 | $2 size <= $(group "$3") B | $(group "$s") B | | $(verdict "$(ge "$3" "$s")") |"
+}
+
+speed_rows() { # GROUP MIN_COMPRESS MIN_DECOMPRESS FILE...: judged on files of 10 MB or more
+    local g=$1 mc=$2 md=$3 f raw cs ds; shift 3
+    for f in "$@"; do
+        raw=$(get "$f" "trz -9 -T1" raw_bytes)
+        [ -n "$raw" ] || { echo "| $g | $f speed | not measured | | - |"; continue; }
+        cs=$(num1 "$(get "$f" "trz -9 -T1" compress_mb_s)"); ds=$(num1 "$(get "$f" "trz -9 -T1" decompress_mb_s)")
+        if [ "$raw" -lt 10000000 ]; then
+            local cc dc why="not judged: under 10 MB, start-up (about 2 ms) weighs"
+            cc=$(cpu_speed "$f" "trz -9 -T1" compress); dc=$(cpu_speed "$f" "trz -9 -T1" decompress)
+            if [ "$(ge "$cc" "$((mc / 2))")" = 0 ] || [ "$(ge "$dc" "$((md / 2))")" = 0 ]; then
+                why="$why; **below half the target even by CPU time**"
+            fi
+            echo "| $g | $f: compress >= $mc, decompress >= $md MB/s | $cs / $ds MB/s | $cc / $dc | ($why) |"
+        else
+            echo "| $g | $f: compress >= $mc MB/s | $cs MB/s | $(cpu_speed "$f" "trz -9 -T1" compress) | $(verdict "$(ge "$cs" "$mc")") |"
+            echo "| $g | $f: decompress >= $md MB/s | $ds MB/s | $(cpu_speed "$f" "trz -9 -T1" decompress) | $(verdict "$(ge "$ds" "$md")") |"
+        fi
+    done
+}
+
+# within2 TRZ ZSTD higher-is-better(0/1): the verdict for "within 2%"
+within2() { verdict "$(awk -v t="$1" -v z="$2" -v h="$3" 'BEGIN { print (h ? t >= z * 0.98 : t <= z * 1.02) ? 1 : 0 }')"; }
+
+core_rows() { # the raw codec within 2% of zstd at the same level: size, both speeds
+    local f l t=() z=() what
+    for f in random.bin text.txt; do
+        for l in 1 3 9 19; do
+            t[0]=$(get "$f" "trz -$l -T1" compressed_bytes); z[0]=$(get "$f" "zstd -$l -T1" compressed_bytes)
+            [ -n "${t[0]}" ] && [ -n "${z[0]}" ] || continue
+            echo "| core | raw codec, $f, -$l: size within 2% of zstd -$l | $(group "${t[0]}") vs $(group "${z[0]}") B ($(pct "${t[0]}" "${z[0]}")) | | $(within2 "${t[0]}" "${z[0]}" 0) |"
+            for what in compress decompress; do
+                t[1]=$(num1 "$(get "$f" "trz -$l -T1" ${what}_mb_s)"); z[1]=$(num1 "$(get "$f" "zstd -$l -T1" ${what}_mb_s)")
+                t[2]=$(cpu_speed "$f" "trz -$l -T1" $what); z[2]=$(cpu_speed "$f" "zstd -$l -T1" $what)
+                echo "| core | raw codec, $f, -$l: $what speed within 2% | ${t[1]} vs ${z[1]} MB/s ($(pct "${t[1]}" "${z[1]}")) | ${t[2]} vs ${z[2]} ($(pct "${t[2]}" "${z[2]}")) | $(within2 "${t[1]}" "${z[1]}" 1) |"
+            done
+        done
+    done
+}
+
+overhead_rows() { # container bytes against the archive, multi-MB inputs
+    local f c s
+    for f in random.bin text.txt; do
+        c=$(get "$f" "trz -9 -T1" container_bytes); s=$(get "$f" "trz -9 -T1" compressed_bytes)
+        [ -n "$c" ] && [ -n "$s" ] || continue
+        echo "| core | container overhead < 0.1%, $f (-9) | $c B of $(group "$s") B ($(awk -v c="$c" -v s="$s" 'BEGIN { printf "%.4f%%", 100 * c / s }')) | | $(verdict "$(awk -v c="$c" -v s="$s" 'BEGIN { print (c < s * 0.001) ? 1 : 0 }')") |"
+    done
+}
+
+thread_row() {
+    local t1 t2 sp
+    t1=$(get rst-100MB.rst "trz -9 -T1" compress_s); t2=$(get rst-100MB.rst "trz -9 -T2" compress_s)
+    [ -n "$t1" ] && [ -n "$t2" ] || { echo "| core | -T2 >= 1.8x -T1 | not measured | | - |"; return; }
+    sp=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", a / b }')
+    echo "| core | -T2 compresses >= 1.8x faster than -T1 (100 MB) | $(num1 "$t1") s / $(num1 "$t2") s = ${sp}x | | $(verdict "$(ge "$sp" 1.8)") |"
+}
+
+targets() {
+    echo "| group | target (trz -9 -T1 unless said) | measured (wall clock) | MB/s by CPU time | status |"
+    echo "|---|---|---|---|---|"
+    size_row RST blaze-32cpu-part1.rst 712000
+    size_row RST sun-example-23847-1cpu.rst 14900
+    speed_rows RST 100 400 blaze-32cpu-part1.rst sun-example-23847-1cpu.rst qemu-sparc64-minigzip6-2M.rst \
+        qemu-sparc64-pigz-4thr-2M.rst
+    size_row BYU/PEL sdsu-part1.byu 99000
+    size_row BYU/PEL sdsu-part1.pbus 64000
+    size_row BYU/PEL lackey-gzip6.byu 1160000
+    speed_rows BYU/PEL 100 400 lackey-gzip6.byu sdsu-part1.byu sdsu-part1.pbus
+    size_row uop sjeng-1K.trace 3420
+    size_row uop qemu-x86-gzip6-1M.trace 248000
+    speed_rows uop 60 250 qemu-x86-gzip6-1M.trace sjeng-1K.trace
+    core_rows
+    overhead_rows
+    thread_row
+}
+targets > "$work/targets.md"
+# (the rows are printed from subshells, so count the verdicts afterwards)
+met=$(grep -c '| met |$' "$work/targets.md"); missed=$(grep -c '| \*\*missed\*\* |$' "$work/targets.md")
+unmeasured=$(grep -c '| not measured |' "$work/targets.md")
+
+# ---- RESULTS.md ----
+first_line() { "$@" 2>&1 | head -1; }
+machine() {
+    local mem os commit dirty=""
+    mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+    os=$(. /etc/os-release 2> /dev/null && echo "$PRETTY_NAME")
+    commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
+    git diff --quiet HEAD 2> /dev/null || dirty=" (with uncommitted changes)"
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $([ $quick = 1 ] && echo 'quick run (--quick)' || echo 'full run'), median of $runs run(s)"
+    echo "- trz: $("$TRZ" --version), commit $commit$dirty, built with $(first_line cc --version)"
+    echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); nproc $(nproc); memory $mem"
+    echo "- OS: ${os:-unknown}, kernel $(uname -r)"
+    echo "- compressors: $(first_line zstd --version); $(first_line xz --version); $(first_line gzip --version); $(bzip2 --help 2>&1 | head -1 | sed 's/, a block-sorting file compressor//')"
+    echo "- load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- run time of bench/run.sh: $(((SECONDS - t_start) / 60)) min $(((SECONDS - t_start) % 60)) s"
+}
+
+section() { # TITLE NAME PLOT-CAPTION
+    [ -f "$work/$2.md" ] || return 0
+    echo "## $1"; echo
+    [ -f "bench/plot-$2.png" ] && { echo "![$3](plot-$2.png)"; echo; }
+    cat "$work/$2.md"
+}
+
+{
+    echo "# Benchmark results"
+    echo
+    echo "Generated by \`bench/run.sh\`; do not edit by hand. Every table comes from \`trz bench\` (see"
+    echo "\`./trz bench --help\`): each compressor runs as a child process on the same file, timed"
+    echo "from fork to exit (start-up included) with its peak RSS from wait4; the input is read once"
+    echo "before timing so everyone finds it in the page cache, outputs go to one temporary directory"
+    echo "and are flushed outside the timed part, decompressed bytes are piped back and compared (XXH3)"
+    echo "with the input, and runs alternate between the compressors (median reported). MB/s is 10^6"
+    echo "bytes of input per second. \`*\` marks the best value of each column. trz -T0 uses all cores."
+    echo
+    echo "## Machine"; echo; machine; echo
+    echo "## Targets"; echo
+    echo "Sizes and speeds are those of the default level with one thread (\`trz -9 -T1\`); speed"
+    echo "targets are judged on wall-clock time, on inputs of 10 MB or more. $met met, $missed missed,"
+    echo "$unmeasured not measured. \"MB/s by CPU time\" divides the input by the child's user + system"
+    echo "time instead: one-thread speed with the machine's other load taken out (the load average is"
+    echo "under Machine; above $(nproc) the wall-clock speeds are depressed)."
+    echo
+    cat "$work/targets.md"; echo
+    [ $have_shared = 1 ] || { echo "The shared corpus ($SHARED) was not found: no real-trace results."; echo; }
+    section "Real traces: SPARC RST" rst "ratio against speed, RST traces"
+    section "Real traces: BYU and PEL Pentium bus" bus "ratio against speed, BYU and PEL bus traces"
+    section "Real traces: UPenn uop text" uop "ratio against speed, uop traces"
+    section "The project's samples (corpus/)" samples "ratio against speed, samples"
+    echo "## Core: the raw codec against plain zstd"; echo
+    echo "\`random.bin\`: 20 MB from /dev/urandom; \`text.txt\`: 8 MB of man pages (roff source) of this"
+    echo "machine. trz is forced to the raw codec (\`--format=raw\`); \`zstd -L -T1\` is plain zstd at the"
+    echo "same level."
+    echo
+    cat "$work/core.md"
+    echo "## Core: threads"; echo
+    echo "A 100,000,008-byte RST input ($big_from), trz -9 with one and two threads. With"
+    echo "other load on the machine (load averages under Machine) the second thread does not get a"
+    echo "whole core, so this speed-up is only meaningful on an otherwise idle machine."
+    echo
+    cat "$work/threads.md"
+    if [ -n "$reader_md" ]; then
+        case $reader_md in "#"*) ;; *) echo "## Reader"; echo ;; esac
+        echo "$reader_md"; echo
+    fi
+} > "$work/RESULTS.md"
+mv "$work/RESULTS.md" "$out"
+note "wrote $out: targets $met met, $missed missed, $unmeasured not measured"
+[ $failed = 0 ] || { echo "run.sh: some round trips or runs FAILED: see $out" >&2; exit 1; }
+exit 0
