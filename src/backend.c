@@ -12,18 +12,18 @@ struct trz_zctx {
     ZSTD_CCtx *c;
     ZSTD_DCtx *d;
     int c_level;
-    uint8_t *scratch; /* reused by the encoder's self-check */
-    size_t scratch_cap;
+    uint8_t *scratch[2]; /* reused across chunks: see trz_zctx_scratch */
+    size_t scratch_cap[2];
 };
 
-uint8_t *trz_zctx_scratch(trz_zctx *z, size_t n)
+uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 {
-    if (n > z->scratch_cap) {
-        free(z->scratch);
-        z->scratch = malloc(n ? n : 1);
-        z->scratch_cap = z->scratch ? n : 0;
+    if (n > z->scratch_cap[which] || !z->scratch[which]) {
+        free(z->scratch[which]);
+        z->scratch[which] = malloc(n ? n : 1);
+        z->scratch_cap[which] = z->scratch[which] ? n : 0;
     }
-    return z->scratch;
+    return z->scratch[which];
 }
 
 trz_zctx *trz_zctx_create(void)
@@ -48,7 +48,8 @@ void trz_zctx_free(trz_zctx *z)
     if (!z) return;
     ZSTD_freeCCtx(z->c);
     ZSTD_freeDCtx(z->d);
-    free(z->scratch);
+    free(z->scratch[0]);
+    free(z->scratch[1]);
     free(z);
 }
 

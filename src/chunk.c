@@ -76,7 +76,7 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     trz_chunk_hdr h;
     size_t need;
     if (trz_chunk_parse_hdr(job->out.p, job->out.n, &h, &need)) return -1;
-    uint8_t *tmp = trz_zctx_scratch(z, job->raw_len);
+    uint8_t *tmp = trz_zctx_scratch(z, TRZ_SCRATCH_CHECK, job->raw_len);
     if (!tmp) return TRZ_ERR_NOMEM;
     char err[8];
     int rc = trz_chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err);
@@ -168,9 +168,12 @@ int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t
         snprintf(err, errlen, "stored data checksum mismatch");
         return TRZ_ERR_CHECKSUM;
     }
+    /* stored streams are used where they lie; the others decode into a
+     * buffer the context keeps from chunk to chunk */
     uint64_t total = 0;
-    for (unsigned k = 0; k < h->nstreams; k++) total += h->rsize[k];
-    uint8_t *mem = malloc(total ? total : 1);
+    for (unsigned k = 0; k < h->nstreams; k++)
+        if (h->backend[k] != TRZ_BACKEND_STORE) total += h->rsize[k];
+    uint8_t *mem = trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total);
     if (!mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
     const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
     size_t sl[TRZ_MAX_STREAMS] = { 0 };
@@ -178,12 +181,17 @@ int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t
     uint8_t *dst = mem;
     int rc = TRZ_OK;
     for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
-        rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], dst, h->rsize[k]);
-        if (rc) { snprintf(err, errlen, "stream %u does not decompress", h->sid[k]); break; }
-        sp[h->sid[k]] = dst;
         sl[h->sid[k]] = h->rsize[k];
+        if (h->backend[k] == TRZ_BACKEND_STORE) {
+            if (h->csize[k] != h->rsize[k]) rc = TRZ_ERR_CORRUPT;
+            sp[h->sid[k]] = src;
+        } else {
+            rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], dst, h->rsize[k]);
+            sp[h->sid[k]] = dst;
+            dst += h->rsize[k];
+        }
+        if (rc) { snprintf(err, errlen, "stream %u does not decompress", h->sid[k]); break; }
         src += h->csize[k];
-        dst += h->rsize[k];
     }
     if (rc == TRZ_OK) {
         trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order };
@@ -192,6 +200,5 @@ int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t
         else if (cr != TRZ_CODEC_OK) { rc = TRZ_ERR_CORRUPT; snprintf(err, errlen, "%s streams are damaged", c->name); }
         else if (trz_xxh64(out, h->raw) != h->xxh) { rc = TRZ_ERR_CHECKSUM; snprintf(err, errlen, "checksum mismatch"); }
     }
-    free(mem);
     return rc;
 }

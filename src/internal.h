@@ -39,8 +39,12 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 typedef struct trz_zctx trz_zctx; /* per-thread compression contexts */
 trz_zctx *trz_zctx_create(void);
 void trz_zctx_free(trz_zctx *z);
-/* A buffer of at least n bytes owned by z, reused across calls; NULL if out of memory. */
-uint8_t *trz_zctx_scratch(trz_zctx *z, size_t n);
+/* A buffer of at least n bytes owned by z, reused across calls; NULL if out
+ * of memory.  Slot 0 holds the encoder's self-check output, slot 1 the
+ * decoded streams of trz_chunk_decode. */
+#define TRZ_SCRATCH_CHECK 0
+#define TRZ_SCRATCH_STREAMS 1
+uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n);
 /* Compress src into dst (grown as needed); returns the back-end actually used
  * (STORE when compression does not help), or a negative trz_result. */
 int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst);

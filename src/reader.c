@@ -28,7 +28,7 @@ typedef struct dchunk { /* a decoded chunk */
     int byte_order, flags, rc;
     /* decode inputs */
     uint8_t *raw;
-    size_t raw_len;
+    size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
     trz_chunk_hdr h;
     char err[128];
 } dchunk;
@@ -467,6 +467,7 @@ static void dchunk_free(dchunk *d)
     free(d->data);
     free(d->raw);
     d->data = d->raw = NULL;
+    d->cap = d->raw_cap = 0;
 }
 
 void trz_reader_close(trz_reader *r)
@@ -711,10 +712,14 @@ static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
     size_t total = d->h.hdr_len + d->h.payload, have = d->h.hdr_len;
     int64_t size = r->io.size ? r->io.size(r->io.opaque) : -1;
     if (size >= 0 && ((uint64_t)size < d->off || (uint64_t)size - d->off < total)) return TRZ_ERR_TRUNCATED;
-    size_t cap = total < (1u << 20) ? total : (1u << 20);
-    free(d->raw);
-    d->raw = malloc(cap);
-    if (!d->raw) return TRZ_ERR_NOMEM;
+    size_t cap = d->raw_cap;
+    if (cap < total && cap < (1u << 20)) { /* else grow below, as bytes arrive */
+        cap = total < (1u << 20) ? total : (1u << 20);
+        free(d->raw);
+        d->raw = malloc(cap);
+        d->raw_cap = d->raw ? cap : 0;
+        if (!d->raw) return TRZ_ERR_NOMEM;
+    }
     memcpy(d->raw, hb, have);
     while (have < total) {
         if (have == cap) {
@@ -722,9 +727,11 @@ static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
             uint8_t *np = realloc(d->raw, cap);
             if (!np) return TRZ_ERR_NOMEM;
             d->raw = np;
+            d->raw_cap = cap;
         }
         size_t got;
-        int rc = read_exact(r, d->raw + have, cap - have, &got);
+        size_t want = (cap < total ? cap : total) - have; /* a reused buffer may be larger */
+        int rc = read_exact(r, d->raw + have, want, &got);
         have += got;
         if (rc) return rc;
     }
@@ -974,9 +981,12 @@ static int seq_index(trz_reader *r, uint64_t at)
 static int idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
 {
     rchunk *c = &r->chunks[n];
-    free(d->raw);
-    d->raw = malloc(c->stored);
-    if (!d->raw) return rerr(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
+    if (d->raw_cap < c->stored) {
+        free(d->raw);
+        d->raw = malloc(c->stored);
+        d->raw_cap = d->raw ? c->stored : 0;
+        if (!d->raw) return rerr(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
+    }
     int rc = read_at(r, c->offset, d->raw, c->stored);
     if (rc) return rerr(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
     size_t need;
@@ -1009,8 +1019,6 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     d->err[0] = 0;
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
     d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->err, sizeof d->err);
-    free(d->raw);
-    d->raw = NULL;
     (void)r;
 }
 
@@ -1115,14 +1123,10 @@ static int next_chunk(trz_reader *r)
             if (rc < 0) return r->failed = rc;
             if (rc == 0 && r->qlen == 0) return 0;
         }
-        uint8_t *spare = r->cur.data;
-        size_t spare_cap = r->cur.cap;
-        r->cur.data = NULL;
-        dchunk_free(&r->cur);
+        /* the buffers of the chunk just consumed go back to the slot */
+        dchunk spare = { .data = r->cur.data, .cap = r->cur.cap, .raw = r->cur.raw, .raw_cap = r->cur.raw_cap };
         r->cur = r->q[r->qhead];
-        memset(&r->q[r->qhead], 0, sizeof r->q[r->qhead]);
-        r->q[r->qhead].data = spare;
-        r->q[r->qhead].cap = spare_cap;
+        r->q[r->qhead] = spare;
         r->qhead = (r->qhead + 1) % MAXQ;
         r->qlen--;
         r->cur_pos = 0;
