@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2034 # variables read by the conditions check() evals
 # reliability.sh - a `make check` step: trz on damaged, cut and hostile
 # archives, and its output files when things go wrong.
 #   1. corruption and truncation sweeps over small multi-chunk archives of
@@ -10,7 +11,7 @@
 #   4. safe output: SIGINT/SIGTERM, a full disk, --rm.
 # Ends with "N passed, M failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 S=$PWD/corpus
 W=$(mktemp -d /tmp/trz-rel.XXXXXX)
 # copies of the programs under test: the archives made here must meet the same code

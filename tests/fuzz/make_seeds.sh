@@ -7,7 +7,7 @@
 # seek_read.  Needs ./trz built.  The output is the same on every run.
 # Files named regress-* (inputs that found a bug) are kept as they are.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 TRZ=./trz
 S=corpus
 OUT=tests/fuzz/corpus

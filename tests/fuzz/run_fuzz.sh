@@ -5,7 +5,7 @@
 # Prints one line per target (executions, coverage, corpus) and fails on
 # any finding; the crashing input is left in $FZ/artifacts/<target>/.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 FZ=${FZ:-build/fuzz}
 SECS=${FUZZ_SECONDS:-60}
 status=0
