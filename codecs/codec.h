@@ -123,7 +123,7 @@ typedef struct trz_rd {
 static inline void trz_rd_init(trz_rd *r, const uint8_t *p, size_t n)
 {
     r->p = p;
-    r->end = p + n;
+    r->end = p ? p + n : p; /* an absent stream is NULL: no arithmetic on it */
     r->err = 0;
 }
 static inline size_t trz_rd_left(const trz_rd *r) { return (size_t)(r->end - r->p); }
