@@ -4,9 +4,10 @@
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_LIB_SRC := $(LIB_SRC)
+TEST_HDRS := tests/bus_test.h
 CHECK_UNITS := $(patsubst tests/%.c,$(B)/san/%,$(filter-out tests/gen_samples.c tests/codec_harness.c,$(wildcard tests/test_*.c)))
 
-$(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
+$(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(TEST_HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_SRC) $(LIBS)
 

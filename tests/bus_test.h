@@ -1,0 +1,122 @@
+/* bus_test.h - the harness shared by test_byu.c and test_pbus.c: counters,
+ * a PRNG, encode/decode round trips through a codec, and damaged-stream
+ * checks.  The includer defines TEST_BYTE_ORDER first. */
+static int passed, failed;
+static int level = 9;          /* level passed to encode_chunk */
+static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
+static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 3) */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+static void check(int ok, const char *what)
+{
+    if (ok) passed++;
+    else { failed++; printf("FAIL: %s\n", what); }
+}
+
+typedef struct enc_out {
+    trz_buf s[TRZ_MAX_STREAMS];
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+} enc_out;
+
+static void enc_free(enc_out *e)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(e->s[i].p);
+}
+
+static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
+{
+    memset(e, 0, sizeof *e);
+    trz_enc_args ea = { in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s };
+    int rc = c->encode_chunk(&ea);
+    if (rc == TRZ_CODEC_OK) {
+        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 3;
+        else zs_chunks++;
+    }
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        e->sp[i] = e->s[i].n ? e->s[i].p : NULL;
+        e->sl[i] = e->s[i].n;
+    }
+    return rc;
+}
+
+static int decode(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
+{
+    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TEST_BYTE_ORDER };
+    return c->decode_chunk(&da);
+}
+
+static int roundtrip(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    int ok = encode(c, in, len, &e) == TRZ_CODEC_OK;
+    uint8_t *out = malloc(len + 1);
+    ok = ok && decode(c, e.sp, e.sl, out, len) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    free(out);
+    enc_free(&e);
+    return ok;
+}
+
+/* Damaged streams: the decoder may fail or succeed, but must stay in bounds
+ * (ASan checks that) and terminate. */
+static void damage(const trz_codec *c, const uint8_t *in, size_t len)
+{
+    enc_out e;
+    if (encode(c, in, len, &e) != TRZ_CODEC_OK) { check(0, "encode for damage"); return; }
+    uint8_t *out = malloc(len + 2 * c->record_size);
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    int errors = 0, trials = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        if (!e.sl[i]) continue;
+        size_t cuts[3] = { 0, e.sl[i] / 2, e.sl[i] - 1 };
+        for (int k = 0; k < 3; k++) {
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sl[i] = cuts[k];
+            if (!cuts[k]) sp[i] = NULL;
+            trials++;
+            errors += decode(c, sp, sl, out, len) != TRZ_CODEC_OK;
+        }
+        uint8_t *cp = malloc(e.sl[i]);
+        for (int k = 0; k < 20; k++) {
+            memcpy(cp, e.sp[i], e.sl[i]);
+            for (int f = 0; f < 1 + k % 3; f++) cp[rnd() % e.sl[i]] ^= (uint8_t)(1 + rnd() % 255);
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        for (int k = 0; k < 5; k++) {
+            for (size_t j = 0; j < e.sl[i]; j++) cp[j] = (uint8_t)rnd();
+            memcpy(sp, e.sp, sizeof sp); memcpy(sl, e.sl, sizeof sl);
+            sp[i] = cp;
+            decode(c, sp, sl, out, len);
+        }
+        free(cp);
+    }
+    /* wrong record counts */
+    if (len >= c->record_size) {
+        trials++;
+        errors += decode(c, e.sp, e.sl, out, len - c->record_size) != TRZ_CODEC_OK;
+    }
+    trials++;
+    errors += decode(c, e.sp, e.sl, out, len + c->record_size) != TRZ_CODEC_OK;
+    check(errors == trials, "truncated streams and wrong nrec are reported");
+    /* all streams random */
+    uint8_t junk[64][64];
+    for (int k = 0; k < 200; k++) {
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+            sl[i] = i < 16 ? rnd() % 64 : 0;
+            for (size_t j = 0; j < sl[i]; j++) junk[i][j] = (uint8_t)rnd();
+            sp[i] = sl[i] ? junk[i] : NULL;
+        }
+        decode(c, sp, sl, out, len < 1200 ? len : 1200);
+    }
+    check(1, "random streams do not crash");
+    free(out);
+    enc_free(&e);
