@@ -158,7 +158,12 @@ typedef enum trz_rparam {
                              order (per codec, field by field); 0 (default):
                              records come back exactly as stored */
     TRZ_R_SALVAGE = 3,    /* 1: skip damaged chunks instead of failing; see
-                             trz_reader_lost */
+                             trz_reader_lost.  Without a usable index the
+                             reader scans for the next chunk header that
+                             passes its check.  May be set after an open
+                             failed on a damaged first header, to read on
+                             past it.  Damage that cost no data leaves its
+                             message in trz_reader_error. */
 } trz_rparam;
 int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
 
@@ -209,8 +214,10 @@ int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
 int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
 
 /* Position the reader at record (line) `record`.  Needs a seekable input;
- * decodes only the chunk that holds the record.  Seeking to the record count
- * positions at the end.  TRZ_ERR_RANGE past that. */
+ * decodes only the chunk that holds the record, whatever TRZ_R_THREADS is.
+ * Seeking to the record count positions at the end, before a partial last
+ * record if the source had one (trz_read_bytes then returns those bytes).
+ * TRZ_ERR_RANGE past that. */
 int trz_seek(trz_reader *reader, uint64_t record);
 
 /* Call fn with batches of decoded records (a chunk's worth, at most), from
@@ -225,7 +232,8 @@ typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, si
 int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 
 /* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.
- * Returns the number of ranges; fills up to max of them. */
+ * Returns the number of ranges; fills up to max of them.  A field that
+ * cannot be known (no index survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
 
