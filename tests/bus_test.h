@@ -1,6 +1,10 @@
 /* bus_test.h - the harness shared by test_byu.c and test_pbus.c: counters,
  * a PRNG, encode/decode round trips through a codec, and damaged-stream
  * checks.  The includer defines TEST_BYTE_ORDER first. */
+#include <glob.h>
+
+#include "corpus.h"
+
 static int passed, failed;
 static int level = 9;          /* level passed to encode_chunk */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
@@ -120,3 +124,48 @@ static void damage(const trz_codec *c, const uint8_t *in, size_t len)
     check(1, "random streams do not crash");
     free(out);
     enc_free(&e);
+}
+
+/* Every trace of this codec's folder of the shared corpus: the probe claims
+ * it and test_data round-trips it; the probe rejects the other formats'
+ * uncompressed traces. */
+static void bus_corpus(const trz_codec *c, const char *folder,
+                       void (*test_data)(const trz_codec *, const uint8_t *, size_t, const char *))
+{
+    char pat[4096];
+    glob_t g;
+    snprintf(pat, sizeof pat, "%s/%s/*", corpus_dir(), folder);
+    if (glob(pat, 0, NULL, &g) != 0) { printf("corpus %s absent, skipped\n", pat); return; }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        size_t n = 0;
+        uint8_t *d = corpus_load(p, &n);
+        if (!d) { check(0, p); continue; }
+        int bo;
+        check(c->probe(d, n, &bo) >= 50, p);
+        test_data(c, d, n, p);
+        printf("corpus %s: %zu bytes round-tripped\n", p, n);
+        free(d);
+    }
+    globfree(&g);
+    snprintf(pat, sizeof pat, "%s/*/*", corpus_dir());
+    if (glob(pat, 0, NULL, &g) != 0) return;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        size_t pl = strlen(p), fl = strlen(folder);
+        if (pl > 3 && strcmp(p + pl - 3, ".xz") == 0) continue;  /* plain files are enough */
+        if (pl > 3 && strcmp(p + pl - 3, ".md") == 0) continue;
+        const char *slash = strrchr(p, '/');
+        if (slash && (size_t)(slash - p) >= fl && !strncmp(slash - fl, folder, fl) && slash[-fl - 1] == '/') continue;
+        FILE *f = fopen(p, "rb");
+        if (!f) continue;
+        static uint8_t buf[1 << 16];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        int bo;
+        char what[4200];
+        snprintf(what, sizeof what, "probe rejects %s", p);
+        check(c->probe(buf, n, &bo) < 30, what);
+    }
+    globfree(&g);
+}

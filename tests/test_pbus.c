@@ -2,11 +2,9 @@
  * edge cases, every corpus file of the format when present, and damaged
  * streams fed to the decoder (run under ASan/UBSan). */
 #include "../codecs/codec.h"
-#include <glob.h>
 
 #define TEST_BYTE_ORDER TRZ_BO_BIG
 #include "bus_test.h"
-}
 
 static void put_rec(uint8_t *r, uint32_t addr, uint8_t be, uint8_t ctl)
 {
@@ -85,58 +83,6 @@ static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char
     level = 9;
 }
 
-static uint8_t *read_all(FILE *f, size_t *n)
-{
-    size_t cap = 1 << 20, len = 0;
-    uint8_t *b = malloc(cap);
-    size_t got;
-    while (b && (got = fread(b + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            uint8_t *nb = realloc(b, cap *= 2);
-            if (!nb) { free(b); return NULL; }
-            b = nb;
-        }
-    }
-    *n = len;
-    return b;
-}
-
-static void test_corpus(const trz_codec *c, const char *pattern, const char *other_fmt_pattern)
-{
-    glob_t g;
-    if (glob(pattern, 0, NULL, &g) != 0) { printf("corpus %s absent, skipped\n", pattern); return; }
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        const char *p = g.gl_pathv[i];
-        size_t n = 0, pl = strlen(p);
-        int xz = pl > 3 && strcmp(p + pl - 3, ".xz") == 0;
-        char cmd[4200];
-        snprintf(cmd, sizeof cmd, "xz -dc '%s'", p);
-        FILE *f = xz ? popen(cmd, "r") : fopen(p, "rb");
-        if (!f) continue;
-        uint8_t *d = read_all(f, &n);
-        if (xz) pclose(f); else fclose(f);
-        if (!d) continue;
-        int bo;
-        check(c->probe(d, n, &bo) >= 50, p);
-        test_data(c, d, n, p);
-        printf("corpus %s: %zu bytes round-tripped\n", p, n);
-        free(d);
-    }
-    globfree(&g);
-    if (glob(other_fmt_pattern, 0, NULL, &g) != 0) return;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        FILE *f = fopen(g.gl_pathv[i], "rb");
-        if (!f) continue;
-        uint8_t buf[1 << 16];
-        size_t n = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        int bo;
-        check(c->probe(buf, n, &bo) < 30, "probe rejects another format");
-    }
-    globfree(&g);
-}
-
 int main(void)
 {
     const trz_codec *c = trz_codec_by_name("pbus");
@@ -156,7 +102,7 @@ int main(void)
     printf("level 19: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", cm_chunks, cm_mixed, zs_chunks);
     check(cm_mixed > 5 && cm_mixed == cm_chunks, "level 19 uses the mixed models");
     level = 9;
-    test_corpus(c, "/work/shared/corpus/pbus/*", "/tmp/corpus/*.[rb][sy][tu]*");
+    bus_corpus(c, "pbus", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

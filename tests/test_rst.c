@@ -3,6 +3,7 @@
  * 1024 CPUs, 0xFF and random records), damaged streams, and the corpus. */
 #include "../codecs/rst_int.h"
 #include <stdio.h>
+#include "corpus.h"
 
 static int npass, nfail;
 
@@ -364,33 +365,9 @@ static void test_generated(void)
 
 static uint8_t *load(const char *name, size_t *len)
 {
-    char path[512];
-    snprintf(path, sizeof path, "/tmp/corpus/%s", name);
-    FILE *f = fopen(path, "rb");
-    int piped = 0;
-    if (!f) {
-        snprintf(path, sizeof path, "/work/shared/corpus/rst/%s.xz", name);
-        FILE *t = fopen(path, "rb");
-        if (!t) return NULL;
-        fclose(t);
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "xz -dc '%s'", path);
-        f = popen(cmd, "r");
-        piped = 1;
-        if (!f) return NULL;
-    }
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *b = malloc(cap);
-    for (;;) {
-        if (n == cap) { cap *= 2; b = realloc(b, cap); }
-        size_t k = fread(b + n, 1, cap - n, f);
-        if (k == 0) break;
-        n += k;
-    }
-    if (piped) pclose(f);
-    else fclose(f);
-    *len = n;
-    return b;
+    char rel[512], path[4096];
+    snprintf(rel, sizeof rel, "rst/%s.xz", name);
+    return corpus_load(corpus_path(path, sizeof path, rel), len);
 }
 
 static void test_corpus(void)

@@ -2,6 +2,7 @@
  * generated edge cases, both corpus traces at several chunk sizes (also cut
  * mid-line), and damaged streams fed to the decoder (run under ASan/UBSan). */
 #include "../codecs/codec.h"
+#include "corpus.h"
 
 static int passed, failed;
 
@@ -210,38 +211,16 @@ static void damaged(const uint8_t *in, size_t len)
 
 /* ---- corpus -------------------------------------------------------------- */
 
-static uint8_t *load(const char *path, const char *xz, size_t *len)
+static uint8_t *load(const char *rel, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    int pipe = 0;
-    if (!f && xz) {
-        char cmd[512];
-        FILE *t = fopen(xz, "rb");
-        if (!t) return NULL;
-        fclose(t);
-        snprintf(cmd, sizeof cmd, "xz -dc '%s'", xz);
-        f = popen(cmd, "r");
-        pipe = 1;
-    }
-    if (!f) return NULL;
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *b = malloc(cap);
-    for (;;) {
-        if (n == cap) b = realloc(b, cap *= 2);
-        size_t r = fread(b + n, 1, cap - n, f);
-        if (!r) break;
-        n += r;
-    }
-    if (pipe) pclose(f);
-    else fclose(f);
-    *len = n;
-    return b;
+    char path[4096];
+    return corpus_load(corpus_path(path, sizeof path, rel), len);
 }
 
 static void corpus(void)
 {
     size_t n;
-    uint8_t *d = load("/tmp/corpus/sjeng-1K.trace", "/work/shared/corpus/uop/sjeng-1K.trace", &n);
+    uint8_t *d = load("uop/sjeng-1K.trace", &n);
     if (d) {
         check(roundtrip(d, n, 1 << 24, 1), "sjeng 16 MiB");
         check(roundtrip(d, n, 4096, 1), "sjeng 4 KiB");
@@ -249,7 +228,7 @@ static void corpus(void)
         damaged(d, n);
         free(d);
     } else printf("sjeng-1K.trace absent, skipped\n");
-    d = load("/tmp/corpus/qemu-x86-gzip6-1M.trace", "/work/shared/corpus/uop/qemu-x86-gzip6-1M.trace.xz", &n);
+    d = load("uop/qemu-x86-gzip6-1M.trace.xz", &n);
     if (d) {
         check(roundtrip(d, n, 1 << 24, 1), "qemu 16 MiB");
         check(roundtrip(d, n < (8u << 20) ? n : (8u << 20), 1 << 20, 1), "qemu 1 MiB (first 8 MB)");
