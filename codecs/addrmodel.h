@@ -69,9 +69,9 @@ static inline int am_init(am_model *m, uint64_t nrec)
     m->pcbits = am_bits(nrec, AM_PCBITS);
     m->slotbits = am_bits(nrec, AM_SLOTBITS);
     m->o2bits = am_bits(nrec, AM_O2BITS);
-    m->pct = calloc((size_t)1 << m->pcbits, sizeof *m->pct);
-    m->slot = calloc((size_t)1 << m->slotbits, sizeof *m->slot);
-    m->o2 = calloc((size_t)1 << m->o2bits, sizeof *m->o2);
+    m->pct = trz_big_calloc(((size_t)1 << m->pcbits) * sizeof *m->pct);
+    m->slot = trz_big_calloc(((size_t)1 << m->slotbits) * sizeof *m->slot);
+    m->o2 = trz_big_calloc(((size_t)1 << m->o2bits) * sizeof *m->o2);
     return m->pct && m->slot && m->o2 ? 0 : -1;
 }
 

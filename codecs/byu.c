@@ -57,7 +57,7 @@ static unsigned req_class(uint8_t req)
 static int st_init(byu_state *s, uint64_t nrec)
 {
     memset(s, 0, sizeof *s);
-    s->lines = calloc((size_t)1 << LINE_BITS, sizeof *s->lines);
+    s->lines = trz_big_calloc(((size_t)1 << LINE_BITS) * sizeof *s->lines);
     if (am_init(&s->am, nrec) != 0 || !s->lines) return -1;
     return 0;
 }

@@ -31,6 +31,16 @@ enum {
     TRZ_CODEC_UOP = 4,
 };
 
+/* ---- large buffers ------------------------------------------------------- */
+
+/* Buffers of megabytes (chunks, streams, model tables) are asked for on
+ * transparent huge pages where the kernel offers them: touching fresh memory
+ * then costs one page fault per 2 MiB instead of 512, which on some machines
+ * is most of a chunk's decoding time.  Free them with free(). */
+void *trz_big_malloc(size_t n);
+void *trz_big_calloc(size_t n);
+void *trz_big_realloc(void *p, size_t n);
+
 /* ---- growable output buffer used by encoders ---------------------------- */
 
 typedef struct trz_buf {
@@ -48,7 +58,7 @@ static inline int trz_buf_reserve(trz_buf *b, size_t extra)
         if (want > ((size_t)-1) / 2) { b->oom = 1; return -1; }
         want *= 2;
     }
-    uint8_t *np = realloc(b->p, want);
+    uint8_t *np = trz_big_realloc(b->p, want);
     if (!np) { b->oom = 1; return -1; }
     b->p = np;
     b->cap = want;

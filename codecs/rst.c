@@ -735,12 +735,12 @@ static model *model_new(void)
 {
     model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->eat = calloc((size_t)1 << EA_BITS, sizeof *m->eat);
-    m->icache = calloc((size_t)1 << IC_BITS, sizeof *m->icache);
-    m->bctr = calloc((size_t)1 << BC_BITS, 1);
-    m->jt = calloc((size_t)1 << JT_BITS, sizeof *m->jt);
-    m->pt = calloc((size_t)1 << PT_BITS, sizeof *m->pt);
-    m->tlbd = calloc((size_t)1 << TD_BITS, sizeof *m->tlbd);
+    m->eat = trz_big_calloc(((size_t)1 << EA_BITS) * sizeof *m->eat);
+    m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
+    m->bctr = trz_big_calloc((size_t)1 << BC_BITS);
+    m->jt = trz_big_calloc(((size_t)1 << JT_BITS) * sizeof *m->jt);
+    m->pt = trz_big_calloc(((size_t)1 << PT_BITS) * sizeof *m->pt);
+    m->tlbd = trz_big_calloc(((size_t)1 << TD_BITS) * sizeof *m->tlbd);
     if (!m->eat || !m->icache || !m->bctr || !m->jt || !m->pt || !m->tlbd) m->oom = 1;
     cls_init(m->cls);
     for (unsigned b = 0; b < 256; b++) {
@@ -861,7 +861,7 @@ static int rst_encode(const trz_enc_args *a)
     const uint8_t *src = a->in;
     int rc = TRZ_CODEC_NOMEM;
     if (a->byte_order == TRZ_BO_LITTLE) {
-        canon = malloc(a->len ? a->len : 1);
+        canon = trz_big_malloc(a->len);
         if (canon)
             for (size_t off = 0; off < a->len; off += RST_REC) rst_to_canon(canon + off, a->in + off);
         src = canon;

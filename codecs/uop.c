@@ -93,10 +93,10 @@ static int model_init(model_t *m, uint64_t nlines)
     unsigned bits = 10;
     while (bits < 16 && ((uint64_t)1 << bits) < nlines * 2) bits++;
     m->tmask = (1u << bits) - 1;
-    m->tab = calloc((size_t)1 << bits, sizeof(ent_t));
-    m->tmpl = calloc((size_t)1 << TMPL_BITS, sizeof(tmpl_t));
-    m->dict[0].arena = malloc(ARENA_MAX);
-    m->dict[1].arena = malloc(ARENA_MAX);
+    m->tab = trz_big_calloc(((size_t)1 << bits) * sizeof(ent_t));
+    m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
+    m->dict[0].arena = trz_big_malloc(ARENA_MAX);
+    m->dict[1].arena = trz_big_malloc(ARENA_MAX);
     if (!m->tab || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     return 0;

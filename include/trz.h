@@ -153,7 +153,13 @@ const char *trz_reader_error(const trz_reader *reader);
 
 typedef enum trz_rparam {
     TRZ_R_THREADS = 1,    /* decode-ahead threads for sequential reads; 0 = all
-                             cores; default 1.  Order is always kept. */
+                             cores; default 1 (chunks are decoded in the
+                             calling thread, when reached).  With N >= 2, N
+                             background threads decode the chunks that follow
+                             while the caller works on the current one; up to
+                             N + 1 chunks are held ahead, each a chunk's
+                             memory.  Order is always kept, and an error is
+                             reported only when its chunk is reached. */
     TRZ_R_HOST_ORDER = 2, /* 1: trz_read converts records to the host's byte
                              order (per codec, field by field); 0 (default):
                              records come back exactly as stored */

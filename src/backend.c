@@ -20,7 +20,7 @@ uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 {
     if (n > z->scratch_cap[which] || !z->scratch[which]) {
         free(z->scratch[which]);
-        z->scratch[which] = malloc(n ? n : 1);
+        z->scratch[which] = trz_big_malloc(n);
         z->scratch_cap[which] = z->scratch[which] ? n : 0;
     }
     return z->scratch[which];

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@ typedef struct dchunk { /* a decoded chunk */
 } dchunk;
 
 #define MAXQ 64
+enum { Q_FREE, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state */
 #define UNKNOWN UINT64_MAX /* in a trz_lost_range: not known */
 
 /* Where a loss lies in the archive (parallel to trz_reader.lost). */
@@ -76,6 +78,15 @@ struct trz_reader {
     dchunk q[MAXQ];
     size_t qhead, qlen;
     trz_zctx *z[MAXQ];
+    /* decode-ahead workers (threads >= 2): the caller fetches chunks into the
+     * queue, the workers decode them while the caller serves earlier ones */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, done_cv;
+    pthread_t tid[MAXQ];
+    struct wref { struct trz_reader *r; int id; } wref[MAXQ];
+    int nworkers, stop, sync_ready;
+    uint8_t qstate[MAXQ];  /* Q_FREE, Q_PENDING, Q_DECODING, Q_DONE */
+    int fetch_rc, fetch_end; /* what ended fetching ahead: served after the queue */
     trz_lost_range *lost;
     lost_at *lost_at;
     size_t nlost, caplost;
@@ -470,9 +481,17 @@ static void dchunk_free(dchunk *d)
     d->cap = d->raw_cap = 0;
 }
 
+static void pool_stop(trz_reader *r);
+
 void trz_reader_close(trz_reader *r)
 {
     if (!r) return;
+    pool_stop(r);
+    if (r->sync_ready) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work_cv);
+        pthread_cond_destroy(&r->done_cv);
+    }
     dchunk_free(&r->cur);
     for (size_t i = 0; i < MAXQ; i++) {
         dchunk_free(&r->q[i]);
@@ -492,8 +511,9 @@ int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
     switch (p) {
     case TRZ_R_THREADS:
         if (v < 0 || v > MAXQ) return TRZ_ERR_PARAM;
+        pool_stop(r); /* chunks already fetched stay queued, decoded or not */
         r->threads = v == 0 ? trz_ncpus() : (int)v;
-        if (r->threads > MAXQ) r->threads = MAXQ;
+        if (r->threads > MAXQ / 2) r->threads = MAXQ / 2;
         return TRZ_OK;
     case TRZ_R_HOST_ORDER: r->host_order = v != 0; return TRZ_OK;
     case TRZ_R_SALVAGE:
@@ -716,7 +736,7 @@ static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
     if (cap < total && cap < (1u << 20)) { /* else grow below, as bytes arrive */
         cap = total < (1u << 20) ? total : (1u << 20);
         free(d->raw);
-        d->raw = malloc(cap);
+        d->raw = trz_big_malloc(cap);
         d->raw_cap = d->raw ? cap : 0;
         if (!d->raw) return TRZ_ERR_NOMEM;
     }
@@ -724,7 +744,7 @@ static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
     while (have < total) {
         if (have == cap) {
             cap = total - cap > cap ? 2 * cap : total;
-            uint8_t *np = realloc(d->raw, cap);
+            uint8_t *np = trz_big_realloc(d->raw, cap);
             if (!np) return TRZ_ERR_NOMEM;
             d->raw = np;
             d->raw_cap = cap;
@@ -983,7 +1003,7 @@ static int idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     rchunk *c = &r->chunks[n];
     if (d->raw_cap < c->stored) {
         free(d->raw);
-        d->raw = malloc(c->stored);
+        d->raw = trz_big_malloc(c->stored);
         d->raw_cap = d->raw ? c->stored : 0;
         if (!d->raw) return rerr(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
     }
@@ -1009,7 +1029,7 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
 {
     if (!d->data || d->cap < d->h.raw) { /* fresh pages fault in: keep buffers */
         free(d->data);
-        d->data = malloc(d->h.raw ? d->h.raw : 1);
+        d->data = trz_big_malloc(d->h.raw);
         d->cap = d->data ? d->h.raw : 0;
     }
     d->len = d->h.raw;
@@ -1020,14 +1040,6 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
     d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->err, sizeof d->err);
     (void)r;
-}
-
-typedef struct qjob { trz_reader *r; size_t base, n; } qjob;
-static void decode_job(void *arg, size_t i)
-{
-    qjob *j = arg;
-    size_t slot = (j->base + i) % MAXQ;
-    decode_one(j->r, &j->r->q[slot], j->r->z[i]);
 }
 
 /* Record a loss, in archive order.  An open one (numbers not known) that is
@@ -1079,16 +1091,15 @@ static int add_lost(trz_reader *r, const dchunk *d)
     return note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok);
 }
 
-/* Refill the decode-ahead queue with up to `threads` chunks. */
-static int fill_queue(trz_reader *r)
+/* Fetch the next chunk's stored bytes into queue slot d.  1 = fetched,
+ * 0 = no more chunks, < 0 = error.  In salvage mode a chunk whose header is
+ * damaged is noted as lost and skipped. */
+static int fetch_one(trz_reader *r, dchunk *d)
 {
-    size_t want = (size_t)(r->threads < 1 ? 1 : r->threads);
-    size_t base = (r->qhead + r->qlen) % MAXQ, n = 0;
-    while (n < want) {
-        dchunk *d = &r->q[(base + n) % MAXQ];
+    for (;;) {
         int rc;
         if (r->seekable) {
-            if (r->next_chunk >= r->nchunks) break;
+            if (r->next_chunk >= r->nchunks) return 0;
             rc = idx_fetch(r, r->next_chunk++, d);
             if (rc < 0 && r->salvage) { /* header damaged: skip, with the index's numbers */
                 d->no = r->next_chunk - 1;
@@ -1101,16 +1112,125 @@ static int fill_queue(trz_reader *r)
         } else {
             rc = seq_fetch(r, d);
         }
-        if (rc < 0) return rc;
-        if (rc == 0) break;
-        n++;
+        return rc < 0 ? rc : rc > 0;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!r->z[i] && !(r->z[i] = trz_zctx_create())) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
-    qjob j = { r, base, n };
-    trz_parallel(n, r->threads, decode_job, &j);
-    r->qlen += n;
-    return (int)n;
+}
+
+/* One thread: fetch the next chunk and decode it here. */
+static int fill_queue(trz_reader *r)
+{
+    dchunk *d = &r->q[(r->qhead + r->qlen) % MAXQ];
+    int rc = fetch_one(r, d);
+    if (rc <= 0) return rc;
+    if (!r->z[0] && !(r->z[0] = trz_zctx_create())) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
+    decode_one(r, d, r->z[0]);
+    r->qstate[(r->qhead + r->qlen) % MAXQ] = Q_DONE;
+    r->qlen++;
+    return 1;
+}
+
+/* ---- decode-ahead workers ---- */
+static void *worker(void *arg)
+{
+    const struct wref *w = arg;
+    trz_reader *r = w->r;
+    int id = w->id;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        size_t slot = MAXQ;
+        while (!r->stop) {
+            for (size_t i = 0; i < r->qlen && slot == MAXQ; i++)
+                if (r->qstate[(r->qhead + i) % MAXQ] == Q_PENDING) slot = (r->qhead + i) % MAXQ;
+            if (slot != MAXQ) break;
+            pthread_cond_wait(&r->work_cv, &r->mu);
+        }
+        if (r->stop) break;
+        r->qstate[slot] = Q_DECODING;
+        pthread_mutex_unlock(&r->mu);
+        decode_one(r, &r->q[slot], r->z[id]);
+        pthread_mutex_lock(&r->mu);
+        r->qstate[slot] = Q_DONE;
+        pthread_cond_broadcast(&r->done_cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* Start the workers; 0 = running, else fall back to one thread. */
+static int pool_start(trz_reader *r)
+{
+    if (!r->sync_ready) {
+        if (pthread_mutex_init(&r->mu, NULL)) return -1;
+        if (pthread_cond_init(&r->work_cv, NULL)) { pthread_mutex_destroy(&r->mu); return -1; }
+        if (pthread_cond_init(&r->done_cv, NULL)) {
+            pthread_cond_destroy(&r->work_cv);
+            pthread_mutex_destroy(&r->mu);
+            return -1;
+        }
+        r->sync_ready = 1;
+    }
+    int want = r->threads;
+    for (int i = 0; i < want; i++)
+        if (!r->z[i] && !(r->z[i] = trz_zctx_create())) return -1;
+    r->stop = 0;
+    for (int i = 0; i < want; i++) {
+        r->wref[i].r = r;
+        r->wref[i].id = i;
+        if (pthread_create(&r->tid[i], NULL, worker, &r->wref[i]) != 0) break;
+        r->nworkers++;
+    }
+    return r->nworkers ? 0 : -1;
+}
+
+/* Let the workers finish the chunk each is decoding, then end them.  Chunks
+ * fetched but not decoded stay pending, for one thread or a new pool. */
+static void pool_stop(trz_reader *r)
+{
+    if (!r->nworkers) return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+    for (int i = 0; i < r->nworkers; i++) pthread_join(r->tid[i], NULL);
+    r->nworkers = 0;
+    r->stop = 0;
+}
+
+/* Keep the workers fed: fetch chunks until threads + 1 are queued. */
+static void fetch_ahead(trz_reader *r)
+{
+    size_t depth = (size_t)r->nworkers + 1;
+    while (!r->fetch_end && r->qlen < depth) {
+        size_t slot = (r->qhead + r->qlen) % MAXQ;
+        int rc = fetch_one(r, &r->q[slot]);
+        if (rc <= 0) { r->fetch_end = 1; r->fetch_rc = rc; return; }
+        pthread_mutex_lock(&r->mu);
+        r->qstate[slot] = Q_PENDING;
+        r->qlen++;
+        pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+/* Several threads: wait for the head of the queue, refilling it as it goes.
+ * 1 = the head is decoded, 0 = end, < 0 = error (fetching). */
+static int wait_head(trz_reader *r)
+{
+    if (!r->nworkers && pool_start(r) != 0) {
+        pool_stop(r);
+        return -2; /* no threads: decode here */
+    }
+    fetch_ahead(r);
+    if (r->qlen == 0) {
+        int rc = r->fetch_rc;
+        r->fetch_end = 0;
+        r->fetch_rc = 0;
+        return rc;
+    }
+    pthread_mutex_lock(&r->mu);
+    while (r->qstate[r->qhead] != Q_DONE) pthread_cond_wait(&r->done_cv, &r->mu);
+    pthread_mutex_unlock(&r->mu);
+    return 1;
 }
 
 /* Make r->cur the next decoded chunk.  1 = have one, 0 = end, <0 error. */
@@ -1118,17 +1238,34 @@ static int next_chunk(trz_reader *r)
 {
     if (r->failed) return r->failed;
     for (;;) {
-        if (r->qlen == 0) {
-            int rc = fill_queue(r);
-            if (rc < 0) return r->failed = rc;
-            if (rc == 0 && r->qlen == 0) return 0;
+        int rc = -2;
+        if (r->threads >= 2) rc = wait_head(r);
+        if (rc == -2) { /* one thread */
+            pool_stop(r);
+            if (r->qlen && r->qstate[r->qhead] == Q_PENDING) {
+                if (!r->z[0] && !(r->z[0] = trz_zctx_create())) return r->failed = rerr(r, TRZ_ERR_NOMEM, "out of memory");
+                decode_one(r, &r->q[r->qhead], r->z[0]);
+                r->qstate[r->qhead] = Q_DONE;
+            }
+            if (r->qlen) rc = 1;
+            else if (r->fetch_end) { /* what ended fetching ahead, now that all before it is served */
+                rc = r->fetch_rc;
+                r->fetch_end = 0;
+                r->fetch_rc = 0;
+            } else rc = fill_queue(r);
         }
+        if (rc < 0) return r->failed = rc;
+        if (rc == 0) return 0;
         /* the buffers of the chunk just consumed go back to the slot */
         dchunk spare = { .data = r->cur.data, .cap = r->cur.cap, .raw = r->cur.raw, .raw_cap = r->cur.raw_cap };
+        if (r->nworkers) pthread_mutex_lock(&r->mu);
         r->cur = r->q[r->qhead];
         r->q[r->qhead] = spare;
+        r->qstate[r->qhead] = Q_FREE;
         r->qhead = (r->qhead + 1) % MAXQ;
         r->qlen--;
+        if (r->nworkers) pthread_mutex_unlock(&r->mu);
+        if (r->nworkers) fetch_ahead(r); /* the workers go on while the caller uses this one */
         r->cur_pos = 0;
         r->have_cur = 1;
         if (r->cur.rc) {
@@ -1145,8 +1282,14 @@ static int next_chunk(trz_reader *r)
 
 static void drop_queue(trz_reader *r)
 {
-    for (size_t i = 0; i < MAXQ; i++) dchunk_free(&r->q[i]);
+    pool_stop(r);
+    for (size_t i = 0; i < MAXQ; i++) {
+        dchunk_free(&r->q[i]);
+        r->qstate[i] = Q_FREE;
+    }
     r->qhead = r->qlen = 0;
+    r->fetch_end = 0;
+    r->fetch_rc = 0;
 }
 
 int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)

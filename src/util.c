@@ -1,7 +1,9 @@
 /* util.c - small pieces the rest of libtrz shares: result strings, version,
  * hashing, a fork-join helper for threads, fd and memory I/O, line counting. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -57,6 +59,47 @@ int trz_ncpus(void)
 
 uint64_t trz_xxh64(const void *p, size_t n) { return XXH3_64bits(p, n); }
 uint32_t trz_xxh32low(const void *p, size_t n) { return (uint32_t)XXH3_64bits(p, n); }
+
+/* ---- large buffers ---- */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure is harmless */
+#else
+    (void)p; (void)n;
+#endif
+}
+
+void *trz_big_malloc(size_t n)
+{
+    if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
+    /* from 1 MiB up, whole huge pages: at most twice the size asked for */
+    size_t r = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = NULL;
+    if (r < n || posix_memalign(&p, HUGE_PAGE, r) != 0) return NULL;
+    advise_huge(p, r);
+    return p;
+}
+
+void *trz_big_calloc(size_t n)
+{
+    if (n < HUGE_PAGE / 2) return calloc(1, n ? n : 1);
+    void *p = trz_big_malloc(n);
+    if (p) memset(p, 0, n);
+    return p;
+}
+
+void *trz_big_realloc(void *p, size_t n)
+{
+    if (!p) return trz_big_malloc(n);
+    void *q = realloc(p, n ? n : 1);
+    if (q && n >= HUGE_PAGE / 2) advise_huge(q, n);
+    return q;
+}
 
 /* ---- fork-join ---- */
 typedef struct par {

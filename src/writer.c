@@ -125,7 +125,7 @@ static int emit(wstate *w, const void *p, size_t n)
 static int fill(wstate *w, size_t want)
 {
     if (w->pend_cap < want) {
-        uint8_t *np = realloc(w->pend, want);
+        uint8_t *np = trz_big_realloc(w->pend, want);
         if (!np) return fail(w, TRZ_ERR_NOMEM, "input buffer");
         w->pend = np;
         w->pend_cap = want;
@@ -307,7 +307,7 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         trz_chunk_job *j = &b->job[nb];
         memset(j, 0, sizeof *j);
         /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
-        uint8_t *next = w->nspare ? w->spare[--w->nspare] : malloc(w->pend_cap);
+        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
         if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
         bufs[nb] = w->pend;
         memcpy(next, w->pend + take, w->pend_len - take);
