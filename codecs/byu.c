@@ -396,7 +396,7 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
 /* Model state for one chunk of either direction; NULL on no memory. */
 static byu_cm *cm_open(byu_state *s, uint64_t nrec)
 {
-    byu_cm *m = st_init(s, nrec) == 0 ? malloc(sizeof *m) : NULL;
+    byu_cm *m = st_init(s, nrec) == 0 ? trz_big_malloc(sizeof *m) : NULL;
     if (!m) {
         st_free(s);
         return NULL;

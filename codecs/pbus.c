@@ -181,7 +181,7 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
 /* Model state for one chunk of either direction; NULL on no memory. */
 static pbus_cm *cm_open(pbus_state *s, uint64_t nrec)
 {
-    pbus_cm *m = st_init(s, nrec) == 0 ? malloc(sizeof *m) : NULL;
+    pbus_cm *m = st_init(s, nrec) == 0 ? trz_big_malloc(sizeof *m) : NULL;
     if (!m) {
         am_free(&s->am);
         return NULL;

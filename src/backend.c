@@ -19,9 +19,11 @@ struct trz_zctx {
 uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 {
     if (n > z->scratch_cap[which] || !z->scratch[which]) {
+        size_t want = n + n / 4; /* sizes vary from chunk to chunk: room to grow, not a new buffer each time */
+        if (want < n) want = n;
         free(z->scratch[which]);
-        z->scratch[which] = trz_big_malloc(n);
-        z->scratch_cap[which] = z->scratch[which] ? n : 0;
+        z->scratch[which] = trz_big_malloc(want);
+        z->scratch_cap[which] = z->scratch[which] ? want : 0;
     }
     return z->scratch[which];
 }

@@ -1002,9 +1002,10 @@ static int idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
 {
     rchunk *c = &r->chunks[n];
     if (d->raw_cap < c->stored) {
+        size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
         free(d->raw);
-        d->raw = trz_big_malloc(c->stored);
-        d->raw_cap = d->raw ? c->stored : 0;
+        d->raw = trz_big_malloc(want);
+        d->raw_cap = d->raw ? want : 0;
         if (!d->raw) return rerr(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
     }
     int rc = read_at(r, c->offset, d->raw, c->stored);
@@ -1256,14 +1257,23 @@ static int next_chunk(trz_reader *r)
         }
         if (rc < 0) return r->failed = rc;
         if (rc == 0) return 0;
-        /* the buffers of the chunk just consumed go back to the slot */
+        /* the buffers of the chunk just consumed go to the slot the next
+         * fetch fills, so that a few buffers circulate (fresh ones cost
+         * page faults, and kept ones memory) */
         dchunk spare = { .data = r->cur.data, .cap = r->cur.cap, .raw = r->cur.raw, .raw_cap = r->cur.raw_cap };
         if (r->nworkers) pthread_mutex_lock(&r->mu);
         r->cur = r->q[r->qhead];
-        r->q[r->qhead] = spare;
+        memset(&r->q[r->qhead], 0, sizeof r->q[r->qhead]);
         r->qstate[r->qhead] = Q_FREE;
         r->qhead = (r->qhead + 1) % MAXQ;
         r->qlen--;
+        dchunk *tail = &r->q[(r->qhead + r->qlen) % MAXQ];
+        if (!tail->data && !tail->raw) {
+            tail->data = spare.data, tail->cap = spare.cap;
+            tail->raw = spare.raw, tail->raw_cap = spare.raw_cap;
+        } else {
+            dchunk_free(&spare);
+        }
         if (r->nworkers) pthread_mutex_unlock(&r->mu);
         if (r->nworkers) fetch_ahead(r); /* the workers go on while the caller uses this one */
         r->cur_pos = 0;
