@@ -68,6 +68,9 @@ echo "## Reading through the API"
 echo
 echo "Machine: $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg). Traces from $SOURCE."
 echo "Wall-clock numbers are medians of $REPS runs; \"CPU\" divides by the process's CPU time instead, which a busy machine distorts less."
+if command -v hyperfine > /dev/null && command -v python3 > /dev/null; then
+    echo "The end-to-end commands are timed by hyperfine: 3 warm-up runs, then $((REPS * 4)) runs, median wall clock, mean CPU (user + system of every process), shell start-up subtracted."
+fi
 echo
 
 # ---- 1. sequential decoding ----
@@ -91,9 +94,18 @@ echo
 # ---- 2. an analyzer behind the API vs behind a pipe ----
 # timed OUT command: run REPS times, print "wall cpu" (medians, s), or
 # "failed failed" when a run fails
+# With hyperfine (Debian's package): 3 warm-up runs, then 4 x REPS timed
+# runs, its shell start-up subtracted; else REPS runs under bash's time.
 timed() {
     local out=$1; shift
     local i t all=()
+    if command -v hyperfine > /dev/null && command -v python3 > /dev/null; then
+        bash -o pipefail -c "$*" > "$out" 2> "$out.err" || { log "failed: $* ($(head -c 200 "$out.err"))"; echo "failed failed"; return; }
+        hyperfine -S bash -w 3 -r $((REPS * 4)) --export-json "$out.json" -- "set -o pipefail; $*" > /dev/null 2>&1 ||
+            { log "hyperfine failed: $*"; echo "failed failed"; return; }
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.3f %.3f" % (r["median"], r["user"] + r["system"]))' "$out.json"
+        return
+    fi
     for ((i = 0; i < REPS; i++)); do
         t=$( { TIMEFORMAT='%R %U %S'; time bash -o pipefail -c "$*" > "$out" 2> "$out.err" || echo FAILED; } 2>&1 | tail -1)
         case $t in *FAILED*) log "failed: $* ($(head -c 200 "$out.err"))"; echo "failed failed"; return ;; esac
