@@ -1117,17 +1117,43 @@ static int fetch_one(trz_reader *r, dchunk *d)
     }
 }
 
-/* One thread: fetch the next chunk and decode it here. */
-static int fill_queue(trz_reader *r)
+/* Fetch the next chunk into the queue's tail, to be decoded.  1 = queued;
+ * else what fetching ended with (0 = no more chunks, < 0 = error), kept
+ * until the chunks queued before it have been served. */
+static int queue_next(trz_reader *r)
 {
-    dchunk *d = &r->q[(r->qhead + r->qlen) % MAXQ];
-    int rc = fetch_one(r, d);
-    if (rc <= 0) return rc;
-    if (!r->z[0] && !(r->z[0] = trz_zctx_create())) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
-    decode_one(r, d, r->z[0]);
-    r->qstate[(r->qhead + r->qlen) % MAXQ] = Q_DONE;
+    if (r->fetch_end) return r->fetch_rc;
+    size_t slot = (r->qhead + r->qlen) % MAXQ;
+    int rc = fetch_one(r, &r->q[slot]);
+    if (rc <= 0) {
+        r->fetch_end = 1;
+        r->fetch_rc = rc;
+        return rc;
+    }
+    if (r->nworkers) pthread_mutex_lock(&r->mu);
+    r->qstate[slot] = Q_PENDING;
     r->qlen++;
+    if (r->nworkers) {
+        pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    }
     return 1;
+}
+
+/* With the queue empty: what ended fetching, and fetching may start again
+ * (after a seek, or in a following member). */
+static int fetch_end_rc(trz_reader *r)
+{
+    int rc = r->fetch_rc;
+    r->fetch_end = 0;
+    r->fetch_rc = 0;
+    return rc;
+}
+
+static trz_zctx *zctx_at(trz_reader *r, int i)
+{
+    if (!r->z[i]) r->z[i] = trz_zctx_create();
+    return r->z[i];
 }
 
 /* ---- decode-ahead workers ---- */
@@ -1172,7 +1198,7 @@ static int pool_start(trz_reader *r)
     }
     int want = r->threads;
     for (int i = 0; i < want; i++)
-        if (!r->z[i] && !(r->z[i] = trz_zctx_create())) return -1;
+        if (!zctx_at(r, i)) return -1;
     r->stop = 0;
     for (int i = 0; i < want; i++) {
         r->wref[i].r = r;
@@ -1200,34 +1226,16 @@ static void pool_stop(trz_reader *r)
 /* Keep the workers fed: fetch chunks until threads + 1 are queued. */
 static void fetch_ahead(trz_reader *r)
 {
-    size_t depth = (size_t)r->nworkers + 1;
-    while (!r->fetch_end && r->qlen < depth) {
-        size_t slot = (r->qhead + r->qlen) % MAXQ;
-        int rc = fetch_one(r, &r->q[slot]);
-        if (rc <= 0) { r->fetch_end = 1; r->fetch_rc = rc; return; }
-        pthread_mutex_lock(&r->mu);
-        r->qstate[slot] = Q_PENDING;
-        r->qlen++;
-        pthread_cond_signal(&r->work_cv);
-        pthread_mutex_unlock(&r->mu);
-    }
+    while (r->qlen < (size_t)r->nworkers + 1 && queue_next(r) > 0) {}
 }
 
 /* Several threads: wait for the head of the queue, refilling it as it goes.
  * 1 = the head is decoded, 0 = end, < 0 = error (fetching). */
 static int wait_head(trz_reader *r)
 {
-    if (!r->nworkers && pool_start(r) != 0) {
-        pool_stop(r);
-        return -2; /* no threads: decode here */
-    }
+    if (!r->nworkers && pool_start(r) != 0) return -2; /* no threads: decode here */
     fetch_ahead(r);
-    if (r->qlen == 0) {
-        int rc = r->fetch_rc;
-        r->fetch_end = 0;
-        r->fetch_rc = 0;
-        return rc;
-    }
+    if (r->qlen == 0) return fetch_end_rc(r);
     pthread_mutex_lock(&r->mu);
     while (r->qstate[r->qhead] != Q_DONE) pthread_cond_wait(&r->done_cv, &r->mu);
     pthread_mutex_unlock(&r->mu);
@@ -1241,19 +1249,14 @@ static int next_chunk(trz_reader *r)
     for (;;) {
         int rc = -2;
         if (r->threads >= 2) rc = wait_head(r);
-        if (rc == -2) { /* one thread */
-            pool_stop(r);
-            if (r->qlen && r->qstate[r->qhead] == Q_PENDING) {
-                if (!r->z[0] && !(r->z[0] = trz_zctx_create())) return r->failed = rerr(r, TRZ_ERR_NOMEM, "out of memory");
+        if (rc == -2) { /* one thread: fetch and decode here, when reached */
+            rc = r->qlen ? 1 : r->fetch_end ? fetch_end_rc(r) : queue_next(r);
+            if (rc > 0 && r->qstate[r->qhead] == Q_PENDING) {
+                if (!zctx_at(r, 0)) return r->failed = rerr(r, TRZ_ERR_NOMEM, "out of memory");
                 decode_one(r, &r->q[r->qhead], r->z[0]);
                 r->qstate[r->qhead] = Q_DONE;
             }
-            if (r->qlen) rc = 1;
-            else if (r->fetch_end) { /* what ended fetching ahead, now that all before it is served */
-                rc = r->fetch_rc;
-                r->fetch_end = 0;
-                r->fetch_rc = 0;
-            } else rc = fill_queue(r);
+            if (rc <= 0 && r->fetch_end) fetch_end_rc(r);
         }
         if (rc < 0) return r->failed = rc;
         if (rc == 0) return 0;
