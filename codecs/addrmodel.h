@@ -38,6 +38,7 @@ typedef struct am_proc {
     uint32_t step; /* bytes the last fetch covered (fall-through distance) */
     uint32_t k;    /* records since the last fetch */
     uint32_t a1, a2; /* the last two addresses, any class */
+    uint32_t cpc;    /* the last fetch that was not a glitch (am_glitch) */
 } am_proc;
 
 typedef struct am_pcent {
@@ -120,7 +121,7 @@ static inline void am_cands(am_model *m, const am_proc *p, unsigned c, uint32_t 
         cand[0] = am_pc(m, p)->succ;
         cand[1] = p->pc + p->step;
         cand[2] = p->pc;
-        cand[3] = q->last + q->stride;
+        cand[3] = p->cpc + p->step;
         cand[4] = p->pc - p->step;
         cand[5] = *am_o2(m, p);
     } else {
@@ -162,7 +163,7 @@ static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsign
         case 0: return am_pc(m, p)->succ;
         case 1: return p->pc + p->step;
         case 2: return p->pc;
-        case 3: return q->last + q->stride;
+        case 3: return p->cpc + p->step;
         default: return p->pc - p->step;
         }
     }
@@ -197,6 +198,20 @@ static inline void am_mtf(uint32_t *t, unsigned n, uint32_t v)
     t[0] = v;
 }
 
+/* A fetch of the last fetch or its fall-through with a few more address
+ * bits set (not only bits 3-4, a short forward jump).  Real captures have
+ * noisy address lines that read as 1; the fetches after such a glitch go on
+ * from the clean address, hence candidate 3 = cpc + step. */
+static inline int am_glitch(const am_proc *p, uint32_t addr)
+{
+    const uint32_t b[2] = { p->pc, p->pc + p->step };
+    for (int i = 0; i < 2; i++) {
+        uint32_t x = addr ^ b[i];
+        if (x && (addr & b[i]) == b[i] && __builtin_popcount(x) <= 6 && (x & ~0x18u)) return 1;
+    }
+    return 0;
+}
+
 /* After the address of a class-c record is known; step = bytes it covers. */
 static inline void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
 {
@@ -206,6 +221,7 @@ static inline void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr,
     p->a1 = addr;
     if (c == AM_FETCH) {
         am_pc(m, p)->succ = addr;
+        if (!am_glitch(p, addr)) p->cpc = addr;
         p->pc = addr;
         p->step = step;
         p->k = 0;

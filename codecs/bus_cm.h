@@ -14,7 +14,9 @@
 #define BUS_XMAX 8   /* bit differences up to which a difference beats near and page codes */
 #define BUS_XMAX1 2  /* the same without mixing (a weaker model of the differing bits) */
 #define BUS_TRIE 16  /* address-prefix table: 2^16 slots */
+#define BUS_XRW0 40000 /* initial weights of the reference index (two inputs) */
 #define BUS_W0 30000 /* initial mixer weight (16.16) with three inputs */
+#define BUS_HXMAX 22 /* hashed per-instruction contexts: at most 2^22 slots (16 MiB) */
 
 /* Address codes on this path are those of addrmodel.h plus BUS_DIFF: "a
  * reference (a candidate or recent address) and the bits that differ from
@@ -38,9 +40,13 @@ typedef struct bus_acm {
     cm_p xbit2[AM_NCLS][32][2][16];       /* by bit, reference bit, the 3 address bits above */
     cm_p trie[1 << BUS_TRIE];             /* by the address bits above and the reference bit (hashed) */
     int32_t xw[AM_NCLS][32][CM_MAXIN];
+    int32_t xrw[AM_NCLS][32][CM_MAXIN];   /* mixer weights of the reference index */
+    cm_p *hx;  /* mixing only: hashed contexts of the code address (bus_pck) */
+    int hbits; /* hx has 2^hbits slots */
     uint8_t last[AM_NCLS];  /* bucket of the last code per class */
     uint8_t last2[AM_NCLS]; /* bucket of the code before that */
     uint8_t lastany;        /* bucket of the last code of any class */
+    uint8_t xrc;            /* the last reference index, capped at 4 */
 } bus_acm;
 
 static inline void bus_acm_init(bus_acm *m)
@@ -61,9 +67,42 @@ static inline void bus_acm_init(bus_acm *m)
     cm_init_probs(&m->xbit2[0][0][0][0], sizeof m->xbit2 / sizeof(cm_p));
     cm_init_probs(m->trie, sizeof m->trie / sizeof(cm_p));
     cm_init_weights(&m->xw[0][0], AM_NCLS * 32, BUS_W0);
+    cm_init_weights(&m->xrw[0][0], AM_NCLS * 32, BUS_XRW0);
     memset(m->last, 0, sizeof m->last);
     memset(m->last2, 0, sizeof m->last2);
-    m->lastany = 0;
+    m->lastany = m->xrc = 0;
+    m->hx = NULL;
+    m->hbits = 0;
+}
+
+/* The hashed table for mixing, sized to the chunk (2^(bit length of nrec
+ * + 5) slots, 2^12 .. 2^BUS_HXMAX) so that small chunks stay cheap.
+ * Returns 0, or -1 on no memory. */
+static inline int bus_hx_open(bus_acm *m, uint64_t nrec)
+{
+    int b = am_bits(nrec, BUS_HXMAX) + 5;
+    m->hbits = b < 12 ? 12 : b > BUS_HXMAX ? BUS_HXMAX : b;
+    m->hx = trz_big_malloc(((size_t)1 << m->hbits) * sizeof *m->hx);
+    if (!m->hx) return -1;
+    cm_init_probs(m->hx, (size_t)1 << m->hbits);
+    return 0;
+}
+
+static inline void bus_hx_close(bus_acm *m)
+{
+    free(m->hx);
+    m->hx = NULL;
+}
+
+/* Seed of a hashed context: the last fetch address (the instruction
+ * stream position), records since it, and salt (the rest of the context).
+ * Bus traffic repeats per instruction: the same code line is followed by
+ * the same kinds of requests, times and address behaviour. */
+static inline uint32_t bus_pck(const am_proc *p, uint32_t salt)
+{
+    uint32_t h = p->pc * 0x2545F491u ^ (p->k > 7 ? 7 : p->k) * 0x68E31DA4u ^ salt * 0xB5297A4Du;
+    h ^= h >> 15;
+    return h * 0x2C1B3C6Du;
 }
 
 /* Code buckets for contexts: candidates alone, recent-cache hits in two
@@ -107,10 +146,11 @@ static inline unsigned bus_eq(am_model *am, const am_proc *p, unsigned cls)
     return (k[0] == k[1]) | (k[0] == k[2]) << 1 | (k[1] == k[2]) << 2;
 }
 
-/* The 32 bits of addr ^ ref, most significant first, each mixed from three
- * predictions: local (differences so far), the address bits just above, and
- * a hashed table of address prefixes (a binary trie of the addresses seen). */
-static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, unsigned cls, uint32_t ref, uint32_t addr)
+/* The 32 bits of addr ^ ref, most significant first, each mixed from five
+ * predictions: local (differences so far), the address bits just above, a
+ * hashed table of address prefixes (a binary trie of the addresses seen),
+ * and the last two again per code address (bus_pck). */
+static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsigned cls, uint32_t ref, uint32_t addr)
 {
     uint32_t x = addr ^ ref, v = 0;
     unsigned nf = 0, lf = 0;
@@ -118,13 +158,16 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, unsigned cls, uint32_t r
     for (int i = top; i >= 0; i--) {
         uint32_t above = (v ^ ref) >> i >> 1; /* the address bits above bit i */
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
-        cm_p *ps[3] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL };
+        cm_p *ps[5] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL };
         if (c->mix) {
             uint32_t h = (above | 1u << (31 - i)) * 0x9E3779B1u ^ (uint32_t)(i * 2 + rb) * 0x85EBCA6Bu;
             ps[1] = &m->xbit2[cls][i][rb][a3];
             ps[2] = &m->trie[(h ^ h >> 15) & ((1u << BUS_TRIE) - 1)];
+            uint32_t local = 1000 + cls * 1024 + (unsigned)i * 32 + rb * 16 + nf * 4 + m->xrc;
+            ps[3] = cm_hslot(m->hx, m->hbits, bus_pck(p, local) * 0x9E3779B1u);
+            ps[4] = cm_hslot(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
         }
-        unsigned b = (unsigned)cm_mix(c, ps, 3, m->xw[cls][i], (int)(x >> i) & 1);
+        unsigned b = (unsigned)cm_mix(c, ps, 5, m->xw[cls][i], (int)(x >> i) & 1);
         v |= (uint32_t)b << i;
         if (b && nf < 3) nf++;
         lf = b;
@@ -142,8 +185,14 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     unsigned code = 0, xr = 0;
     if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
-    if (c->mix) ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63]; /* candidates cost table lookups */
-    unsigned g = cm_mtree(c, ts, 3, m->cw[cls], 3, code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7);
+    uint32_t sd[2] = { 0, 0 };
+    if (c->mix) { /* candidates cost table lookups */
+        ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63];
+        sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
+        sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
+    }
+    unsigned g = cm_mtree_h(c, ts, 3, m->hx, m->hbits, sd, 2, m->cw[cls], 3,
+                            code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7);
     if (g == 6) code = AM_NCAND + cm_tree(c, m->rc[cls][m->last[cls]], 4, code - AM_NCAND);
     else if (g == 7) {
         unsigned o = code == AM_NEAR ? 0 : code < AM_MISS ? 1 : code == BUS_DIFF ? 2 : 3;
@@ -175,13 +224,16 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
         for (int i = 3; i >= 0; i--) v = v << 8 | cm_tree(c, m->miss[cls][i], 8, (addr >> (8 * i)) & 255);
         return v;
     }
-    xr = cm_tree(c, m->xref[cls][m->last2[cls]], 5, xr); /* BUS_DIFF */
+    cm_p *tx[1] = { m->xref[cls][m->last2[cls]] }; /* BUS_DIFF */
+    uint32_t sx = c->mix ? bus_pck(p, 3000 + cls) : 0;
+    xr = cm_mtree_h(c, tx, 1, m->hx, m->hbits, &sx, 1, m->xrw[cls], 5, xr);
     if (xr >= AM_NEAR) {
         *bad = 1;
         return 0;
     }
+    m->xrc = (uint8_t)(xr < 4 ? xr : 4);
     CM_FIELD(c, 6);
-    return bus_xor(c, m, cls, am_decode(am, p, cls, xr), addr);
+    return bus_xor(c, m, p, cls, am_decode(am, p, cls, xr), addr);
 }
 
 /* Bytes the streams of an encoding would cost after the back-end (zstd
@@ -207,7 +259,7 @@ static inline size_t bus_zsize(const trz_buf *st, int level)
  * better.  Encode a prefix of the chunk both ways and compare.  Returns
  * 1 = arithmetic path, 0 = stream path, < 0 = error code. */
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *),
-                              int (*cm)(const trz_enc_args *))
+                              int (*cm)(const trz_enc_args *), int cm_level)
 {
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
@@ -219,6 +271,7 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     size_t zsz = rc == TRZ_CODEC_OK ? bus_zsize(st, a->level) : 0;
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
     memset(st, 0, TRZ_MAX_STREAMS * sizeof *st);
+    b.level = cm_level; /* the unmixed model: much faster, and it rarely changes the choice */
     if (rc == TRZ_CODEC_OK) rc = cm(&b);
     size_t csz = bus_zsize(st, a->level);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);

@@ -21,13 +21,14 @@ enum {
     S_COUNT = S_TIME0 + T_NCTX
 };
 #define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 2    /* first byte of stream S_CM: 2 = single contexts, 3 = mixed */
-#define CM_MIX_LEVEL 10 /* levels from here mix context sets (slower, smaller) */
+#define CM_VERSION 4    /* first byte of stream S_CM: 4 = single contexts, 5 = mixed */
+#define CM_MIX_LEVEL 9 /* levels from here mix context sets (slower, smaller) */
 #define KC 8           /* kind ids as contexts: capped at KC - 1 */
 #define TB_N 20        /* time buckets: min(q / 2, 19) of the last time */
 #define TQ_ESC 127     /* time quotient: escape */
 #define TQ_MAX (TQ_ESC * 8 - 1) /* times from here take the escape */
 #define W0 22000       /* initial mixer weight (16.16) with three inputs */
+#define TRW0 40000     /* the same with two inputs */
 
 static const char *const stream_names[S_TIME0] = {
     "proc", "runlen", "kind", "reqtype", "size", "attr",
@@ -281,7 +282,9 @@ typedef struct byu_cm {
     int32_t tw[KC][128][CM_MAXIN];
     cm_p tr[KC][128][8];             /* low 3 bits of time + 1 by kind id and quotient */
     cm_gamma tesc[AM_NCLS];
+    int32_t trw[KC][8][CM_MAXIN];    /* mixer weights of the low time bits */
     uint8_t k1, k2, k3, tb, tb2, lastproc; /* ids of this (after the kind) and earlier records, capped */
+    uint8_t lo1, lo2;                /* low 3 bits of time + 1 of the last two records (below the escape) */
 } byu_cm;
 
 static void cm_model_init(byu_cm *m)
@@ -301,7 +304,9 @@ static void cm_model_init(byu_cm *m)
     cm_init_weights(&m->tw[0][0], KC * 128, W0);
     cm_init_probs(&m->tr[0][0][0], sizeof m->tr / sizeof(cm_p));
     for (int i = 0; i < AM_NCLS; i++) cm_gamma_init(&m->tesc[i]);
+    cm_init_weights(&m->trw[0][0], KC * 8, TRW0);
     m->k1 = m->k2 = m->k3 = m->tb = m->tb2 = m->lastproc = 0;
+    m->lo1 = m->lo2 = 0;
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -317,7 +322,7 @@ static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
  * bytes follow.  min(id, 7) with three context sets mixed: the kind
  * sequence alone (two and three back) and the last kind with how its
  * address and time went; 7 = the id follows in 8 bits. */
-static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
+static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, const am_proc *p, uint8_t *r)
 {
     unsigned id = K_ESC;
     if (!c->dec) {
@@ -326,7 +331,12 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     }
     cm_p *ts[3] = { m->kind[m->k1][m->k2], m->kind2[m->k1][m->k2][m->k3],
                     m->kind3[m->k1][m->a.lastany][m->tb < 18 ? m->tb / 3 : 6] };
-    unsigned lo = cm_mtree(c, ts, 3, m->kw, 3, id < 7 ? id : 7);
+    uint32_t sd[2] = { 0, 0 };
+    if (c->mix) {
+        sd[0] = bus_pck(p, 100 + m->k1);
+        sd[1] = bus_pck(p, 0x20000 + m->k1 * 64 + m->k2 * 8 + m->k3);
+    }
+    unsigned lo = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->kw, 3, id < 7 ? id : 7);
     id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
     if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
     if (id == K_ESC) {
@@ -349,20 +359,29 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
  * three context sets; 127 escapes) and the low 3 bits (3-bit tree): bus
  * clocks make times cluster at multiples of 8 give or take one, and + 1
  * keeps each cluster inside one quotient. */
-static int cm_time(byu_cm *m, cm_coder *c, unsigned cls, uint8_t *r)
+static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8_t *r)
 {
     uint32_t t = trz_ld_le32(r + 8), v = t + 1;
     cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
                     m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
-    uint32_t q = cm_mtree(c, ts, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
+    uint32_t sd[2] = { 0, 0 };
+    if (c->mix) {
+        sd[0] = bus_pck(p, 300 + m->k1 * 8 + m->k2);
+        sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
+    }
+    uint32_t q = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
     if (q == TQ_ESC) {
         uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);
         if (e > 0xffffffffu - TQ_MAX) return -1;
         t = e + TQ_MAX;
     } else {
         CM_FIELD(c, 8);
-        v = q << 3 | cm_tree(c, m->tr[m->k1][q], 3, v & 7);
+        cm_p *tl[1] = { m->tr[m->k1][q] };
+        uint32_t sl = cm_mix32(0x5000u + m->lo1 * 2048u + m->lo2 * 256u + q);
+        v = q << 3 | cm_mtree_h(c, tl, 1, m->a.hx, m->a.hbits, &sl, 1, m->trw[m->k1], 3, v & 7);
         if (v == 0) return -1; /* t + 1 is never 0 below the escape */
+        m->lo2 = m->lo1;
+        m->lo1 = (uint8_t)(v & 7);
         t = v - 1;
     }
     trz_st_le32(r + 8, t);
@@ -380,7 +399,7 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     am_proc *p = st_proc(s, r[7]);
     if (!p) return TRZ_CODEC_NOMEM;
     CM_FIELD(c, 1);
-    if (cm_kind(s, m, c, r) != 0) return TRZ_CODEC_CORRUPT;
+    if (cm_kind(s, m, c, p, r) != 0) return TRZ_CODEC_CORRUPT;
     CM_FIELD(c, 2);
     unsigned cls = req_class(r[4]);
     int bad = 0;
@@ -389,12 +408,20 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     am_update(&s->am, p, cls, addr, r[5]);
     trz_st_le32(r, addr);
     CM_FIELD(c, 5);
-    if (cm_time(m, c, cls, r) != 0) return TRZ_CODEC_CORRUPT;
+    if (cm_time(m, c, p, cls, r) != 0) return TRZ_CODEC_CORRUPT;
     return TRZ_CODEC_OK;
 }
 
+/* Frees the state and the model of cm_open. */
+static void cm_close(byu_state *s, byu_cm *m)
+{
+    st_free(s);
+    bus_hx_close(&m->a);
+    free(m);
+}
+
 /* Model state for one chunk of either direction; NULL on no memory. */
-static byu_cm *cm_open(byu_state *s, uint64_t nrec)
+static byu_cm *cm_open(byu_state *s, uint64_t nrec, int mix)
 {
     byu_cm *m = st_init(s, nrec) == 0 ? trz_big_malloc(sizeof *m) : NULL;
     if (!m) {
@@ -402,6 +429,10 @@ static byu_cm *cm_open(byu_state *s, uint64_t nrec)
         return NULL;
     }
     cm_model_init(m);
+    if (mix && bus_hx_open(&m->a, nrec) != 0) {
+        cm_close(s, m);
+        return NULL;
+    }
     return m;
 }
 
@@ -409,11 +440,11 @@ static int cm_encode(const trz_enc_args *a)
 {
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    byu_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int mix = a->level >= CM_MIX_LEVEL;
+    byu_cm *m = s && c ? cm_open(s, a->nrec, mix) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        int mix = a->level >= CM_MIX_LEVEL;
         trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
@@ -428,9 +459,8 @@ static int cm_encode(const trz_enc_args *a)
         for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
 #endif
         if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
-        st_free(s);
+        cm_close(s, m);
     }
-    free(m);
     free(c);
     free(s);
     return rc;
@@ -447,7 +477,7 @@ static int cm_decode(const trz_dec_args *a)
         return TRZ_CODEC_CORRUPT;
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    byu_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    byu_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_VERSION + 1) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
@@ -458,9 +488,8 @@ static int cm_decode(const trz_dec_args *a)
             memcpy(a->out + i * 12, r, 12);
         }
         if (rc == TRZ_CODEC_OK && !cm_dec_ok(c)) rc = TRZ_CODEC_CORRUPT;
-        st_free(s);
+        cm_close(s, m);
     }
-    free(m);
     free(c);
     free(s);
     return rc;
@@ -472,7 +501,7 @@ static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 12, zs_encode, cm_encode);
+    int pick = bus_pick_cm(a, 12, zs_encode, cm_encode, CM_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }
 

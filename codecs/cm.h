@@ -9,12 +9,15 @@
 
 #include "codec.h"
 
-/* A probability: bits 31..10 = P(bit = 1) in 22 bits, bits 9..0 = the
- * number of updates seen (saturating at CM_LIMIT).  The step size is
+/* A probability: bits 31..10 = P(bit = 1) in 22 bits, bits 5..0 = the
+ * number of updates seen (saturating at CM_LIMIT), bits 9..6 = a check of
+ * the context in hashed tables (cm_hslot), else 0.  The step size is
  * 1 / (n + 1.5): fast learning first, then an average over ~CM_LIMIT bits. */
 typedef uint32_t cm_p;
 #define CM_P0 ((cm_p)1 << 31) /* P = 1/2, n = 0 */
 #define CM_LIMIT 60
+#define CM_NMASK 63u
+#define CM_CHK 0x3c0u
 #define CM_LR 6 /* mixer learning rate, about 0.006 */
 
 typedef struct cm_coder {
@@ -37,6 +40,14 @@ typedef struct cm_coder {
 #else
 #define CM_FIELD(c, f) ((void)0)
 #endif
+
+/* A 32-bit mixing function for hashed contexts. */
+static inline uint32_t cm_mix32(uint32_t h)
+{
+    h *= 0x9E3779B1u;
+    h ^= h >> 16;
+    return h * 0x85EBCA6Bu;
+}
 
 /* squash(d) = 4096 / (1 + e^(-d / 256)), d clamped to +-2047, by linear
  * interpolation in a 33-point table (the lpaq1 function). */
@@ -106,11 +117,22 @@ static inline int cm_dec_ok(const cm_coder *c)
 
 static inline void cm_update(cm_coder *c, cm_p *p, int bit)
 {
-    uint32_t n = *p & 1023;
+    uint32_t n = *p & CM_NMASK;
     int32_t pr = (int32_t)(*p >> 10);
     int32_t err = (bit << 22) - pr;
     int32_t d = (int32_t)(((int64_t)err * c->rate[n]) >> 16);
-    *p = (uint32_t)(pr + d) << 10 | (n < CM_LIMIT ? n + 1 : n);
+    *p = (uint32_t)(pr + d) << 10 | (*p & CM_CHK) | (n < CM_LIMIT ? n + 1 : n);
+}
+
+/* The slot for hash h in a table of 2^hbits slots that many contexts share.
+ * Bits 9..6 keep 4 more bits of the hash: a slot last used by another
+ * context starts again from 1/2 instead of lending it wrong statistics. */
+static inline cm_p *cm_hslot(cm_p *hx, int hbits, uint32_t h)
+{
+    cm_p *p = &hx[h >> (32 - hbits)];
+    uint32_t chk = (h & 15) << 6;
+    if ((*p & CM_CHK) != chk) *p = CM_P0 | chk;
+    return p;
 }
 
 /* Code one bit with P(1) = p16 / 65536, 0 < p16 < 65536.  Encoding:
@@ -147,7 +169,7 @@ static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
  * bit is coded with the squashed sum, then the slots and the weights learn
  * (weights by gradient descent on coding cost).  Mixing lets contexts be
  * combined without splitting the statistics over their product. */
-#define CM_MAXIN 4
+#define CM_MAXIN 5
 #define CM_W0 (1 << 14) /* initial weight: 0.25 */
 static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bit)
 {
@@ -178,6 +200,24 @@ static inline uint32_t cm_mtree(cm_coder *c, cm_p *const *t, int n, int32_t (*w)
     for (int i = nbits - 1; i >= 0; i--) {
         for (int j = 0; j < k; j++) ps[j] = &t[j][node];
         node = node << 1 | (uint32_t)cm_mix(c, ps, n, w[node], (int)(v >> i) & 1);
+    }
+    return node - (1u << nbits);
+}
+
+/* cm_mtree with nh more inputs, one per seed: for seed j and tree node
+ * `node`, the slot cm_hslot(hx, hbits, mix32(seed[j] + node)).  Sparse
+ * contexts (a code address, say) then cost slots only for the nodes they
+ * visit, not a whole tree each.  Unmixed, only t[0] is used. */
+static inline uint32_t cm_mtree_h(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
+                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v)
+{
+    if (!c->mix) return cm_mtree(c, t, n, w, nbits, v);
+    cm_p *ps[CM_MAXIN];
+    uint32_t node = 1;
+    for (int i = nbits - 1; i >= 0; i--) {
+        for (int j = 0; j < n; j++) ps[j] = &t[j][node];
+        for (int j = 0; j < nh; j++) ps[n + j] = cm_hslot(hx, hbits, cm_mix32(seed[j] + node));
+        node = node << 1 | (uint32_t)cm_mix(c, ps, n + nh, w[node], (int)(v >> i) & 1);
     }
     return node - (1u << nbits);
 }

@@ -9,8 +9,8 @@
 
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_COUNT, S_CM = 15 };
 #define CM_LEVEL 6   /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 2 /* first byte of stream S_CM: 2 = single contexts, 3 = mixed */
-#define CM_MIX_LEVEL 10 /* levels from here mix context sets (slower, smaller) */
+#define CM_VERSION 4 /* first byte of stream S_CM: 4 = single contexts, 5 = mixed */
+#define CM_MIX_LEVEL 9 /* levels from here mix context sets (slower, smaller) */
 
 static const char *const stream_names[S_COUNT] = {
     "ctl", "fetchcode", "datacode", "fetchmiss", "datamiss", "becode", "be", "fetchnear", "datanear",
@@ -157,7 +157,12 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     am_proc *p = &s->proc;
     CM_FIELD(c, 1);
     cm_p *ts[3] = { m->ctl[m->t1][m->t2], m->ctl2[m->t1][m->t2][m->t3 >> 2], m->ctl3[m->t1][m->a.lastany] };
-    uint8_t ctl = r[5] = (uint8_t)cm_mtree(c, ts, 3, m->cw, 8, r[5]);
+    uint32_t sd[2] = { 0, 0 };
+    if (c->mix) {
+        sd[0] = bus_pck(p, 100 + m->t1);
+        sd[1] = bus_pck(p, 0x20000 + m->t1 * 256 + m->t2 * 16 + m->t3);
+    }
+    uint8_t ctl = r[5] = (uint8_t)cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->cw, 8, r[5]);
     CM_FIELD(c, 2);
     unsigned cls = ctl_class(ctl);
     int bad = 0;
@@ -178,8 +183,16 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
+/* Frees the state and the model of cm_open. */
+static void cm_close(pbus_state *s, pbus_cm *m)
+{
+    am_free(&s->am);
+    bus_hx_close(&m->a);
+    free(m);
+}
+
 /* Model state for one chunk of either direction; NULL on no memory. */
-static pbus_cm *cm_open(pbus_state *s, uint64_t nrec)
+static pbus_cm *cm_open(pbus_state *s, uint64_t nrec, int mix)
 {
     pbus_cm *m = st_init(s, nrec) == 0 ? trz_big_malloc(sizeof *m) : NULL;
     if (!m) {
@@ -187,6 +200,10 @@ static pbus_cm *cm_open(pbus_state *s, uint64_t nrec)
         return NULL;
     }
     cm_model_init(m);
+    if (mix && bus_hx_open(&m->a, nrec) != 0) {
+        cm_close(s, m);
+        return NULL;
+    }
     return m;
 }
 
@@ -194,11 +211,11 @@ static int cm_encode(const trz_enc_args *a)
 {
     pbus_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    pbus_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    int mix = a->level >= CM_MIX_LEVEL;
+    pbus_cm *m = s && c ? cm_open(s, a->nrec, mix) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        int mix = a->level >= CM_MIX_LEVEL;
         trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
@@ -213,9 +230,8 @@ static int cm_encode(const trz_enc_args *a)
         for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
 #endif
         if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
-        am_free(&s->am);
+        cm_close(s, m);
     }
-    free(m);
     free(c);
     free(s);
     return rc;
@@ -232,7 +248,7 @@ static int cm_decode(const trz_dec_args *a)
         return TRZ_CODEC_CORRUPT;
     pbus_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    pbus_cm *m = s && c ? cm_open(s, a->nrec) : NULL;
+    pbus_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_VERSION + 1) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
@@ -243,9 +259,8 @@ static int cm_decode(const trz_dec_args *a)
             memcpy(a->out + i * 6, r, 6);
         }
         if (rc == TRZ_CODEC_OK && !cm_dec_ok(c)) rc = TRZ_CODEC_CORRUPT;
-        am_free(&s->am);
+        cm_close(s, m);
     }
-    free(m);
     free(c);
     free(s);
     return rc;
@@ -257,7 +272,7 @@ static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 6, zs_encode, cm_encode);
+    int pick = bus_pick_cm(a, 6, zs_encode, cm_encode, CM_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }
 

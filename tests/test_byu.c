@@ -70,7 +70,7 @@ static void test_generated(const trz_codec *c)
 /* Round trip a whole file in 16 MiB chunks (as the container does). */
 static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
 {
-    static const int levels[] = { 1, 9, 19 };
+    static const int levels[] = { 1, 6, 9 }; /* stream, single-context and mixed models */
     size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs;
     n -= n % rs;
     for (int l = 0; l < 3; l++) {
@@ -92,17 +92,21 @@ int main(void)
     level = 1;
     test_generated(c);
     check(cm_chunks == 0, "level 1 uses the stream path only");
-    level = 9;
-    cm_chunks = zs_chunks = 0;
-    test_generated(c);
-    printf("level 9: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
-    check(cm_chunks > 5, "level 9 uses the arithmetic path");
-    check(cm_mixed == 0, "level 9 uses single-context models");
-    level = 19; /* the mixed models: round trips and damaged streams again */
+    level = 6; /* the single-context models */
     cm_chunks = zs_chunks = cm_mixed = 0;
     test_generated(c);
-    printf("level 19: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", cm_chunks, cm_mixed, zs_chunks);
-    check(cm_mixed > 5 && cm_mixed == cm_chunks, "level 19 uses the mixed models");
+    printf("level 6: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
+    check(cm_chunks > 5, "level 6 uses the arithmetic path");
+    check(cm_mixed == 0, "level 6 uses single-context models");
+    static const int mixed_levels[] = { 9, 19 }; /* the default and the top level mix */
+    for (int l = 0; l < 2; l++) {
+        level = mixed_levels[l];
+        cm_chunks = zs_chunks = cm_mixed = 0;
+        test_generated(c);
+        printf("level %d: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", level, cm_chunks, cm_mixed,
+               zs_chunks);
+        check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 9 and 19 use the mixed models");
+    }
     level = 9;
     bus_corpus(c, "byu", test_data);
     printf("%d passed, %d failed\n", passed, failed);
