@@ -43,10 +43,12 @@ typedef struct am_proc {
 
 typedef struct am_pcent {
     uint32_t succ; /* fetch address that followed this one */
+    uint32_t lc;   /* bucket of the code that coded it (modelled paths) */
 } am_pcent;
 
 typedef struct am_slot {
     uint32_t last, stride;
+    uint32_t lc;   /* bucket of the code that coded last (modelled paths) */
 } am_slot;
 
 typedef struct am_model {

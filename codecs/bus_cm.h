@@ -47,6 +47,8 @@ typedef struct bus_acm {
     uint8_t last2[AM_NCLS]; /* bucket of the code before that */
     uint8_t lastany;        /* bucket of the last code of any class */
     uint8_t xrc;            /* the last reference index, capped at 4 */
+    cm_p xprev[AM_NCLS * 32 * 32];        /* by bit, reference bit, the last two addresses' bits, prefix matches */
+    uint16_t apc[AM_NCLS][BUS_NB][8 * CM_APM_N]; /* refinement of the group by the class's last bucket */
 } bus_acm;
 
 static inline void bus_acm_init(bus_acm *m)
@@ -73,6 +75,8 @@ static inline void bus_acm_init(bus_acm *m)
     m->lastany = m->xrc = 0;
     m->hx = NULL;
     m->hbits = 0;
+    cm_apm_init(&m->apc[0][0][0], AM_NCLS * BUS_NB * 8);
+    cm_init_probs(m->xprev, sizeof m->xprev / sizeof(cm_p));
 }
 
 /* The hashed table for mixing, sized to the chunk (2^(bit length of nrec
@@ -146,10 +150,11 @@ static inline unsigned bus_eq(am_model *am, const am_proc *p, unsigned cls)
     return (k[0] == k[1]) | (k[0] == k[2]) << 1 | (k[1] == k[2]) << 2;
 }
 
-/* The 32 bits of addr ^ ref, most significant first, each mixed from five
+/* The 32 bits of addr ^ ref, most significant first, each mixed from six
  * predictions: local (differences so far), the address bits just above, a
  * hashed table of address prefixes (a binary trie of the addresses seen),
- * and the last two again per code address (bus_pck). */
+ * the first and third again per code address (bus_pck), and the bits of the
+ * last two addresses. */
 static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsigned cls, uint32_t ref, uint32_t addr)
 {
     uint32_t x = addr ^ ref, v = 0;
@@ -158,7 +163,7 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
     for (int i = top; i >= 0; i--) {
         uint32_t above = (v ^ ref) >> i >> 1; /* the address bits above bit i */
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
-        cm_p *ps[5] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL };
+        cm_p *ps[6] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL, NULL };
         if (c->mix) {
             uint32_t h = (above | 1u << (31 - i)) * 0x9E3779B1u ^ (uint32_t)(i * 2 + rb) * 0x85EBCA6Bu;
             ps[1] = &m->xbit2[cls][i][rb][a3];
@@ -166,8 +171,15 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
             uint32_t local = 1000 + cls * 1024 + (unsigned)i * 32 + rb * 16 + nf * 4 + m->xrc;
             ps[3] = cm_hslot(m->hx, m->hbits, bus_pck(p, local) * 0x9E3779B1u);
             ps[4] = cm_hslot(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
+            /* the last two addresses of any kind: captures mix the halves
+             * of consecutive bus addresses, so a prefix that matched one of
+             * them so far tends to go on matching it */
+            uint32_t p1 = p->a1, p2 = p->a2;
+            unsigned m1 = (uint32_t)((uint64_t)p1 >> i >> 1) == above, m2 = (uint32_t)((uint64_t)p2 >> i >> 1) == above;
+            unsigned xi = (((((cls * 32u + (unsigned)i) * 2 + rb) * 2 + (p1 >> i & 1)) * 2 + (p2 >> i & 1)) * 2 + m1) * 2 + m2;
+            ps[5] = &m->xprev[xi];
         }
-        unsigned b = (unsigned)cm_mix(c, ps, 5, m->xw[cls][i], (int)(x >> i) & 1);
+        unsigned b = (unsigned)cm_mix(c, ps, c->mix ? 6 : 1, m->xw[cls][i], (int)(x >> i) & 1);
         v |= (uint32_t)b << i;
         if (b && nf < 3) nf++;
         lf = b;
@@ -185,14 +197,16 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     unsigned code = 0, xr = 0;
     if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
-    uint32_t sd[2] = { 0, 0 };
+    uint32_t sd[3] = { 0, 0, 0 };
+    uint32_t *lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
     if (c->mix) { /* candidates cost table lookups */
         ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63];
         sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
         sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
+        sd[2] = bus_pck(p, 0x40000 + cls * 256 + *lcp);
     }
-    unsigned g = cm_mtree_h(c, ts, 3, m->hx, m->hbits, sd, 2, m->cw[cls], 3,
-                            code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7);
+    unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 3, m->cw[cls], 3,
+                            code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7, m->apc[cls][m->last[cls]]);
     if (g == 6) code = AM_NCAND + cm_tree(c, m->rc[cls][m->last[cls]], 4, code - AM_NCAND);
     else if (g == 7) {
         unsigned o = code == AM_NEAR ? 0 : code < AM_MISS ? 1 : code == BUS_DIFF ? 2 : 3;
@@ -203,6 +217,7 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     } else code = g;
     m->last2[cls] = m->last[cls];
     m->last[cls] = m->lastany = (uint8_t)bus_cb(code);
+    *lcp = bus_cb(code);
     CM_FIELD(c, 3 + (cls != AM_FETCH));
     if (code < AM_NEAR) return am_decode(am, p, cls, code);
     if (code == AM_NEAR) {

@@ -285,6 +285,7 @@ typedef struct byu_cm {
     int32_t trw[KC][8][CM_MAXIN];    /* mixer weights of the low time bits */
     uint8_t k1, k2, k3, tb, tb2, lastproc; /* ids of this (after the kind) and earlier records, capped */
     uint8_t lo1, lo2;                /* low 3 bits of time + 1 of the last two records (below the escape) */
+    uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
 } byu_cm;
 
 static void cm_model_init(byu_cm *m)
@@ -307,6 +308,7 @@ static void cm_model_init(byu_cm *m)
     cm_init_weights(&m->trw[0][0], KC * 8, TRW0);
     m->k1 = m->k2 = m->k3 = m->tb = m->tb2 = m->lastproc = 0;
     m->lo1 = m->lo2 = 0;
+    memset(m->lastq, 0, sizeof m->lastq);
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -364,12 +366,15 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     uint32_t t = trz_ld_le32(r + 8), v = t + 1;
     cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
                     m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
-    uint32_t sd[2] = { 0, 0 };
+    uint32_t sd[3] = { 0, 0, 0 };
+    uint8_t *lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
     if (c->mix) {
         sd[0] = bus_pck(p, 300 + m->k1 * 8 + m->k2);
         sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
+        sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
     }
-    uint32_t q = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
+    uint32_t q = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
+    *lq = (uint8_t)q;
     if (q == TQ_ESC) {
         uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);
         if (e > 0xffffffffu - TQ_MAX) return -1;

@@ -29,6 +29,7 @@ typedef struct cm_coder {
     int mix;           /* 0 = cm_mix uses its first input alone (faster) */
     uint16_t rate[CM_LIMIT + 1]; /* 65536 / (n + 1.5), computed per coder (no globals) */
     int16_t str[4096]; /* stretch: 12-bit probability -> logit * 256 */
+    uint16_t *apm;     /* refinement row (CM_APM_N entries) of the next mixed decision, or NULL */
 #ifdef CM_STATS /* model tuning only: bits spent per field */
     int field;
     double cost[16];
@@ -169,7 +170,9 @@ static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
  * bit is coded with the squashed sum, then the slots and the weights learn
  * (weights by gradient descent on coding cost).  Mixing lets contexts be
  * combined without splitting the statistics over their product. */
-#define CM_MAXIN 5
+#define CM_MAXIN 6
+#define CM_APM_N 33   /* refinement: points on the stretched probability axis */
+#define CM_APM_RATE 6 /* refinement step: 1/64 of the error */
 #define CM_W0 (1 << 14) /* initial weight: 0.25 */
 static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bit)
 {
@@ -181,7 +184,17 @@ static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bi
         dot += (int64_t)w[i] * st[i];
     }
     int pr = cm_squash((int)(dot >> 16));
-    bit = cm_code(c, (uint32_t)pr << 4, bit);
+    if (c->apm) { /* refine: what the mixer's output turned out to mean here */
+        uint16_t *a = c->apm;
+        int sx = c->str[pr] + 2048, j = sx >> 7, fr = sx & 127; /* sx in 1..4095: j <= 31 */
+        int pa = (a[j] * (128 - fr) + a[j + 1] * fr) >> 7;
+        int pf = ((pr << 4) + 3 * pa) >> 2;
+        bit = cm_code(c, (uint32_t)(pf < 1 ? 1 : pf > 65535 ? 65535 : pf), bit);
+        int tg = bit ? 65535 : 0;
+        a[j] = (uint16_t)(a[j] + (((tg - a[j]) * (128 - fr)) >> (7 + CM_APM_RATE)));
+        a[j + 1] = (uint16_t)(a[j + 1] + (((tg - a[j + 1]) * fr) >> (7 + CM_APM_RATE)));
+    } else
+        bit = cm_code(c, (uint32_t)pr << 4, bit);
     int err = ((bit << 12) - pr) * CM_LR;
     for (int i = 0; i < n; i++) {
         w[i] += (st[i] * err + 0x2000) >> 14;
@@ -204,22 +217,40 @@ static inline uint32_t cm_mtree(cm_coder *c, cm_p *const *t, int n, int32_t (*w)
     return node - (1u << nbits);
 }
 
+/* Refinement rows (an adaptive probability map): row entry j starts at
+ * squash((j - 16) * 128) in 16 bits, so a fresh row passes the mixer's
+ * output through unchanged. */
+static inline void cm_apm_init(uint16_t *a, size_t rows)
+{
+    for (size_t r = 0; r < rows; r++)
+        for (int j = 0; j < CM_APM_N; j++) a[r * CM_APM_N + j] = (uint16_t)(cm_squash((j - 16) * 128) * 16);
+}
+
 /* cm_mtree with nh more inputs, one per seed: for seed j and tree node
  * `node`, the slot cm_hslot(hx, hbits, mix32(seed[j] + node)).  Sparse
  * contexts (a code address, say) then cost slots only for the nodes they
- * visit, not a whole tree each.  Unmixed, only t[0] is used. */
-static inline uint32_t cm_mtree_h(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
-                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v)
+ * visit, not a whole tree each.  apm (or NULL): refinement rows, CM_APM_N
+ * entries per node.  Unmixed, only t[0] is used. */
+static inline uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
+                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v, uint16_t *apm)
 {
     if (!c->mix) return cm_mtree(c, t, n, w, nbits, v);
     cm_p *ps[CM_MAXIN];
     uint32_t node = 1;
     for (int i = nbits - 1; i >= 0; i--) {
+        c->apm = apm ? apm + node * CM_APM_N : NULL;
         for (int j = 0; j < n; j++) ps[j] = &t[j][node];
         for (int j = 0; j < nh; j++) ps[n + j] = cm_hslot(hx, hbits, cm_mix32(seed[j] + node));
         node = node << 1 | (uint32_t)cm_mix(c, ps, n + nh, w[node], (int)(v >> i) & 1);
     }
+    c->apm = NULL;
     return node - (1u << nbits);
+}
+
+static inline uint32_t cm_mtree_h(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
+                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v)
+{
+    return cm_mtree_ha(c, t, n, hx, hbits, seed, nh, w, nbits, v, NULL);
 }
 
 static inline void cm_init_weights(int32_t (*w)[CM_MAXIN], size_t n, int32_t w0)
