@@ -49,6 +49,7 @@ typedef struct bus_acm {
     uint8_t xrc;            /* the last reference index, capped at 4 */
     cm_p xprev[AM_NCLS * 32 * 32];        /* by bit, reference bit, the last two addresses' bits, prefix matches */
     uint16_t apc[AM_NCLS][BUS_NB][8 * CM_APM_N]; /* refinement of the group by the class's last bucket */
+    uint16_t apx[AM_NCLS][32][4][CM_APM_N];      /* of a difference bit by bit and differences so far */
 } bus_acm;
 
 static inline void bus_acm_init(bus_acm *m)
@@ -76,6 +77,7 @@ static inline void bus_acm_init(bus_acm *m)
     m->hx = NULL;
     m->hbits = 0;
     cm_apm_init(&m->apc[0][0][0], AM_NCLS * BUS_NB * 8);
+    cm_apm_init(&m->apx[0][0][0][0], AM_NCLS * 32 * 4);
     cm_init_probs(m->xprev, sizeof m->xprev / sizeof(cm_p));
 }
 
@@ -179,7 +181,9 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
             unsigned xi = (((((cls * 32u + (unsigned)i) * 2 + rb) * 2 + (p1 >> i & 1)) * 2 + (p2 >> i & 1)) * 2 + m1) * 2 + m2;
             ps[5] = &m->xprev[xi];
         }
+        c->apm = m->apx[cls][i][nf];
         unsigned b = (unsigned)cm_mix(c, ps, c->mix ? 6 : 1, m->xw[cls][i], (int)(x >> i) & 1);
+        c->apm = NULL;
         v |= (uint32_t)b << i;
         if (b && nf < 3) nf++;
         lf = b;

@@ -286,6 +286,8 @@ typedef struct byu_cm {
     uint8_t k1, k2, k3, tb, tb2, lastproc; /* ids of this (after the kind) and earlier records, capped */
     uint8_t lo1, lo2;                /* low 3 bits of time + 1 of the last two records (below the escape) */
     uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
+    uint16_t apk[KC][KC][8 * CM_APM_N];       /* refinement of the kind by the last two ids */
+    uint16_t apt[KC][BUS_NB][128 * CM_APM_N]; /* of the time quotient by kind id and address code bucket */
 } byu_cm;
 
 static void cm_model_init(byu_cm *m)
@@ -309,6 +311,8 @@ static void cm_model_init(byu_cm *m)
     m->k1 = m->k2 = m->k3 = m->tb = m->tb2 = m->lastproc = 0;
     m->lo1 = m->lo2 = 0;
     memset(m->lastq, 0, sizeof m->lastq);
+    cm_apm_init(&m->apk[0][0][0], KC * KC * 8);
+    cm_apm_init(&m->apt[0][0][0], KC * BUS_NB * 128);
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -338,7 +342,8 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, const am_proc *p, uint8
         sd[0] = bus_pck(p, 100 + m->k1);
         sd[1] = bus_pck(p, 0x20000 + m->k1 * 64 + m->k2 * 8 + m->k3);
     }
-    unsigned lo = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->kw, 3, id < 7 ? id : 7);
+    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->kw, 3, id < 7 ? id : 7,
+                              m->apk[m->k1][m->k2]);
     id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
     if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
     if (id == K_ESC) {
@@ -373,7 +378,8 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
         sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
         sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
     }
-    uint32_t q = cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC);
+    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
+                             m->apt[m->k1][m->a.lastany]);
     *lq = (uint8_t)q;
     if (q == TQ_ESC) {
         uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);

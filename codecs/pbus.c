@@ -135,6 +135,7 @@ typedef struct pbus_cm {
     int32_t cw[256][CM_MAXIN];
     cm_p besame[16 * 8];   /* by (type, address & 7) */
     cm_p be[16][256];      /* by type */
+    uint16_t apc[16][256 * CM_APM_N]; /* refinement of the control byte by the last type */
     uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
 } pbus_cm;
 
@@ -148,6 +149,7 @@ static void cm_model_init(pbus_cm *m)
     cm_init_probs(m->besame, sizeof m->besame / sizeof(cm_p));
     cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
     m->t1 = m->t2 = m->t3 = 0;
+    cm_apm_init(&m->apc[0][0], 16 * 256);
 }
 
 /* One record, both directions: r holds the record (encoding) or receives
@@ -162,7 +164,8 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
         sd[0] = bus_pck(p, 100 + m->t1);
         sd[1] = bus_pck(p, 0x20000 + m->t1 * 256 + m->t2 * 16 + m->t3);
     }
-    uint8_t ctl = r[5] = (uint8_t)cm_mtree_h(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->cw, 8, r[5]);
+    uint8_t ctl = r[5] = (uint8_t)cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->cw, 8, r[5],
+                                              m->apc[m->t1]);
     CM_FIELD(c, 2);
     unsigned cls = ctl_class(ctl);
     int bad = 0;
