@@ -39,6 +39,7 @@ typedef struct am_proc {
     uint32_t k;    /* records since the last fetch */
     uint32_t a1, a2; /* the last two addresses, any class */
     uint32_t cpc;    /* the last fetch that was not a glitch (am_glitch) */
+    uint32_t rep;    /* 1: the last fetch repeated the address of the one before */
 } am_proc;
 
 typedef struct am_pcent {
@@ -224,6 +225,7 @@ static inline void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr,
     if (c == AM_FETCH) {
         am_pc(m, p)->succ = addr;
         if (!am_glitch(p, addr)) p->cpc = addr;
+        p->rep = addr == p->pc;
         p->pc = addr;
         p->step = step;
         p->k = 0;

@@ -101,12 +101,13 @@ static inline void bus_hx_close(bus_acm *m)
 }
 
 /* Seed of a hashed context: the last fetch address (the instruction
- * stream position), records since it, and salt (the rest of the context).
- * Bus traffic repeats per instruction: the same code line is followed by
- * the same kinds of requests, times and address behaviour. */
+ * stream position), whether it was fetched twice in a row, records since
+ * it, and salt (the rest of the context).  Bus traffic repeats per
+ * instruction: the same code line is followed by the same kinds of
+ * requests, times and address behaviour. */
 static inline uint32_t bus_pck(const am_proc *p, uint32_t salt)
 {
-    uint32_t h = p->pc * 0x2545F491u ^ (p->k > 7 ? 7 : p->k) * 0x68E31DA4u ^ salt * 0xB5297A4Du;
+    uint32_t h = p->pc * 0x2545F491u ^ (p->k > 7 ? 7 : p->k) * 0x68E31DA4u ^ salt * 0xB5297A4Du ^ p->rep * 0x1B873593u;
     h ^= h >> 15;
     return h * 0x2C1B3C6Du;
 }
@@ -201,15 +202,16 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     unsigned code = 0, xr = 0;
     if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
-    uint32_t sd[3] = { 0, 0, 0 };
+    uint32_t sd[4] = { 0, 0, 0, 0 };
     uint32_t *lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
     if (c->mix) { /* candidates cost table lookups */
         ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63];
         sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
         sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
         sd[2] = bus_pck(p, 0x40000 + cls * 256 + *lcp);
+        sd[3] = bus_pck(p, 0x80000 + cls);
     }
-    unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 3, m->cw[cls], 3,
+    unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 4, m->cw[cls], 3,
                             code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7, m->apc[cls][m->last[cls]]);
     if (g == 6) code = AM_NCAND + cm_tree(c, m->rc[cls][m->last[cls]], 4, code - AM_NCAND);
     else if (g == 7) {
