@@ -11,8 +11,8 @@
 
 #define BUS_NB 12    /* buckets of an address code, see bus_cb */
 #define BUS_DIFF (AM_MISS + 1) /* code: a reference and the bits that differ */
-#define BUS_XMAX 8   /* bit differences up to which a difference beats near and page codes */
-#define BUS_XMAX1 2  /* the same without mixing (a weaker model of the differing bits) */
+#define BUS_XMAX 32  /* bit differences up to which a difference beats near, page and miss codes: always */
+#define BUS_XMAX1 4  /* the same without mixing (a weaker model of the differing bits) */
 #define BUS_TRIE 16  /* address-prefix table: 2^16 slots */
 #define BUS_XRW0 40000 /* initial weights of the reference index (two inputs) */
 #define BUS_W0 30000 /* initial mixer weight (16.16) with three inputs */
@@ -126,22 +126,26 @@ static inline unsigned bus_cb(unsigned code)
 
 /* Encoder: the code for addr.  A candidate or recent address when one
  * matches; else a difference from the reference *xr with the fewest
- * differing bits (the lowest index on ties) when at most BUS_XMAX bits
- * differ; else the near, page or miss code of addrmodel.h. */
+ * differing bits (see the score below; the lowest index on ties) when at
+ * most xmax bits differ; else the near, page or miss code of addrmodel.h. */
 static inline unsigned bus_pick(am_model *am, const am_proc *p, unsigned cls, uint32_t addr, unsigned *xr,
-                                unsigned xmax)
+                                unsigned xmax, int mix)
 {
     unsigned code = am_code(am, p, cls, addr);
     if (code < AM_NEAR) return code;
-    unsigned best = 33;
+    unsigned best = ~0u, bn = 33;
     for (unsigned i = 0; i < AM_NEAR; i++) {
         unsigned n = (unsigned)__builtin_popcount(addr ^ am_decode(am, p, cls, i));
-        if (n < best) {
-            best = n;
+        /* mixed: a recent address must save 2 bits (3 past the first four)
+         * to beat a candidate, whose index the model predicts better */
+        unsigned sc = 4 * n + (mix && i >= AM_NCAND ? 8 : 0) + (mix && i >= AM_NCAND + 4 ? 4 : 0);
+        if (sc < best) {
+            best = sc;
+            bn = n;
             *xr = i;
         }
     }
-    return best <= xmax ? BUS_DIFF : code;
+    return bn <= xmax ? BUS_DIFF : code;
 }
 
 /* Which of candidates 0, 1, 2 coincide: the encoder takes the lowest
@@ -200,7 +204,7 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
                                 unsigned ext, int *bad)
 {
     unsigned code = 0, xr = 0;
-    if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1);
+    if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1, c->mix);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
     uint32_t sd[4] = { 0, 0, 0, 0 };
     uint32_t *lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
