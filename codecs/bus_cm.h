@@ -47,6 +47,8 @@ typedef struct bus_acm {
     uint8_t last2[AM_NCLS]; /* bucket of the code before that */
     uint8_t lastany;        /* bucket of the last code of any class */
     uint8_t xrc;            /* the last reference index, capped at 4 */
+    cm_p xhi2[AM_NCLS][5][2][2];          /* "bits 16-31 differ" by reference index, its upper half = a1's, = a2's */
+    int32_t xhw[AM_NCLS][CM_MAXIN];       /* mixer weights of that decision */
     cm_p xprev[AM_NCLS * 32 * 32];        /* by bit, reference bit, the last two addresses' bits, prefix matches */
     uint16_t apc[AM_NCLS][BUS_NB][8 * CM_APM_N]; /* refinement of the group by the class's last bucket */
     uint16_t apx[AM_NCLS][32][4][CM_APM_N];      /* of a difference bit by bit and differences so far */
@@ -79,6 +81,8 @@ static inline void bus_acm_init(bus_acm *m)
     cm_apm_init(&m->apc[0][0][0], AM_NCLS * BUS_NB * 8);
     cm_apm_init(&m->apx[0][0][0][0], AM_NCLS * 32 * 4);
     cm_init_probs(m->xprev, sizeof m->xprev / sizeof(cm_p));
+    cm_init_probs(&m->xhi2[0][0][0][0], sizeof m->xhi2 / sizeof(cm_p));
+    cm_init_weights(m->xhw, AM_NCLS, 30000);
 }
 
 /* The hashed table for mixing, sized to the chunk (2^(bit length of nrec
@@ -166,7 +170,12 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
 {
     uint32_t x = addr ^ ref, v = 0;
     unsigned nf = 0, lf = 0;
-    int top = cm_bit(c, &m->xhi[cls][m->last2[cls] == AM_NCAND + 4], x >> 16 != 0) ? 31 : 15;
+    cm_p *hs[3] = { &m->xhi[cls][m->last2[cls] == AM_NCAND + 4], NULL, NULL };
+    if (c->mix) {
+        hs[1] = cm_hslot(m->hx, m->hbits, cm_mix32(bus_pck(p, 0xB0000 + cls * 32 + m->xrc)));
+        hs[2] = &m->xhi2[cls][m->xrc][(ref >> 16) == (p->a1 >> 16)][(ref >> 16) == (p->a2 >> 16)];
+    }
+    int top = cm_mix(c, hs, c->mix ? 3 : 1, m->xhw[cls], x >> 16 != 0) ? 31 : 15;
     for (int i = top; i >= 0; i--) {
         uint32_t above = (v ^ ref) >> i >> 1; /* the address bits above bit i */
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
@@ -197,8 +206,9 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
 }
 
 /* Code the address of a class-c record of processor p.  Encoding: addr is
- * the record's; decoding: addr is ignored.  ext (0..63) is a context from
- * the caller (its record kinds).  Returns the address, or sets *bad on a
+ * the record's; decoding: addr is ignored.  ext is context from the caller:
+ * bits 0-5 its record kinds, the bits above anything else it knows (the
+ * last time bucket for byu).  Returns the address, or sets *bad on a
  * corrupt code. */
 static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *p, unsigned cls, uint32_t addr,
                                 unsigned ext, int *bad)
@@ -213,7 +223,7 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
         sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
         sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
         sd[2] = bus_pck(p, 0x40000 + cls * 256 + *lcp);
-        sd[3] = bus_pck(p, 0x80000 + cls);
+        sd[3] = bus_pck(p, 0x80000 + cls + (ext >> 6) * 16);
     }
     unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 4, m->cw[cls], 3,
                             code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7, m->apc[cls][m->last[cls]]);

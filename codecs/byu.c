@@ -337,12 +337,13 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, const am_proc *p, uint8
     }
     cm_p *ts[3] = { m->kind[m->k1][m->k2], m->kind2[m->k1][m->k2][m->k3],
                     m->kind3[m->k1][m->a.lastany][m->tb < 18 ? m->tb / 3 : 6] };
-    uint32_t sd[2] = { 0, 0 };
+    uint32_t sd[3] = { 0, 0, 0 };
     if (c->mix) {
         sd[0] = bus_pck(p, 100 + m->k1);
         sd[1] = bus_pck(p, 0x20000 + m->k1 * 64 + m->k2 * 8 + m->k3);
+        sd[2] = bus_pck(p, 0x60000 + m->k1 * 32 + m->tb);
     }
-    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->kw, 3, id < 7 ? id : 7,
+    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->kw, 3, id < 7 ? id : 7,
                               m->apk[m->k1][m->k2]);
     id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
     if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
@@ -371,14 +372,15 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     uint32_t t = trz_ld_le32(r + 8), v = t + 1;
     cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
                     m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
-    uint32_t sd[3] = { 0, 0, 0 };
+    uint32_t sd[4] = { 0, 0, 0, 0 };
     uint8_t *lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
     if (c->mix) {
         sd[0] = bus_pck(p, 300 + m->k1 * 8 + m->k2);
         sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
         sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
+        sd[3] = bus_pck(p, 0x70000 + m->k1 * 1024 + m->tb * 32 + m->tb2);
     }
-    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
+    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 4, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
                              m->apt[m->k1][m->a.lastany]);
     *lq = (uint8_t)q;
     if (q == TQ_ESC) {
@@ -388,8 +390,9 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     } else {
         CM_FIELD(c, 8);
         cm_p *tl[1] = { m->tr[m->k1][q] };
-        uint32_t sl = cm_mix32(0x5000u + m->lo1 * 2048u + m->lo2 * 256u + q);
-        v = q << 3 | cm_mtree_h(c, tl, 1, m->a.hx, m->a.hbits, &sl, 1, m->trw[m->k1], 3, v & 7);
+        uint32_t sl[2] = { cm_mix32(0x5000u + m->lo1 * 2048u + m->lo2 * 256u + q), 0 };
+        if (c->mix) sl[1] = bus_pck(p, 0xC0000 + q);
+        v = q << 3 | cm_mtree_h(c, tl, 1, m->a.hx, m->a.hbits, sl, 2, m->trw[m->k1], 3, v & 7);
         if (v == 0) return -1; /* t + 1 is never 0 below the escape */
         m->lo2 = m->lo1;
         m->lo1 = (uint8_t)(v & 7);
@@ -414,7 +417,7 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     CM_FIELD(c, 2);
     unsigned cls = req_class(r[4]);
     int bad = 0;
-    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), m->k1 * KC + m->k2, &bad);
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), m->k1 * KC + m->k2 + m->tb * 64u, &bad);
     if (bad) return TRZ_CODEC_CORRUPT;
     am_update(&s->am, p, cls, addr, r[5]);
     trz_st_le32(r, addr);
