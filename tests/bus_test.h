@@ -169,3 +169,27 @@ static void bus_corpus(const trz_codec *c, const char *folder,
     }
     globfree(&g);
 }
+
+/* The generated cases at each kind of level: 1 the stream path only, 6 the
+ * single-context arithmetic path, 9 (the default) and 19 the mixed one. */
+static void bus_levels(const trz_codec *c, void (*gen)(const trz_codec *))
+{
+    level = 1;
+    gen(c);
+    check(cm_chunks == 0, "level 1 uses the stream path only");
+    level = 6;
+    cm_chunks = zs_chunks = cm_mixed = 0;
+    gen(c);
+    printf("level 6: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
+    check(cm_chunks > 5, "level 6 uses the arithmetic path");
+    check(cm_mixed == 0, "level 6 uses single-context models");
+    static const int mixed_levels[] = { 9, 19 };
+    for (int l = 0; l < 2; l++) {
+        level = mixed_levels[l];
+        cm_chunks = zs_chunks = cm_mixed = 0;
+        gen(c);
+        printf("level %d: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", level, cm_chunks, cm_mixed,
+               zs_chunks);
+        check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 9 and 19 use the mixed models");
+    }
+}

@@ -87,24 +87,7 @@ int main(void)
 {
     const trz_codec *c = trz_codec_by_name("pbus");
     if (!c) { printf("pbus codec not registered\n0 passed, 1 failed\n"); return 1; }
-    level = 1;
-    test_generated(c);
-    check(cm_chunks == 0, "level 1 uses the stream path only");
-    level = 6; /* the single-context models */
-    cm_chunks = zs_chunks = cm_mixed = 0;
-    test_generated(c);
-    printf("level 6: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
-    check(cm_chunks > 5, "level 6 uses the arithmetic path");
-    check(cm_mixed == 0, "level 6 uses single-context models");
-    static const int mixed_levels[] = { 9, 19 }; /* the default and the top level mix */
-    for (int l = 0; l < 2; l++) {
-        level = mixed_levels[l];
-        cm_chunks = zs_chunks = cm_mixed = 0;
-        test_generated(c);
-        printf("level %d: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", level, cm_chunks, cm_mixed,
-               zs_chunks);
-        check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 9 and 19 use the mixed models");
-    }
+    bus_levels(c, test_generated);
     level = 9;
     bus_corpus(c, "pbus", test_data);
     printf("%d passed, %d failed\n", passed, failed);
