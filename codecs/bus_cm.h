@@ -82,7 +82,7 @@ static inline void bus_acm_init(bus_acm *m)
     cm_apm_init(&m->apx[0][0][0][0], AM_NCLS * 32 * 4);
     cm_init_probs(m->xprev, sizeof m->xprev / sizeof(cm_p));
     cm_init_probs(&m->xhi2[0][0][0][0], sizeof m->xhi2 / sizeof(cm_p));
-    cm_init_weights(m->xhw, AM_NCLS, 30000);
+    cm_init_weights(m->xhw, AM_NCLS, BUS_W0);
 }
 
 /* The hashed table for mixing, sized to the chunk (2^(bit length of nrec
@@ -216,9 +216,9 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     unsigned code = 0, xr = 0;
     if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1, c->mix);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
-    uint32_t sd[4] = { 0, 0, 0, 0 };
-    uint32_t *lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
+    uint32_t sd[4] = { 0, 0, 0, 0 }, *lcp = NULL;
     if (c->mix) { /* candidates cost table lookups */
+        lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
         ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63];
         sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
         sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
@@ -237,7 +237,7 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     } else code = g;
     m->last2[cls] = m->last[cls];
     m->last[cls] = m->lastany = (uint8_t)bus_cb(code);
-    *lcp = bus_cb(code);
+    if (lcp) *lcp = bus_cb(code);
     CM_FIELD(c, 3 + (cls != AM_FETCH));
     if (code < AM_NEAR) return am_decode(am, p, cls, code);
     if (code == AM_NEAR) {

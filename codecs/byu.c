@@ -373,8 +373,9 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
                     m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
     uint32_t sd[4] = { 0, 0, 0, 0 };
-    uint8_t *lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
+    uint8_t *lq = NULL;
     if (c->mix) {
+        lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
         sd[0] = bus_pck(p, 300 + m->k1 * 8 + m->k2);
         sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
         sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
@@ -382,7 +383,7 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     }
     uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 4, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
                              m->apt[m->k1][m->a.lastany]);
-    *lq = (uint8_t)q;
+    if (lq) *lq = (uint8_t)q;
     if (q == TQ_ESC) {
         uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);
         if (e > 0xffffffffu - TQ_MAX) return -1;
