@@ -28,11 +28,27 @@ uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
     return z->scratch[which];
 }
 
+/* zstd's match tables at the default level are tens of MiB per context:
+ * on huge pages they cost a few dozen page faults instead of thousands, and
+ * the faults of several workers' contexts no longer queue in the kernel. */
+static void *zalloc_big(void *opaque, size_t n)
+{
+    (void)opaque;
+    return trz_big_malloc(n);
+}
+
+static void zfree_big(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
+
 trz_zctx *trz_zctx_create(void)
 {
     trz_zctx *z = calloc(1, sizeof *z);
     if (!z) return NULL;
-    z->c = ZSTD_createCCtx();
+    const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
+    z->c = ZSTD_createCCtx_advanced(mem);
     z->d = ZSTD_createDCtx();
     if (!z->c || !z->d) { trz_zctx_free(z); return NULL; }
     z->c_level = -1000;
