@@ -104,10 +104,10 @@ static int model_init(model_t *m, uint64_t nlines)
 
 static void model_free(model_t *m)
 {
-    free(m->tab);
-    free(m->tmpl);
-    free(m->dict[0].arena);
-    free(m->dict[1].arena);
+    trz_big_free(m->tab, ((size_t)m->tmask + 1) * sizeof(ent_t));
+    trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
+    trz_big_free(m->dict[0].arena, ARENA_MAX);
+    trz_big_free(m->dict[1].arena, ARENA_MAX);
 }
 
 static inline uint32_t hash_key(uint64_t pc, int64_t u)
@@ -321,7 +321,7 @@ typedef struct {
 static void put_str_field(enc_t *c, int k, const uint8_t *s, size_t n, uint32_t *idx)
 {
     dict_t *d = &c->m.dict[k];
-    uint32_t slot;
+    uint32_t slot = 0; /* set by dict_find; some -O levels cannot see it */
     int i = dict_find(d, s, n, &slot);
     if (i < 0) {
         i = dict_add(d, s, n);
