@@ -81,9 +81,12 @@ static inline int am_init(am_model *m, uint64_t nrec)
 
 static inline void am_free(am_model *m)
 {
-    free(m->pct);
-    free(m->slot);
-    free(m->o2);
+    trz_big_free(m->pct, ((size_t)1 << m->pcbits) * sizeof *m->pct);
+    trz_big_free(m->slot, ((size_t)1 << m->slotbits) * sizeof *m->slot);
+    trz_big_free(m->o2, ((size_t)1 << m->o2bits) * sizeof *m->o2);
+    m->pct = NULL;
+    m->slot = NULL;
+    m->o2 = NULL;
 }
 
 static inline uint32_t am_hash(uint32_t x, int bits)

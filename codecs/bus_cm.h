@@ -100,7 +100,7 @@ static inline int bus_hx_open(bus_acm *m, uint64_t nrec)
 
 static inline void bus_hx_close(bus_acm *m)
 {
-    free(m->hx);
+    trz_big_free(m->hx, ((size_t)1 << m->hbits) * sizeof *m->hx);
     m->hx = NULL;
 }
 

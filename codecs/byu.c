@@ -66,7 +66,7 @@ static int st_init(byu_state *s, uint64_t nrec)
 static void st_free(byu_state *s)
 {
     am_free(&s->am);
-    free(s->lines);
+    trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
     for (int i = 0; i < 256; i++) free(s->procs[i]);
 }
 
@@ -432,7 +432,7 @@ static void cm_close(byu_state *s, byu_cm *m)
 {
     st_free(s);
     bus_hx_close(&m->a);
-    free(m);
+    trz_big_free(m, sizeof *m);
 }
 
 /* Model state for one chunk of either direction; NULL on no memory. */

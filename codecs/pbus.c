@@ -191,7 +191,7 @@ static void cm_close(pbus_state *s, pbus_cm *m)
 {
     am_free(&s->am);
     bus_hx_close(&m->a);
-    free(m);
+    trz_big_free(m, sizeof *m);
 }
 
 /* Model state for one chunk of either direction; NULL on no memory. */

@@ -756,12 +756,12 @@ static void model_free(model *m)
 {
     if (!m) return;
     for (int i = 0; i < MAXCPU; i++) free(m->cpu[i]);
-    free(m->eat);
-    free(m->icache);
-    free(m->bctr);
-    free(m->jt);
-    free(m->pt);
-    free(m->tlbd);
+    trz_big_free(m->eat, ((size_t)1 << EA_BITS) * sizeof *m->eat);
+    trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
+    trz_big_free(m->bctr, (size_t)1 << BC_BITS);
+    trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
+    trz_big_free(m->pt, ((size_t)1 << PT_BITS) * sizeof *m->pt);
+    trz_big_free(m->tlbd, ((size_t)1 << TD_BITS) * sizeof *m->tlbd);
     free(m);
 }
 

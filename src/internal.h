@@ -104,8 +104,6 @@ int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t ind
 int trz_ncpus(void);
 uint64_t trz_xxh64(const void *p, size_t n);
 uint32_t trz_xxh32low(const void *p, size_t n);
-/* Run fn(arg_i) for i in [0,n) on up to `threads` threads and wait. */
-void trz_parallel(size_t n, int threads, void (*fn)(void *arg, size_t i), void *arg);
 /* Count line starts in a text chunk (see FORMAT.md); midline = chunk starts inside a line. */
 uint64_t trz_count_lines(const uint8_t *p, size_t n, int midline);
 /* Offset in a text chunk of its k-th line start. */

@@ -504,6 +504,7 @@ void trz_reader_close(trz_reader *r)
     free(r->pos);
     free(r->look);
     free(r);
+    trz_big_trim(); /* the model tables kept for the next chunk */
 }
 
 int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)

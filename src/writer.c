@@ -1,8 +1,9 @@
 /* writer.c - trz_compress: cut the input into chunks at record (or line)
- * boundaries, encode batches of chunks in parallel, and write header,
+ * boundaries, encode chunks on worker threads, and write header,
  * chunks, index and footer in order.  Only `write` is needed on the output,
  * so compressing into a pipe works. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "internal.h"
@@ -215,37 +216,67 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
     return len;
 }
 
-typedef struct batch {
+/* Chunks in flight: a ring of jobs that worker threads encode in
+ * submission order while the main thread reads ahead and writes finished
+ * chunks out in order.  No batch barrier: a worker that finishes takes the
+ * next queued chunk at once, and reading overlaps encoding. */
+typedef struct ring {
     trz_chunk_job job[256];
+    uint8_t *buf[256];  /* each job's input buffer */
+    uint8_t done[256];
+    size_t q;           /* slots in use: one per thread and one read ahead */
+    size_t head, take, tail; /* next to write out, next to encode, next to fill */
+    int stop;           /* no more jobs will come (end or error) */
+    int nworkers;
+    pthread_t tid[256];
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, done_cv;
     wstate *w;
-} batch;
+} ring;
 
-static void run_job(void *arg, size_t i)
+typedef struct worker_arg { ring *r; int id; } worker_arg;
+
+static void *ring_worker(void *v)
 {
-    batch *b = arg;
-    trz_chunk_encode(&b->job[i], b->w->z[i]); /* job i owns back-end context i */
+    worker_arg *a = v;
+    ring *r = a->r;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!r->stop && r->take == r->tail) pthread_cond_wait(&r->work_cv, &r->mu);
+        if (r->take == r->tail) break; /* stopped and nothing queued */
+        size_t slot = r->take++ % r->q;
+        pthread_mutex_unlock(&r->mu);
+        trz_chunk_encode(&r->job[slot], r->w->z[a->id]); /* worker i owns back-end context i */
+        pthread_mutex_lock(&r->mu);
+        r->done[slot] = 1;
+        pthread_cond_broadcast(&r->done_cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
 }
 
-static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
+/* Write out the oldest job once it is done and recycle its slot. */
+static int ring_finish(ring *r)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!w->z[i] && !(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
-    trz_parallel(n, w->c->threads, run_job, b);
+    wstate *w = r->w;
+    size_t slot = r->head % r->q;
+    if (r->nworkers) {
+        pthread_mutex_lock(&r->mu);
+        while (!r->done[slot]) pthread_cond_wait(&r->done_cv, &r->mu);
+        pthread_mutex_unlock(&r->mu);
+    }
+    trz_chunk_job *j = &r->job[slot];
     int rc = TRZ_OK;
-    for (size_t i = 0; i < n && rc == TRZ_OK; i++) {
-        trz_chunk_job *j = &b->job[i];
-        if (j->result) {
-            snprintf(w->c->err, sizeof w->c->err, "chunk %zu: %s", w->nindex, j->err);
-            rc = j->result;
-            break;
-        }
-        if (w->nindex == w->capindex) {
-            size_t nc = w->capindex ? 2 * w->capindex : 64;
-            index_entry *ni = realloc(w->index, nc * sizeof *ni);
-            if (!ni) { rc = fail(w, TRZ_ERR_NOMEM, "index"); break; }
-            w->index = ni;
-            w->capindex = nc;
-        }
+    if (j->result) {
+        snprintf(w->c->err, sizeof w->c->err, "chunk %zu: %s", w->nindex, j->err);
+        rc = j->result;
+    } else if (w->nindex == w->capindex) {
+        size_t nc = w->capindex ? 2 * w->capindex : 64;
+        index_entry *ni = realloc(w->index, nc * sizeof *ni);
+        if (!ni) rc = fail(w, TRZ_ERR_NOMEM, "index");
+        else w->index = ni, w->capindex = nc;
+    }
+    if (rc == TRZ_OK) {
         index_entry *e = &w->index[w->nindex++];
         e->offset = w->written;
         e->first_record = w->records;
@@ -260,14 +291,44 @@ static int flush_batch(wstate *w, batch *b, size_t n, uint8_t **bufs)
         w->bytes += j->raw_len;
         if (rc == TRZ_OK && w->c->progress) w->c->progress(w->c->progress_ctx, w->bytes, w->written);
     }
-    for (size_t i = 0; i < n; i++) {
-        free(b->job[i].out.p);
-        b->job[i].out.p = NULL;
-        if (w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = bufs[i];
-        else free(bufs[i]);
-        bufs[i] = NULL;
-    }
+    free(j->out.p);
+    j->out.p = NULL;
+    if (w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
+    else free(r->buf[slot]);
+    r->buf[slot] = NULL;
+    r->done[slot] = 0;
+    r->head++;
     return rc;
+}
+
+/* Queue the job in the tail slot; without workers, encode it here. */
+static void ring_submit(ring *r)
+{
+    size_t slot = r->tail % r->q;
+    if (!r->nworkers) {
+        trz_chunk_encode(&r->job[slot], r->w->z[0]);
+        r->done[slot] = 1;
+        r->tail++;
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    r->tail++;
+    pthread_cond_signal(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Stop the workers and wait for them: at the end nothing is queued; after
+ * an error the jobs not yet started are dropped, the running ones finish. */
+static void ring_stop(ring *r)
+{
+    if (!r->nworkers) return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    r->tail = r->take; /* on an error, what was not started is dropped */
+    pthread_cond_broadcast(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+    for (int i = 0; i < r->nworkers; i++) pthread_join(r->tid[i], NULL);
+    r->nworkers = 0;
 }
 
 static int write_index(wstate *w)
@@ -283,38 +344,54 @@ static int write_index(wstate *w)
 int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
 {
     wstate *w = calloc(1, sizeof *w);
-    batch *b = calloc(1, sizeof *b);
-    uint8_t *bufs[256] = { 0 };
+    ring *r = calloc(1, sizeof *r);
+    worker_arg wa[256];
     int rc = TRZ_OK;
     c->err[0] = 0;
-    if (!w || !b) { free(w); free(b); snprintf(c->err, sizeof c->err, "out of memory"); return TRZ_ERR_NOMEM; }
+    if (!w || !r) { free(w); free(r); snprintf(c->err, sizeof c->err, "out of memory"); return TRZ_ERR_NOMEM; }
     w->c = c;
     w->out = out;
     w->prev_nl = 1;
-    b->w = w;
+    r->w = w;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->work_cv, NULL);
+    pthread_cond_init(&r->done_cv, NULL);
     rc = trz_src_open(&w->src, in, c->unwrap);
     if (rc) { fail(w, rc, "read"); goto done; }
     if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
     choose_codec(w);
     if ((rc = write_header(w))) goto done;
 
-    int nthreads = c->threads < 1 ? 1 : c->threads;
-    size_t nb = 0;
+    int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
+    r->q = nthreads == 1 ? 1 : (size_t)nthreads + 1;
+    for (int i = 0; i < nthreads; i++)
+        if (!(w->z[i] = trz_zctx_create())) { rc = fail(w, TRZ_ERR_NOMEM, "back-end context"); goto done; }
+    if (nthreads > 1) {
+        for (int i = 0; i < nthreads; i++) {
+            wa[i].r = r;
+            wa[i].id = i;
+            if (pthread_create(&r->tid[r->nworkers], NULL, ring_worker, &wa[i]) != 0) break;
+            r->nworkers++;
+        }
+        if (r->nworkers == 0) r->q = 1; /* no thread started: encode inline */
+    }
     while (w->pend_len > 0) {
+        if (r->tail - r->head == r->q && (rc = ring_finish(r))) goto done;
         int is_tail;
         const trz_codec *k = c->chosen;
         size_t take = cut(w, k, &is_tail);
-        trz_chunk_job *j = &b->job[nb];
+        size_t slot = r->tail % r->q;
+        trz_chunk_job *j = &r->job[slot];
         memset(j, 0, sizeof *j);
         /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
         uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
         if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
-        bufs[nb] = w->pend;
+        r->buf[slot] = w->pend;
         memcpy(next, w->pend + take, w->pend_len - take);
         w->pend = next;
         w->pend_len -= take;
         j->codec = is_tail ? &trz_codec_raw : k;
-        j->raw = bufs[nb];
+        j->raw = r->buf[slot];
         j->raw_len = take;
         j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
         j->level = c->level;
@@ -322,31 +399,33 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         j->verify = c->verify;
         if (k->record_size == 0) {
             j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;
-            j->nrec = (uint32_t)trz_count_lines(bufs[nb], take, !w->prev_nl);
-            w->prev_nl = take > 0 && bufs[nb][take - 1] == '\n';
+            j->nrec = (uint32_t)trz_count_lines(r->buf[slot], take, !w->prev_nl);
+            w->prev_nl = take > 0 && r->buf[slot][take - 1] == '\n';
         } else {
             j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
         }
-        nb++;
+        ring_submit(r);
         if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
-        if (nb == (size_t)nthreads || w->pend_len == 0) {
-            rc = flush_batch(w, b, nb, bufs);
-            nb = 0;
-            if (rc) goto done;
-        }
     }
+    while (r->head < r->tail)
+        if ((rc = ring_finish(r))) goto done;
     rc = write_index(w);
 done:
+    ring_stop(r);
     for (size_t i = 0; i < 256; i++) {
-        free(bufs[i]);
-        free(b->job[i].out.p);
+        free(r->buf[i]);
+        free(r->job[i].out.p);
         trz_zctx_free(w->z[i]);
     }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->work_cv);
+    pthread_cond_destroy(&r->done_cv);
     trz_src_close(&w->src);
     free(w->pend);
     for (size_t i = 0; i < w->nspare; i++) free(w->spare[i]);
     free(w->index);
     free(w);
-    free(b);
+    free(r);
+    trz_big_trim(); /* the model tables kept for the next chunk */
     return rc;
 }
