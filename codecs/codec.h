@@ -230,7 +230,8 @@ typedef struct trz_enc_args {
     uint64_t nrec;       /* records (lines for text codecs) in the chunk */
     int byte_order;      /* TRZ_BO_* of the source records */
     int level;           /* 1..19; codecs may spend more effort when higher */
-    trz_buf *streams;    /* [TRZ_MAX_STREAMS], all empty on entry; the codec
+    trz_buf *streams;    /* [TRZ_MAX_STREAMS], all empty on entry (n = 0; they
+                            may hold memory from an earlier chunk); the codec
                             fills the ones it uses, indexed by stream id */
 } trz_enc_args;
 

@@ -14,7 +14,17 @@ struct trz_zctx {
     int c_level;
     uint8_t *scratch[2]; /* reused across chunks: see trz_zctx_scratch */
     size_t scratch_cap[2];
+    trz_buf streams[TRZ_MAX_STREAMS]; /* see trz_zctx_streams */
 };
+
+trz_buf *trz_zctx_streams(trz_zctx *z)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        z->streams[i].n = 0;
+        z->streams[i].oom = 0;
+    }
+    return z->streams;
+}
 
 uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 {
@@ -68,6 +78,7 @@ void trz_zctx_free(trz_zctx *z)
     ZSTD_freeDCtx(z->d);
     free(z->scratch[0]);
     free(z->scratch[1]);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(z->streams[i].p);
     free(z);
 }
 

@@ -5,11 +5,6 @@
 
 #include "internal.h"
 
-static void free_streams(trz_buf *s)
-{
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(s[i].p);
-}
-
 /* Serialize streams into job->out; returns a trz_result. */
 static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx *z, uint64_t xxh)
 {
@@ -59,14 +54,12 @@ static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx
 /* Encode with one codec; 0 on success. */
 static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, uint64_t xxh)
 {
-    trz_buf s[TRZ_MAX_STREAMS];
-    memset(s, 0, sizeof s);
+    trz_buf *s = trz_zctx_streams(z);
     trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s };
     int rc = codec->encode_chunk(&a);
     if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
     else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
     else rc = pack(job, codec, s, z, xxh);
-    free_streams(s);
     return rc;
 }
 

@@ -45,6 +45,10 @@ void trz_zctx_free(trz_zctx *z);
 #define TRZ_SCRATCH_CHECK 0
 #define TRZ_SCRATCH_STREAMS 1
 uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n);
+/* z's TRZ_MAX_STREAMS encoder stream buffers, emptied; their memory is kept
+ * from chunk to chunk, so a chunk's streams grow without copies or page
+ * faults once the first chunk has sized them. */
+trz_buf *trz_zctx_streams(trz_zctx *z);
 /* Compress src into dst (grown as needed); returns the back-end actually used
  * (STORE when compression does not help), or a negative trz_result. */
 int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst);

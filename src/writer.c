@@ -291,8 +291,7 @@ static int ring_finish(ring *r)
         w->bytes += j->raw_len;
         if (rc == TRZ_OK && w->c->progress) w->c->progress(w->c->progress_ctx, w->bytes, w->written);
     }
-    free(j->out.p);
-    j->out.p = NULL;
+    j->out.n = 0; /* its memory serves the slot's next chunk */
     if (w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
     else free(r->buf[slot]);
     r->buf[slot] = NULL;
@@ -382,7 +381,10 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         size_t take = cut(w, k, &is_tail);
         size_t slot = r->tail % r->q;
         trz_chunk_job *j = &r->job[slot];
+        trz_buf keep = j->out;
         memset(j, 0, sizeof *j);
+        j->out.p = keep.p;
+        j->out.cap = keep.cap;
         /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
         uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
         if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
