@@ -213,7 +213,7 @@ static inline int am_glitch(const am_proc *p, uint32_t addr)
     const uint32_t b[2] = { p->pc, p->pc + p->step };
     for (int i = 0; i < 2; i++) {
         uint32_t x = addr ^ b[i];
-        if (x && (addr & b[i]) == b[i] && __builtin_popcount(x) <= 6 && (x & ~0x18u)) return 1;
+        if (x && (addr & b[i]) == b[i] && trz_popcount32(x) <= 6 && (x & ~0x18u)) return 1;
     }
     return 0;
 }

@@ -139,7 +139,7 @@ static inline unsigned bus_pick(am_model *am, const am_proc *p, unsigned cls, ui
     if (code < AM_NEAR) return code;
     unsigned best = ~0u, bn = 33;
     for (unsigned i = 0; i < AM_NEAR; i++) {
-        unsigned n = (unsigned)__builtin_popcount(addr ^ am_decode(am, p, cls, i));
+        unsigned n = trz_popcount32(addr ^ am_decode(am, p, cls, i));
         /* mixed: a recent address must save 2 bits (3 past the first four)
          * to beat a candidate, whose index the model predicts better */
         unsigned sc = 4 * n + (mix && i >= AM_NCAND ? 8 : 0) + (mix && i >= AM_NCAND + 4 ? 4 : 0);

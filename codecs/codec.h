@@ -187,6 +187,16 @@ static inline uint64_t trz_get_uvarint(trz_rd *r)
 }
 static inline int64_t trz_get_svarint(trz_rd *r) { return trz_unzigzag(trz_get_uvarint(r)); }
 
+/* Set bits of x.  Without -mpopcnt, __builtin_popcount is a library call;
+ * this is a dozen inline operations on any target. */
+static inline unsigned trz_popcount32(uint32_t x)
+{
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 /* ---- byte-order helpers for source records ------------------------------ */
 
 static inline uint16_t trz_ld_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }

@@ -219,6 +219,12 @@ int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
  * 0 at the end, or a negative trz_result. */
 int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
 
+/* trz_read_bytes without the copy: point *data at up to cap decoded bytes
+ * inside the reader (at most the rest of the current chunk) and return
+ * their count, 0 at the end, or a negative trz_result.  The bytes stay
+ * valid until the next call on the reader. */
+int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
+
 /* Position the reader at record (line) `record`.  Needs a seekable input;
  * decodes only the chunk that holds the record, whatever TRZ_R_THREADS is.
  * Seeking to the record count positions at the end, before a partial last

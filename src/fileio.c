@@ -229,20 +229,20 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
         }
         if (o->count != UINT64_MAX) left = text ? o->count : o->count * info.record_size;
     }
-    size_t cap = 1u << 20;
-    uint8_t *buf = malloc(cap);
     uint64_t total = 0;
     int status = 0;
-    while (buf && left) {
-        size_t want = left < cap ? (size_t)left : cap;
-        int64_t g = trz_read_bytes(r, buf, want);
+    while (left) {
+        const void *v;
+        /* written straight from the reader's chunk: no copy on the way out */
+        int64_t g = trz_read_view(r, &v, !text && left < SIZE_MAX ? (size_t)left : SIZE_MAX);
         if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = o->salvage ? 2 : 1; break; }
         if (g == 0) break;
+        const uint8_t *buf = v;
         size_t n = (size_t)g;
         if (text && left != UINT64_MAX) { /* stop after `count` lines */
             size_t i = 0;
             while (i < n && left) {
-                uint8_t *nl = memchr(buf + i, '\n', n - i);
+                const uint8_t *nl = memchr(buf + i, '\n', n - i);
                 if (!nl) { i = n; break; }
                 i = (size_t)(nl - buf) + 1;
                 left--;
@@ -259,12 +259,10 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
         total += n;
         if (pg) show_progress(pg, total, total);
     }
-    if (!buf) { msg_error("%s: out of memory", name); status = 1; }
     if (pg) end_progress(pg);
     if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
     if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
         fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
-    free(buf);
     trz_reader_close(r);
     return status;
 }

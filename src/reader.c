@@ -1325,6 +1325,20 @@ int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
     return (int64_t)got;
 }
 
+int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
+{
+    *data = NULL;
+    while (!r->have_cur || r->cur_pos == r->cur.len) {
+        int rc = next_chunk(r);
+        if (rc <= 0) return rc;
+    }
+    size_t k = r->cur.len - r->cur_pos;
+    if (k > cap) k = cap;
+    *data = r->cur.data + r->cur_pos;
+    r->cur_pos += k;
+    return (int64_t)k;
+}
+
 static int host_bo(void)
 {
     const uint16_t one = 1;

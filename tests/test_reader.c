@@ -1,6 +1,6 @@
 /* test_reader.c - the reader API against the bytes it was given: sequential
- * reads (trz_read_bytes, trz_read, trz_foreach) from a path, an fd, a pipe,
- * memory and callbacks without seek; thousands of random seeks including
+ * reads (trz_read_bytes, trz_read_view, trz_read, trz_foreach) from a path,
+ * an fd, a pipe, memory and callbacks without seek; thousands of random seeks including
  * every chunk edge, for fixed-size formats and text; host byte order;
  * decode-ahead threads; concatenated members; and errors (seek past the
  * end, damaged chunks named in the message).  Run from the repository root
@@ -196,6 +196,34 @@ static void expect_bytes(trz_reader *r, const sample *s, size_t cap, const char 
     free(p);
 }
 
+/* trz_read_view, alternating with trz_read_bytes: together they must hand
+ * out every byte once, in order, and a view never exceeds its cap. */
+static void expect_view(trz_reader *r, const sample *s, size_t cap, const char *how)
+{
+    trz_buf b = { 0 };
+    size_t tcap = cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
+    uint8_t *tmp = malloc(tcap);
+    int64_t k;
+    int over = 0;
+    for (unsigned i = 0;; i++) {
+        const void *v = NULL;
+        if (i % 3 == 2) {
+            k = trz_read_bytes(r, tmp, tcap);
+            v = tmp;
+        } else {
+            k = trz_read_view(r, &v, cap);
+        }
+        if (k <= 0) break;
+        if ((size_t)k > cap || !v) over = 1;
+        else trz_put_bytes(&b, v, (size_t)k);
+    }
+    check(k == 0 && !over && b.n == s->len && (b.n == 0 || memcmp(b.p, s->src, b.n) == 0),
+          "%s: trz_read_view (cap %zu) via %s: rc %lld, %zu of %zu bytes%s", s->name, cap, how, (long long)k, b.n,
+          s->len, over ? ", a view over its cap" : "");
+    free(tmp);
+    free(b.p);
+}
+
 static void expect_records(trz_reader *r, const sample *s, size_t batch, const char *how)
 {
     trz_buf b = { 0 };
@@ -267,17 +295,19 @@ static void test_sequential(const sample *s)
 {
     static const size_t caps[] = { 1, 7, 4093, 1u << 20 };
     for (int via = 0; via < NVIA; via++) {
-        for (int how = 0; how < 3; how++) {
-            /* every way of opening with trz_read_bytes; the other two calls
+        for (int how = 0; how < 4; how++) {
+            /* every way of opening with trz_read_bytes; the other calls
              * through a seekable and a non-seekable input each */
             if ((how == 1 && via != VIA_PATH && via != VIA_PIPE_IO) ||
-                (how == 2 && (!s->rs || (via != VIA_MEM && via != VIA_PIPE_IO))))
+                (how == 2 && (!s->rs || (via != VIA_MEM && via != VIA_PIPE_IO))) ||
+                (how == 3 && via != VIA_MEM && via != VIA_PIPE_IO))
                 continue;
             opened o;
             if (open_via(&o, s, via)) {
                 if (how == 0) expect_bytes(o.r, s, caps[via % 4], via_name[via]);
                 else if (how == 1) expect_foreach(o.r, s, via_name[via]);
-                else expect_records(o.r, s, via == VIA_MEM ? 1 : 333, via_name[via]);
+                else if (how == 2) expect_records(o.r, s, via == VIA_MEM ? 1 : 333, via_name[via]);
+                else expect_view(o.r, s, via == VIA_MEM ? 5 : (size_t)1 << 30, via_name[via]);
             }
             close_via(&o);
         }
