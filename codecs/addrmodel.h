@@ -7,6 +7,14 @@
 
 #include "codec.h"
 
+/* The per-record calls, inlined into the decoder's loop so that the table
+ * slots they share are found once (6% of lackey's decoding time). */
+#if defined(__GNUC__)
+#define AM_HOT static inline __attribute__((always_inline))
+#else
+#define AM_HOT static inline
+#endif
+
 #define AM_NCLS 4       /* fetch, read, write, other */
 #define AM_RC 16        /* recent-address cache entries per class */
 #define AM_PG 16        /* recent 4 KiB pages per class */
@@ -183,7 +191,7 @@ static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsign
 }
 
 /* Address for a code below AM_NEAR (decoder). */
-static inline uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
+AM_HOT uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
 {
     if (code < AM_NCAND) return am_cand(m, p, c, code);
     return p->cls[c].rc[code - AM_NCAND];
@@ -219,7 +227,7 @@ static inline int am_glitch(const am_proc *p, uint32_t addr)
 }
 
 /* After the address of a class-c record is known; step = bytes it covers. */
-static inline void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
+AM_HOT void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
 {
     am_cls *q = &p->cls[c];
     *am_o2(m, p) = addr;
