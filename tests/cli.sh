@@ -120,6 +120,10 @@ if [ -w /dev/full ]; then
     expect "decompress to /dev/full" 1 "No space" -- sh -c "'$TRZ' -dc '$W/named.trz' > /dev/full"
     [ -f "$W/orig.pbus" ] && ok "input intact after full disk" || bad "input intact after full disk"
 fi
+# a reader that leaves while worker threads still hold chunks: one error, no hang
+head -c 3000000 /dev/urandom > "$W/big.bin"
+expect "threads, reader gone mid-stream" 1 "Broken pipe" -- bash -c "set -o pipefail; '$TRZ' -T3 --chunk-size=64K -c '$W/big.bin' | head -c 10 > /dev/null"
+rm -f "$W/big.bin"
 ls "$W"/.*tmp* >/dev/null 2>&1 && bad "no temporary files left" || ok "no temporary files left"
 if command -v script >/dev/null; then
     script -qc "'$TRZ' -c '$W/orig.pbus'" /dev/null > "$W/tty.out" 2>&1
