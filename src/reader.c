@@ -1306,25 +1306,6 @@ static void drop_queue(trz_reader *r)
     r->fetch_rc = 0;
 }
 
-int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        if (!r->have_cur || r->cur_pos == r->cur.len) {
-            int rc = next_chunk(r);
-            if (rc < 0) return got ? (int64_t)got : rc;
-            if (rc == 0) break;
-            continue;
-        }
-        size_t k = r->cur.len - r->cur_pos;
-        if (k > cap - got) k = cap - got;
-        memcpy((uint8_t *)buf + got, r->cur.data + r->cur_pos, k);
-        r->cur_pos += k;
-        got += k;
-    }
-    return (int64_t)got;
-}
-
 int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
 {
     *data = NULL;
@@ -1337,6 +1318,20 @@ int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
     *data = r->cur.data + r->cur_pos;
     r->cur_pos += k;
     return (int64_t)k;
+}
+
+int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        const void *v;
+        int64_t k = trz_read_view(r, &v, cap - got);
+        if (k < 0) return got ? (int64_t)got : k;
+        if (k == 0) break;
+        memcpy((uint8_t *)buf + got, v, (size_t)k);
+        got += (size_t)k;
+    }
+    return (int64_t)got;
 }
 
 static int host_bo(void)
