@@ -293,8 +293,8 @@ static inline size_t bus_zsize(const trz_buf *st, int level)
  * repeats (loops with synthetic timing) suit the back-end's match finder
  * better.  Encode a prefix of the chunk both ways and compare.  Returns
  * 1 = arithmetic path, 0 = stream path, < 0 = error code. */
-static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *),
-                              int (*cm)(const trz_enc_args *), int cm_level)
+static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
+                              const void *zs_arg, int (*cm)(const trz_enc_args *), int cm_level)
 {
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
@@ -302,7 +302,7 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     b.nrec = a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE;
     b.len = b.nrec * rs;
     b.streams = st;
-    int rc = zs(&b);
+    int rc = zs(&b, zs_arg);
     size_t zsz = rc == TRZ_CODEC_OK ? bus_zsize(st, a->level) : 0;
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
     memset(st, 0, TRZ_MAX_STREAMS * sizeof *st);

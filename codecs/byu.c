@@ -6,6 +6,7 @@
 #include "codec.h"
 #include "addrmodel.h"
 #include "bus_cm.h"
+#include "cachesim.h"
 
 #ifndef T_FRESH
 #define T_FRESH 2         /* time contexts split by "line not seen lately" */
@@ -14,10 +15,12 @@
 #define LINE_BITS 12      /* 64-byte lines seen recently (direct mapped) */
 #define K_ESC 255         /* kind byte: escape, the three bytes follow */
 #define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
+#define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
+#define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
 enum {
     S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
-    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CM = 15, S_TIME0 = 16,
+    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CACHE, S_CM = 15, S_TIME0 = 16,
     S_COUNT = S_TIME0 + T_NCTX
 };
 #define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
@@ -32,13 +35,14 @@ enum {
 
 static const char *const stream_names[S_TIME0] = {
     "proc", "runlen", "kind", "reqtype", "size", "attr",
-    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", NULL, NULL, "cm",
+    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", "cache", NULL, "cm",
 };
 
 typedef struct byu_state {
     am_model am;
     am_proc *procs[256];
     uint32_t *lines;
+    cs_cache cache;                   /* stream path: the simulated cache, when the chunk names one */
     uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
     uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
     unsigned nkinds;
@@ -67,6 +71,7 @@ static void st_free(byu_state *s)
 {
     am_free(&s->am);
     trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
+    cs_close(&s->cache);
     for (int i = 0; i < 256; i++) free(s->procs[i]);
 }
 
@@ -79,15 +84,51 @@ static am_proc *st_proc(byu_state *s, uint8_t proc)
     return s->procs[proc];
 }
 
-/* Time context: class now, class before, and whether the 64-byte line is
- * new (a miss costs time in real and simulated traces alike). */
-static unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+/* "The 64-byte line was not seen lately": the last line stored in its
+ * slot of a direct-mapped table was another. */
+static unsigned line_fresh(uint32_t *lines, uint32_t addr)
 {
     uint32_t line = addr >> 6;
-    uint32_t *e = &s->lines[am_hash(line, LINE_BITS)];
+    uint32_t *e = &lines[am_hash(line, LINE_BITS)];
     unsigned fresh = *e != line + 1;
     *e = line + 1;
+    return fresh;
+}
+
+/* Time context: class now, class before, and whether the request missed
+ * (a miss costs time in real and simulated traces alike): in the chunk's
+ * simulated cache when it names one, else by line_fresh. */
+static unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+{
+    unsigned fresh = s->cache.tag ? !cs_access(&s->cache, cls == AM_FETCH, addr) : line_fresh(s->lines, addr);
     return (cls * AM_NCLS + s->prevcls) * T_FRESH + (fresh & (T_FRESH - 1));
+}
+
+/* Encoder: the cache geometry that best explains the times of the
+ * chunk's prefix (cachesim.h).  Returns 1 and sets *g, 0 when none beats
+ * line_fresh, or -1 on no memory. */
+static int pick_cache(const trz_enc_args *a, cs_geom *g)
+{
+    uint64_t n = a->nrec < CS_SAMPLE ? a->nrec : CS_SAMPLE;
+    if (n < CS_MIN) return 0;
+    cs_pick_state *p = malloc(sizeof *p);
+    uint32_t *lines = trz_big_calloc(((size_t)1 << LINE_BITS) * sizeof *lines);
+    int rc = p && lines && cs_pick_init(p, AM_NCLS * AM_NCLS) == 0 ? 0 : -1;
+    if (rc == 0) {
+        unsigned prev = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            const uint8_t *r = a->in + i * 12;
+            unsigned cls = req_class(r[4]);
+            uint32_t addr = trz_ld_le32(r);
+            cs_pick_add(p, cls == AM_FETCH, addr, trz_ld_le32(r + 8), cls * AM_NCLS + prev, (int)line_fresh(lines, addr));
+            prev = cls;
+        }
+        rc = cs_pick_best(p, g);
+        cs_pick_free(p);
+    }
+    free(p);
+    trz_big_free(lines, ((size_t)1 << LINE_BITS) * sizeof *lines);
+    return rc;
 }
 
 /* Kinds (reqtype, size, attr) get ids in order of first appearance: the
@@ -158,13 +199,22 @@ static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
     s->prevcls = c;
 }
 
-static int zs_encode(const trz_enc_args *a)
+/* The stream path; g (or NULL) is the cache for the time contexts. */
+static int zs_encode_geom(const trz_enc_args *a, const void *g)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
     int rc = TRZ_CODEC_OK;
     if (st_init(s, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
+    else if (g) {
+        const cs_geom *cg = g;
+        trz_put_u8(&a->streams[S_CACHE], cg->lline);
+        trz_put_u8(&a->streams[S_CACHE], cg->lsets);
+        trz_put_u8(&a->streams[S_CACHE], cg->ways);
+        trz_put_u8(&a->streams[S_CACHE], cg->split);
+        if (cs_open(&s->cache, *cg) != 0) rc = TRZ_CODEC_NOMEM;
+    }
     uint64_t left = 0;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
         const uint8_t *r = a->in + i * 12;
@@ -259,7 +309,17 @@ static int zs_decode(const trz_dec_args *a)
         trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
     byu_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
-    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : dec_all(s, &d, a);
+    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_CACHE])) { /* the chunk names a cache */
+        cs_geom g;
+        g.lline = trz_get_u8(&d.r[S_CACHE]);
+        g.lsets = trz_get_u8(&d.r[S_CACHE]);
+        g.ways = trz_get_u8(&d.r[S_CACHE]);
+        g.split = trz_get_u8(&d.r[S_CACHE]);
+        if (d.r[S_CACHE].err || !cs_valid(g)) rc = TRZ_CODEC_CORRUPT;
+        else if (cs_open(&s->cache, g) != 0) rc = TRZ_CODEC_NOMEM;
+    }
+    if (rc == TRZ_CODEC_OK) rc = dec_all(s, &d, a);
     st_free(s);
     free(s);
     return rc;
@@ -515,9 +575,13 @@ static int cm_decode(const trz_dec_args *a)
 static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 12, zs_encode, cm_encode, CM_LEVEL);
-    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    cs_geom g;
+    int has = pick_cache(a, &g); /* once: both stream-path encodings below use it */
+    if (has < 0) return TRZ_CODEC_NOMEM;
+    if (a->level < CM_LEVEL) return zs_encode_geom(a, has ? &g : NULL);
+    int pick = bus_pick_cm(a, 12, zs_encode_geom, has ? &g : NULL, cm_encode, CM_LEVEL);
+    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_geom(a, has ? &g : NULL);
 }
 
 static int byu_decode(const trz_dec_args *a)

@@ -269,13 +269,20 @@ static int cm_decode(const trz_dec_args *a)
     return rc;
 }
 
+/* zs_encode as bus_pick_cm calls it (the extra argument is unused). */
+static int zs_encode_cb(const trz_enc_args *a, const void *arg)
+{
+    (void)arg;
+    return zs_encode(a);
+}
+
 /* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
 
 static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 6, zs_encode, cm_encode, CM_LEVEL);
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode, CM_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }
 

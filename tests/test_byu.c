@@ -67,6 +67,67 @@ static void test_generated(const trz_codec *c)
     free(buf);
 }
 
+/* A trace whose times come from a cache (8 KiB, 2-way, 64-byte lines,
+ * split): a request that misses pays 80..143 ticks, as valgrind-style
+ * tools model it.  The encoder must find that geometry; the decoder must
+ * refuse a geometry it does not accept. */
+static void test_cache(const trz_codec *c)
+{
+    enum { N = 40000, SETS = 64, WAYS = 2 };
+    uint8_t *buf = malloc((size_t)N * 12);
+    uint32_t tag[2][SETS][WAYS] = { { { 0 } } }, pc = 0x400000;
+    for (size_t i = 0; i < N; i++) {
+        int fetch = rnd() % 3 != 0;
+        uint32_t a;
+        if (fetch) a = pc = rnd() % 8 == 0 ? 0x400000 + (rnd() % 2048) * 8 : pc + 8; /* 16 KiB of code */
+        else a = 0x10000000 + (rnd() % 4096) * 8;                                  /* 32 KiB of data */
+        uint32_t line = a >> 6, *t = tag[fetch][line % SETS], w = 0;
+        while (w < WAYS && t[w] != line + 1) w++;
+        int miss = w == WAYS;
+        if (miss) w = WAYS - 1;
+        for (; w > 0; w--) t[w] = t[w - 1];
+        t[0] = line + 1;
+        put_rec(buf + i * 12, a, fetch ? 0 : 1, 8, 0, 0, (fetch ? 1 : 0) + (miss ? 80 + rnd() % 64 : 0));
+    }
+    static const int lv[] = { 2, 5 }; /* the stream path: the arithmetic one does not use the cache */
+    for (int k = 0; k < 2; k++) {
+        level = lv[k];
+        enc_out e;
+        int ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
+        const uint8_t want[4] = { 6, 6, 2, 1 }; /* 64-byte lines, 64 sets, 2 ways, split */
+        check(ok && e.sl[13] == 4 && memcmp(e.sp[13], want, 4) == 0, "the encoder finds the cache behind the times");
+        check(roundtrip(c, buf, (size_t)N * 12), "cache-timed trace");
+        uint8_t *out = malloc((size_t)N * 12), bad[5];
+        static const uint8_t geoms[][5] = { { 1, 6, 2, 1 }, { 13, 6, 2, 1 }, { 6, 17, 2, 1 }, { 6, 6, 0, 1 },
+                                            { 6, 6, 17, 1 }, { 6, 6, 2, 2 }, { 6, 16, 32, 0 } };
+        for (size_t g = 0; ok && g < sizeof geoms / sizeof geoms[0]; g++) {
+            memcpy(bad, geoms[g], 4);
+            const uint8_t *sp[TRZ_MAX_STREAMS];
+            memcpy(sp, e.sp, sizeof sp);
+            sp[13] = bad;
+            check(decode(c, sp, e.sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "an unusable cache geometry is corrupt");
+        }
+        size_t sl[TRZ_MAX_STREAMS];
+        if (ok) {
+            memcpy(sl, e.sl, sizeof sl);
+            memcpy(bad, want, 4);
+            bad[4] = 0;
+            const uint8_t *sp[TRZ_MAX_STREAMS];
+            memcpy(sp, e.sp, sizeof sp);
+            sp[13] = bad;
+            sl[13] = 5;
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a cache stream of 5 bytes is corrupt");
+            sl[13] = 3;
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a cache stream of 3 bytes is corrupt");
+        }
+        if (ok) damage(c, buf, 12 * 3000);
+        free(out);
+        enc_free(&e);
+    }
+    level = 9;
+    free(buf);
+}
+
 /* Round trip a whole file in 16 MiB chunks (as the container does). */
 static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
 {
@@ -91,6 +152,7 @@ int main(void)
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
     level = 9;
+    test_cache(c);
     bus_corpus(c, "byu", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -1,0 +1,202 @@
+/* cachesim.h - a small set-associative LRU cache simulator for the BYU
+ * codec's time contexts.  Simulated traces (valgrind-style tools add a
+ * penalty to the time of a request that misses in a modelled cache) and
+ * real ones alike spend their time on cache misses, and "would this request
+ * miss in cache X" predicts the time far better than "was this line seen
+ * lately" once the right X is known.  The encoder tries a bank of cache
+ * geometries on a prefix of the chunk and names the one that best explains
+ * the times (cs_pick); encoder and decoder then simulate that one. */
+#ifndef TRZ_CACHESIM_H
+#define TRZ_CACHESIM_H
+
+#include "codec.h"
+
+#define CS_WAYS_MAX 16
+#define CS_LINES_MAX (1u << 20) /* sets * ways per cache: bounds a hostile geometry to 4 MiB */
+
+/* A geometry: 2^lline-byte lines, 2^lsets sets of `ways` lines, and split =
+ * 1 for separate instruction and data caches (fetches use the first). */
+typedef struct cs_geom {
+    uint8_t lline, lsets, ways, split;
+} cs_geom;
+
+typedef struct cs_cache {
+    cs_geom g;
+    uint32_t *tag; /* [split + 1][sets][ways]: line + 1 (0 = empty), most recent first */
+    size_t n;      /* entries in tag */
+} cs_cache;
+
+/* 1 when g is a geometry a decoder accepts. */
+static inline int cs_valid(cs_geom g)
+{
+    return g.lline >= 2 && g.lline <= 12 && g.lsets <= 16 && g.ways >= 1 && g.ways <= CS_WAYS_MAX && g.split <= 1 &&
+           ((size_t)g.ways << g.lsets) <= CS_LINES_MAX;
+}
+
+/* Returns 0, or -1 on no memory (g must be valid). */
+static inline int cs_open(cs_cache *c, cs_geom g)
+{
+    c->g = g;
+    c->n = ((size_t)g.ways << g.lsets) * (g.split + 1u);
+    c->tag = trz_big_calloc(c->n * sizeof *c->tag);
+    return c->tag ? 0 : -1;
+}
+
+static inline void cs_close(cs_cache *c)
+{
+    if (c->tag) trz_big_free(c->tag, c->n * sizeof *c->tag);
+    c->tag = NULL;
+}
+
+/* Look addr up (instr = 1: the instruction cache when split) and make its
+ * line the most recent of its set.  Returns 1 on a hit. */
+static inline int cs_access(cs_cache *c, int instr, uint32_t addr)
+{
+    uint32_t line = addr >> c->g.lline, w = c->g.ways;
+    size_t set = (line & ((1u << c->g.lsets) - 1)) + ((size_t)(instr && c->g.split) << c->g.lsets);
+    uint32_t *t = c->tag + set * w, v = line + 1;
+    uint32_t i = 0;
+    while (i < w && t[i] != v) i++;
+    int hit = i < w;
+    if (!hit) i = w - 1; /* evict the least recent */
+    for (; i > 0; i--) t[i] = t[i - 1];
+    t[0] = v;
+    return hit;
+}
+
+/* ---- choosing a geometry (encoder) ---------------------------------------- */
+
+#define CS_LL0 5    /* line sizes tried: 32 and 64 bytes */
+#define CS_NLL 2
+#define CS_LS0 6    /* sets tried: 2^6 .. 2^13 */
+#define CS_NLS 8
+#define CS_DEPTH 8  /* ways tried: 1, 2, 4, 8 (one LRU stack of depth 8 answers all four) */
+#define CS_NW 4
+#define CS_NB 9     /* time buckets: bit length of min(time, 255) */
+#define CS_NCFG (CS_NLL * CS_NLS * 2 * CS_NW)
+
+/* What one candidate geometry would have made of the times: counts of
+ * time bucket by (time context, miss). */
+typedef struct cs_pick_state {
+    uint32_t *stk[CS_NLL][CS_NLS][3]; /* LRU stacks [sets][CS_DEPTH] (line + 1) of a unified cache, and
+                                         of the data and instruction sides of a split one; carved from mem */
+    uint32_t *mem;
+    size_t memn;
+    uint32_t (*hist)[2][CS_NB];       /* [CS_NCFG * nctx][miss][bucket] */
+    uint32_t (*base)[2][CS_NB];       /* the same for the caller's own miss guess */
+    unsigned nctx;
+} cs_pick_state;
+
+static inline void cs_pick_free(cs_pick_state *p)
+{
+    if (p->mem) trz_big_free(p->mem, p->memn * sizeof *p->mem);
+    free(p->hist);
+    free(p->base);
+}
+
+/* nctx: the caller's time contexts (without the miss bit).  0 or -1. */
+static inline int cs_pick_init(cs_pick_state *p, unsigned nctx)
+{
+    memset(p, 0, sizeof *p);
+    p->nctx = nctx;
+    p->memn = (size_t)CS_NLL * 3 * CS_DEPTH * (((size_t)1 << (CS_LS0 + CS_NLS)) - ((size_t)1 << CS_LS0));
+    p->mem = trz_big_calloc(p->memn * sizeof *p->mem); /* 3 MiB, reused from the pool by the next chunk */
+    p->hist = calloc((size_t)CS_NCFG * nctx, sizeof *p->hist);
+    p->base = calloc(nctx, sizeof *p->base);
+    if (p->mem) {
+        uint32_t *q = p->mem;
+        for (int a = 0; a < CS_NLL; a++)
+            for (int b = 0; b < CS_NLS; b++)
+                for (int s = 0; s < 3; s++) {
+                    p->stk[a][b][s] = q;
+                    q += (size_t)CS_DEPTH << (CS_LS0 + b);
+                }
+    }
+    if (!p->mem || !p->hist || !p->base) {
+        cs_pick_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+static inline unsigned cs_bucket(uint32_t t)
+{
+    unsigned b = 0;
+    for (t = t < 255 ? t : 255; t; t >>= 1) b++;
+    return b;
+}
+
+/* One request: instr = a fetch, ctx < nctx its time context, guess the
+ * caller's own miss bit. */
+static inline void cs_pick_add(cs_pick_state *p, int instr, uint32_t addr, uint32_t time, unsigned ctx, int guess)
+{
+    unsigned tb = cs_bucket(time);
+    p->base[ctx][guess][tb]++;
+    for (int a = 0; a < CS_NLL; a++) {
+        uint32_t v = (addr >> (CS_LL0 + a)) + 1;
+        for (int b = 0; b < CS_NLS; b++)
+            for (int s = 0; s < 2; s++) {
+                uint32_t *t = p->stk[a][b][s ? 1 + (instr != 0) : 0] + (size_t)((v - 1) & ((1u << (CS_LS0 + b)) - 1)) * CS_DEPTH;
+                unsigned i = 0;
+                while (i < CS_DEPTH && t[i] != v) i++;
+                unsigned pos = i; /* hit in a cache of more than pos ways */
+                if (i == CS_DEPTH) i--;
+                for (; i > 0; i--) t[i] = t[i - 1];
+                t[0] = v;
+                unsigned cfg = ((unsigned)(a * CS_NLS + b) * 2 + (unsigned)s) * CS_NW;
+                for (unsigned w = 0; w < CS_NW; w++) p->hist[(cfg + w) * p->nctx + ctx][pos >= (1u << w)][tb]++;
+            }
+    }
+}
+
+/* log2(n) for n >= 1, to about 0.015 (no libm): the exponent from the
+ * bit length, the mantissa m in [1, 2) through a cubic fit of log2(m). */
+static inline double cs_log2(uint32_t n)
+{
+    int e = 31;
+    while (!(n >> e)) e--;
+    double m = (double)n / (double)(1u << e) - 1.0;
+    return e + m * (1.4425449 + m * (-0.7181452 + m * 0.2757950));
+}
+
+/* Bits an adaptive coder would need for the time buckets given these
+ * counts (the empirical conditional entropy). */
+static inline double cs_cost(uint32_t (*h)[2][CS_NB], unsigned nctx)
+{
+    double bits = 0;
+    for (unsigned c = 0; c < nctx; c++)
+        for (int m = 0; m < 2; m++) {
+            uint32_t n = 0;
+            for (int b = 0; b < CS_NB; b++) n += h[c][m][b];
+            if (!n) continue;
+            double ln = cs_log2(n);
+            for (int b = 0; b < CS_NB; b++)
+                if (h[c][m][b]) bits += h[c][m][b] * (ln - cs_log2(h[c][m][b]));
+        }
+    return bits;
+}
+
+/* The best geometry, or 0 when none beats the caller's guess by 10% and
+ * 1024 bits (then the caller keeps its guess: the estimate ignores what
+ * more streams cost the back-end, and a small gain can be a loss). */
+static inline int cs_pick_best(const cs_pick_state *p, cs_geom *g)
+{
+    double best = cs_cost(p->base, p->nctx);
+    double need = best * 0.9 < best - 1024 ? best * 0.9 : best - 1024;
+    int found = 0;
+    for (unsigned cfg = 0; cfg < CS_NCFG; cfg++) {
+        double bits = cs_cost(p->hist + (size_t)cfg * p->nctx, p->nctx);
+        if (bits < need && (!found || bits < best)) {
+            unsigned w = cfg % CS_NW, s = cfg / CS_NW % 2, b = cfg / CS_NW / 2 % CS_NLS, a = cfg / CS_NW / 2 / CS_NLS;
+            g->lline = (uint8_t)(CS_LL0 + a);
+            g->lsets = (uint8_t)(CS_LS0 + b);
+            g->ways = (uint8_t)(1u << w);
+            g->split = (uint8_t)s;
+            best = bits;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+#endif
