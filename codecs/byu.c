@@ -17,10 +17,11 @@
 #define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
 #define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
 #define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
+#define LAYOUT_ZLEVEL 1   /* back-end level that compares the stream layouts (fast; the gap shows there too) */
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
 enum {
     S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
-    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CACHE, S_CM = 15, S_TIME0 = 16,
+    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CACHE, S_LAYOUT, S_CM, S_TIME0 = 16,
     S_COUNT = S_TIME0 + T_NCTX
 };
 #define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
@@ -35,7 +36,7 @@ enum {
 
 static const char *const stream_names[S_TIME0] = {
     "proc", "runlen", "kind", "reqtype", "size", "attr",
-    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", "cache", NULL, "cm",
+    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", "cache", "layout", "cm",
 };
 
 typedef struct byu_state {
@@ -43,6 +44,7 @@ typedef struct byu_state {
     am_proc *procs[256];
     uint32_t *lines;
     cs_cache cache;                   /* stream path: the simulated cache, when the chunk names one */
+    int ilv;                          /* decoder: address codes interleaved with the kinds in S_KIND */
     uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
     uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
     unsigned nkinds;
@@ -186,8 +188,7 @@ static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
     unsigned c = req_class(r[4]);
     uint32_t addr = trz_ld_le32(r);
     unsigned code = am_code(&s->am, p, c, addr);
-    trz_buf *cs = &st[c == AM_FETCH ? S_FCODE : S_DCODE];
-    trz_put_u8(cs, (uint8_t)code);
+    trz_put_u8(&st[c == AM_FETCH ? S_FCODE : S_DCODE], (uint8_t)code);
     if (code >= AM_NEAR)
         am_put_miss(&st[c == AM_FETCH ? S_FDELTA : S_DDELTA], &st[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, addr,
                  am_base(&s->am, p, c));
@@ -199,22 +200,68 @@ static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
     s->prevcls = c;
 }
 
-/* The stream path; g (or NULL) is the cache for the time contexts. */
-static int zs_encode_geom(const trz_enc_args *a, const void *g)
+/* The encoder's choices for a chunk's stream path. */
+typedef struct zs_opts {
+    int cache; /* 1: time contexts from the cache g */
+    cs_geom g;
+} zs_opts;
+
+/* Bytes of n bytes after the back-end at LAYOUT_ZLEVEL (n when it fails). */
+static size_t zsize1(const uint8_t *p, size_t n, void *z, size_t zcap)
 {
+    size_t r = ZSTD_compress(z, zcap, p, n, LAYOUT_ZLEVEL);
+    return ZSTD_isError(r) ? n : r;
+}
+
+/* Encoder, after the records: interleave each record's address code with
+ * its kind byte in S_KIND when the back-end (at a fast level) makes that
+ * smaller.  Traces with long exact repeats (loops traced by a tool) give
+ * the back-end longer matches that way; noisy captures do better with each
+ * kind of symbol in its own stream.  Returns 0 or -1 on no memory. */
+static int pick_layout(const trz_enc_args *a)
+{
+    trz_buf *st = a->streams;
+    size_t n = st[S_KIND].n;
+    if (a->nrec < CS_MIN || n != a->nrec || st[S_FCODE].n + st[S_DCODE].n != n) return 0;
+    size_t cap = ZSTD_compressBound(2 * n);
+    uint8_t *m = malloc(2 * n), *z = malloc(cap);
+    int rc = m && z ? 0 : -1;
+    if (rc == 0) {
+        const uint8_t *f = st[S_FCODE].p, *d = st[S_DCODE].p;
+        for (size_t i = 0; i < n; i++) {
+            m[2 * i] = st[S_KIND].p[i];
+            m[2 * i + 1] = req_class(a->in[i * 12 + 4]) == AM_FETCH ? *f++ : *d++;
+        }
+        size_t apart = zsize1(st[S_KIND].p, n, z, cap) + zsize1(st[S_FCODE].p, st[S_FCODE].n, z, cap) +
+                       zsize1(st[S_DCODE].p, st[S_DCODE].n, z, cap);
+        if (zsize1(m, 2 * n, z, cap) < apart) {
+            st[S_KIND].n = st[S_FCODE].n = st[S_DCODE].n = 0;
+            trz_put_bytes(&st[S_KIND], m, 2 * n);
+            trz_put_u8(&st[S_LAYOUT], 1);
+        }
+    }
+    free(m);
+    free(z);
+    return rc;
+}
+
+/* The stream path with the choices o (a zs_opts). */
+static int zs_encode_opt(const trz_enc_args *a, const void *opts)
+{
+    const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
     int rc = TRZ_CODEC_OK;
     if (st_init(s, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
-    else if (g) {
-        const cs_geom *cg = g;
-        trz_put_u8(&a->streams[S_CACHE], cg->lline);
-        trz_put_u8(&a->streams[S_CACHE], cg->lsets);
-        trz_put_u8(&a->streams[S_CACHE], cg->ways);
-        trz_put_u8(&a->streams[S_CACHE], cg->split);
-        if (cs_open(&s->cache, *cg) != 0) rc = TRZ_CODEC_NOMEM;
+    else if (o->cache) {
+        trz_put_u8(&a->streams[S_CACHE], o->g.lline);
+        trz_put_u8(&a->streams[S_CACHE], o->g.lsets);
+        trz_put_u8(&a->streams[S_CACHE], o->g.ways);
+        trz_put_u8(&a->streams[S_CACHE], o->g.split);
+        if (cs_open(&s->cache, o->g) != 0) rc = TRZ_CODEC_NOMEM;
     }
+
     uint64_t left = 0;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
         const uint8_t *r = a->in + i * 12;
@@ -226,6 +273,7 @@ static int zs_encode_geom(const trz_enc_args *a, const void *g)
     }
     st_free(s);
     free(s);
+    if (rc == TRZ_CODEC_OK && pick_layout(a) != 0) rc = TRZ_CODEC_NOMEM;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
     return rc;
@@ -254,7 +302,7 @@ static int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
     out[6] = (uint8_t)(tup >> 16);
 
     unsigned c = req_class(out[4]);
-    unsigned code = trz_get_u8(&d->r[c == AM_FETCH ? S_FCODE : S_DCODE]);
+    unsigned code = trz_get_u8(&d->r[s->ilv ? S_KIND : c == AM_FETCH ? S_FCODE : S_DCODE]);
     uint32_t addr;
     if (code < AM_NEAR) addr = am_decode(&s->am, p, c, code);
     else if (code <= AM_MISS) {
@@ -318,6 +366,10 @@ static int zs_decode(const trz_dec_args *a)
         g.split = trz_get_u8(&d.r[S_CACHE]);
         if (d.r[S_CACHE].err || !cs_valid(g)) rc = TRZ_CODEC_CORRUPT;
         else if (cs_open(&s->cache, g) != 0) rc = TRZ_CODEC_NOMEM;
+    }
+    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) { /* the one other layout */
+        if (trz_get_u8(&d.r[S_LAYOUT]) != 1) rc = TRZ_CODEC_CORRUPT;
+        s->ilv = 1;
     }
     if (rc == TRZ_CODEC_OK) rc = dec_all(s, &d, a);
     st_free(s);
@@ -576,12 +628,12 @@ static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    cs_geom g;
-    int has = pick_cache(a, &g); /* once: both stream-path encodings below use it */
-    if (has < 0) return TRZ_CODEC_NOMEM;
-    if (a->level < CM_LEVEL) return zs_encode_geom(a, has ? &g : NULL);
-    int pick = bus_pick_cm(a, 12, zs_encode_geom, has ? &g : NULL, cm_encode, CM_LEVEL);
-    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_geom(a, has ? &g : NULL);
+    zs_opts o = { 0, { 0, 0, 0, 0 } }; /* chosen once: every stream-path encoding below uses them */
+    o.cache = pick_cache(a, &o.g);
+    if (o.cache < 0) return TRZ_CODEC_NOMEM;
+    if (a->level < CM_LEVEL) return zs_encode_opt(a, &o);
+    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode, CM_LEVEL);
+    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_opt(a, &o);
 }
 
 static int byu_decode(const trz_dec_args *a)

@@ -73,16 +73,18 @@ static inline int cs_access(cs_cache *c, int instr, uint32_t addr)
 #define CS_DEPTH 8  /* ways tried: 1, 2, 4, 8 (one LRU stack of depth 8 answers all four) */
 #define CS_NW 4
 #define CS_NB 9     /* time buckets: bit length of min(time, 255) */
+#define CS_NSTK (CS_NLL * CS_NLS * 3) /* LRU stacks simulated */
 #define CS_NCFG (CS_NLL * CS_NLS * 2 * CS_NW)
 
-/* What one candidate geometry would have made of the times: counts of
- * time bucket by (time context, miss). */
+/* What the candidate geometries would have made of the times: per LRU
+ * stack, counts of time bucket by (time context, depth of the hit), from
+ * which the counts by (time context, miss) of each way count follow. */
 typedef struct cs_pick_state {
     uint32_t *stk[CS_NLL][CS_NLS][3]; /* LRU stacks [sets][CS_DEPTH] (line + 1) of a unified cache, and
                                          of the data and instruction sides of a split one; carved from mem */
     uint32_t *mem;
     size_t memn;
-    uint32_t (*hist)[2][CS_NB];       /* [CS_NCFG * nctx][miss][bucket] */
+    uint32_t (*hist)[CS_DEPTH + 1][CS_NB]; /* [CS_NSTK * nctx][depth (CS_DEPTH = not found)][bucket] */
     uint32_t (*base)[2][CS_NB];       /* the same for the caller's own miss guess */
     unsigned nctx;
 } cs_pick_state;
@@ -101,7 +103,7 @@ static inline int cs_pick_init(cs_pick_state *p, unsigned nctx)
     p->nctx = nctx;
     p->memn = (size_t)CS_NLL * 3 * CS_DEPTH * (((size_t)1 << (CS_LS0 + CS_NLS)) - ((size_t)1 << CS_LS0));
     p->mem = trz_big_calloc(p->memn * sizeof *p->mem); /* 3 MiB, reused from the pool by the next chunk */
-    p->hist = calloc((size_t)CS_NCFG * nctx, sizeof *p->hist);
+    p->hist = calloc((size_t)CS_NSTK * nctx, sizeof *p->hist);
     p->base = calloc(nctx, sizeof *p->base);
     if (p->mem) {
         uint32_t *q = p->mem;
@@ -133,7 +135,7 @@ static inline void cs_pick_add(cs_pick_state *p, int instr, uint32_t addr, uint3
     unsigned tb = cs_bucket(time);
     p->base[ctx][guess][tb]++;
     for (int a = 0; a < CS_NLL; a++) {
-        uint32_t v = (addr >> (CS_LL0 + a)) + 1;
+        uint32_t v = (addr >> (CS_LL0 + a)) + 1; /* s = 0: unified; 1: split (instr picks the side) */
         for (int b = 0; b < CS_NLS; b++)
             for (int s = 0; s < 2; s++) {
                 uint32_t *t = p->stk[a][b][s ? 1 + (instr != 0) : 0] + (size_t)((v - 1) & ((1u << (CS_LS0 + b)) - 1)) * CS_DEPTH;
@@ -143,8 +145,7 @@ static inline void cs_pick_add(cs_pick_state *p, int instr, uint32_t addr, uint3
                 if (i == CS_DEPTH) i--;
                 for (; i > 0; i--) t[i] = t[i - 1];
                 t[0] = v;
-                unsigned cfg = ((unsigned)(a * CS_NLS + b) * 2 + (unsigned)s) * CS_NW;
-                for (unsigned w = 0; w < CS_NW; w++) p->hist[(cfg + w) * p->nctx + ctx][pos >= (1u << w)][tb]++;
+                p->hist[((unsigned)(a * CS_NLS + b) * 3 + (unsigned)s + (s && instr)) * p->nctx + ctx][pos][tb]++;
             }
     }
 }
@@ -182,20 +183,30 @@ static inline double cs_cost(uint32_t (*h)[2][CS_NB], unsigned nctx)
 static inline int cs_pick_best(const cs_pick_state *p, cs_geom *g)
 {
     double best = cs_cost(p->base, p->nctx);
+    uint32_t (*h)[2][CS_NB] = malloc((size_t)p->nctx * sizeof *h);
+    if (!h) return 0; /* keep the caller's guess */
     double need = best * 0.9 < best - 1024 ? best * 0.9 : best - 1024;
     int found = 0;
     for (unsigned cfg = 0; cfg < CS_NCFG; cfg++) {
-        double bits = cs_cost(p->hist + (size_t)cfg * p->nctx, p->nctx);
+        unsigned w = cfg % CS_NW, s = cfg / CS_NW % 2, ab = cfg / CS_NW / 2; /* ab = a * CS_NLS + b */
+        memset(h, 0, (size_t)p->nctx * sizeof *h);
+        for (unsigned side = 0; side < 1 + s; side++) { /* split: both stacks of the pair */
+            uint32_t (*q)[CS_DEPTH + 1][CS_NB] = p->hist + (size_t)(ab * 3 + s + side) * p->nctx;
+            for (unsigned c = 0; c < p->nctx; c++)
+                for (unsigned d = 0; d <= CS_DEPTH; d++)
+                    for (int k = 0; k < CS_NB; k++) h[c][d >= (1u << w)][k] += q[c][d][k];
+        }
+        double bits = cs_cost(h, p->nctx);
         if (bits < need && (!found || bits < best)) {
-            unsigned w = cfg % CS_NW, s = cfg / CS_NW % 2, b = cfg / CS_NW / 2 % CS_NLS, a = cfg / CS_NW / 2 / CS_NLS;
-            g->lline = (uint8_t)(CS_LL0 + a);
-            g->lsets = (uint8_t)(CS_LS0 + b);
+            g->lline = (uint8_t)(CS_LL0 + ab / CS_NLS);
+            g->lsets = (uint8_t)(CS_LS0 + ab % CS_NLS);
             g->ways = (uint8_t)(1u << w);
             g->split = (uint8_t)s;
             best = bits;
             found = 1;
         }
     }
+    free(h);
     return found;
 }
 
