@@ -271,8 +271,16 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     return bus_xor(c, m, p, cls, am_decode(am, p, cls, xr), addr);
 }
 
-/* Bytes the streams of an encoding would cost after the back-end (zstd
- * at the chunk's level, stored when that does not shrink them). */
+/* Bytes n bytes at p would cost after the back-end (zstd at level, stored
+ * when that does not shrink them); z holds zcap >= ZSTD_compressBound(n)
+ * bytes of scratch, or is NULL (then n). */
+static inline size_t bus_zsize1(const void *p, size_t n, int level, void *z, size_t zcap)
+{
+    size_t zn = z && n ? ZSTD_compress(z, zcap, p, n, level) : n;
+    return ZSTD_isError(zn) || zn > n ? n : zn;
+}
+
+/* The same for all the streams of an encoding. */
 static inline size_t bus_zsize(const trz_buf *st, int level)
 {
     size_t total = 0;
@@ -280,9 +288,8 @@ static inline size_t bus_zsize(const trz_buf *st, int level)
         if (!st[i].n) continue;
         size_t bound = ZSTD_compressBound(st[i].n);
         void *z = malloc(bound);
-        size_t zn = z ? ZSTD_compress(z, bound, st[i].p, st[i].n, level) : st[i].n;
+        total += bus_zsize1(st[i].p, st[i].n, level, z, bound);
         free(z);
-        total += ZSTD_isError(zn) || zn > st[i].n ? st[i].n : zn;
     }
     return total;
 }

@@ -206,13 +206,6 @@ typedef struct zs_opts {
     cs_geom g;
 } zs_opts;
 
-/* Bytes of n bytes after the back-end at LAYOUT_ZLEVEL (n when it fails). */
-static size_t zsize1(const uint8_t *p, size_t n, void *z, size_t zcap)
-{
-    size_t r = ZSTD_compress(z, zcap, p, n, LAYOUT_ZLEVEL);
-    return ZSTD_isError(r) ? n : r;
-}
-
 /* Encoder, after the records: interleave each record's address code with
  * its kind byte in S_KIND when the back-end (at a fast level) makes that
  * smaller.  Traces with long exact repeats (loops traced by a tool) give
@@ -232,9 +225,10 @@ static int pick_layout(const trz_enc_args *a)
             m[2 * i] = st[S_KIND].p[i];
             m[2 * i + 1] = req_class(a->in[i * 12 + 4]) == AM_FETCH ? *f++ : *d++;
         }
-        size_t apart = zsize1(st[S_KIND].p, n, z, cap) + zsize1(st[S_FCODE].p, st[S_FCODE].n, z, cap) +
-                       zsize1(st[S_DCODE].p, st[S_DCODE].n, z, cap);
-        if (zsize1(m, 2 * n, z, cap) < apart) {
+        size_t apart = bus_zsize1(st[S_KIND].p, n, LAYOUT_ZLEVEL, z, cap) +
+                       bus_zsize1(st[S_FCODE].p, st[S_FCODE].n, LAYOUT_ZLEVEL, z, cap) +
+                       bus_zsize1(st[S_DCODE].p, st[S_DCODE].n, LAYOUT_ZLEVEL, z, cap);
+        if (bus_zsize1(m, 2 * n, LAYOUT_ZLEVEL, z, cap) < apart) {
             st[S_KIND].n = st[S_FCODE].n = st[S_DCODE].n = 0;
             trz_put_bytes(&st[S_KIND], m, 2 * n);
             trz_put_u8(&st[S_LAYOUT], 1);
@@ -626,7 +620,6 @@ static int cm_decode(const trz_dec_args *a)
 
 static int byu_encode(const trz_enc_args *a)
 {
-    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     zs_opts o = { 0, { 0, 0, 0, 0 } }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g);
