@@ -12,7 +12,7 @@
 #include "codec.h"
 
 #define CS_WAYS_MAX 16
-#define CS_LINES_MAX (1u << 20) /* sets * ways per cache: bounds a hostile geometry to 4 MiB */
+#define CS_LINES_MAX (1u << 20) /* sets * ways per cache: bounds a hostile geometry to 8 MiB (split) */
 
 /* A geometry: 2^lline-byte lines, 2^lsets sets of `ways` lines, and split =
  * 1 for separate instruction and data caches (fetches use the first). */
@@ -48,20 +48,27 @@ static inline void cs_close(cs_cache *c)
     c->tag = NULL;
 }
 
+/* One set of w lines, most recent first: make v the most recent (evicting
+ * the least recent when v is not there).  Returns v's position before, w
+ * when it was not there. */
+static inline unsigned cs_lru(uint32_t *t, unsigned w, uint32_t v)
+{
+    unsigned i = 0;
+    while (i < w && t[i] != v) i++;
+    unsigned pos = i;
+    if (i == w) i--;
+    for (; i > 0; i--) t[i] = t[i - 1];
+    t[0] = v;
+    return pos;
+}
+
 /* Look addr up (instr = 1: the instruction cache when split) and make its
  * line the most recent of its set.  Returns 1 on a hit. */
 static inline int cs_access(cs_cache *c, int instr, uint32_t addr)
 {
     uint32_t line = addr >> c->g.lline, w = c->g.ways;
     size_t set = (line & ((1u << c->g.lsets) - 1)) + ((size_t)(instr && c->g.split) << c->g.lsets);
-    uint32_t *t = c->tag + set * w, v = line + 1;
-    uint32_t i = 0;
-    while (i < w && t[i] != v) i++;
-    int hit = i < w;
-    if (!hit) i = w - 1; /* evict the least recent */
-    for (; i > 0; i--) t[i] = t[i - 1];
-    t[0] = v;
-    return hit;
+    return cs_lru(c->tag + set * w, w, line + 1) < w;
 }
 
 /* ---- choosing a geometry (encoder) ---------------------------------------- */
@@ -138,14 +145,10 @@ static inline void cs_pick_add(cs_pick_state *p, int instr, uint32_t addr, uint3
         uint32_t v = (addr >> (CS_LL0 + a)) + 1; /* s = 0: unified; 1: split (instr picks the side) */
         for (int b = 0; b < CS_NLS; b++)
             for (int s = 0; s < 2; s++) {
-                uint32_t *t = p->stk[a][b][s ? 1 + (instr != 0) : 0] + (size_t)((v - 1) & ((1u << (CS_LS0 + b)) - 1)) * CS_DEPTH;
-                unsigned i = 0;
-                while (i < CS_DEPTH && t[i] != v) i++;
-                unsigned pos = i; /* hit in a cache of more than pos ways */
-                if (i == CS_DEPTH) i--;
-                for (; i > 0; i--) t[i] = t[i - 1];
-                t[0] = v;
-                p->hist[((unsigned)(a * CS_NLS + b) * 3 + (unsigned)s + (s && instr)) * p->nctx + ctx][pos][tb]++;
+                unsigned k = s ? 1u + (instr != 0) : 0; /* stack: unified, split data, split instructions */
+                uint32_t *t = p->stk[a][b][k] + (size_t)((v - 1) & ((1u << (CS_LS0 + b)) - 1)) * CS_DEPTH;
+                unsigned pos = cs_lru(t, CS_DEPTH, v); /* a hit in a cache of more than pos ways */
+                p->hist[((unsigned)(a * CS_NLS + b) * 3 + k) * p->nctx + ctx][pos][tb]++;
             }
     }
 }
