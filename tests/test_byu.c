@@ -2,6 +2,7 @@
  * edge cases, every corpus file of the format when present, and damaged
  * streams fed to the decoder (run under ASan/UBSan). */
 #include "../codecs/codec.h"
+#include "../codecs/addrmodel.h"
 
 #define TEST_BYTE_ORDER TRZ_BO_LITTLE
 #include "bus_test.h"
@@ -191,8 +192,29 @@ static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char
     level = 9;
 }
 
+/* The vector move-to-front against the plain definition: v found at every
+ * position, v new, v equal to several zero entries (lists start zeroed). */
+static void test_mtf(void)
+{
+    int bad = 0;
+    for (int k = 0; k < 20000 && !bad; k++) {
+        uint32_t t[16], ref[16], v;
+        for (int i = 0; i < 16; i++) t[i] = k % 3 == 0 && i > 8 ? 0 : rnd() % 40;
+        v = k % 4 == 0 ? t[rnd() % 16] : rnd() % 40;
+        memcpy(ref, t, sizeof t);
+        unsigned i = 0;
+        while (i < 15 && ref[i] != v) i++;
+        memmove(ref + 1, ref, i * sizeof ref[0]);
+        ref[0] = v;
+        am_mtf16(t, v);
+        bad = memcmp(t, ref, sizeof t) != 0;
+    }
+    check(!bad, "recent-list move-to-front matches its definition");
+}
+
 int main(void)
 {
+    test_mtf();
     const trz_codec *c = trz_codec_by_name("byu");
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
