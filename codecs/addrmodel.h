@@ -234,11 +234,11 @@ static inline unsigned am_mtf_hits(__m128i x, __m128i v)
 static inline void am_mtf16(uint32_t *t, uint32_t v)
 {
 #if AM_MTF_SSE2
+    if (t[0] == v) return; /* the same page again: most of the calls for pages */
     __m128i *q = (__m128i *)t, vv = _mm_set1_epi32((int)v);
     __m128i x0 = _mm_loadu_si128(q), x1 = _mm_loadu_si128(q + 1);
     __m128i x2 = _mm_loadu_si128(q + 2), x3 = _mm_loadu_si128(q + 3);
     unsigned hit = am_mtf_hits(x0, vv) | am_mtf_hits(x1, vv) << 4 | am_mtf_hits(x2, vv) << 8 | am_mtf_hits(x3, vv) << 12;
-    if (hit & 1) return;
     __m128i lim = _mm_set1_epi32(hit ? __builtin_ctz(hit) + 1 : 16); /* lanes below lim move up */
     _mm_storeu_si128(q, am_mtf_vec(x0, _mm_cvtsi32_si128((int)v), lim, 0));
     _mm_storeu_si128(q + 1, am_mtf_vec(x1, _mm_srli_si128(x0, 12), lim, 4));

@@ -100,7 +100,7 @@ static unsigned line_fresh(uint32_t *lines, uint32_t addr)
 /* Time context: class now, class before, and whether the request missed
  * (a miss costs time in real and simulated traces alike): in the chunk's
  * simulated cache when it names one, else by line_fresh. */
-static unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+AM_HOT unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
 {
     unsigned fresh = s->cache.tag ? !cs_access(&s->cache, cls == AM_FETCH, addr) : line_fresh(s->lines, addr);
     return (cls * AM_NCLS + s->prevcls) * T_FRESH + (fresh & (T_FRESH - 1));

@@ -206,9 +206,22 @@ static inline uint32_t trz_ld_be32(const uint8_t *p)
 }
 static inline uint64_t trz_ld_be64(const uint8_t *p) { return (uint64_t)trz_ld_be32(p) << 32 | trz_ld_be32(p + 4); }
 static inline uint16_t trz_ld_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+/* Little-endian hosts copy: the byte-wise forms are not always merged into
+ * one access (on the BYU decoder's stores they were not). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TRZ_HOST_LE 1
+#else
+#define TRZ_HOST_LE 0
+#endif
 static inline uint32_t trz_ld_le32(const uint8_t *p)
 {
+#if TRZ_HOST_LE
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#else
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
 }
 static inline uint64_t trz_ld_le64(const uint8_t *p) { return (uint64_t)trz_ld_le32(p + 4) << 32 | trz_ld_le32(p); }
 static inline void trz_st_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
@@ -220,7 +233,11 @@ static inline void trz_st_be64(uint8_t *p, uint64_t v) { trz_st_be32(p, (uint32_
 static inline void trz_st_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline void trz_st_le32(uint8_t *p, uint32_t v)
 {
+#if TRZ_HOST_LE
+    memcpy(p, &v, 4);
+#else
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+#endif
 }
 static inline void trz_st_le64(uint8_t *p, uint64_t v) { trz_st_le32(p, (uint32_t)v); trz_st_le32(p + 4, (uint32_t)(v >> 32)); }
 
