@@ -156,6 +156,43 @@ static inline void am_cands(am_model *m, const am_proc *p, unsigned c, uint32_t 
     }
 }
 
+#if AM_MTF_SSE2
+/* Lanes j <= i of x take the entry before them (carry: the lane before x). */
+static inline __m128i am_mtf_vec(__m128i x, __m128i carry, __m128i lim, int base)
+{
+    __m128i up = _mm_or_si128(_mm_slli_si128(x, 4), carry);
+    __m128i move = _mm_cmpgt_epi32(lim, _mm_add_epi32(_mm_set1_epi32(base), _mm_setr_epi32(0, 1, 2, 3)));
+    return _mm_or_si128(_mm_and_si128(move, up), _mm_andnot_si128(move, x));
+}
+
+static inline unsigned am_mtf_hits(__m128i x, __m128i v)
+{
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, v)));
+}
+
+/* Bit j set when t[j] == v, for the 16 entries at t. */
+static inline unsigned am_hits16(const uint32_t *t, uint32_t v)
+{
+    const __m128i *q = (const __m128i *)t;
+    __m128i vv = _mm_set1_epi32((int)v);
+    return am_mtf_hits(_mm_loadu_si128(q), vv) | am_mtf_hits(_mm_loadu_si128(q + 1), vv) << 4 |
+           am_mtf_hits(_mm_loadu_si128(q + 2), vv) << 8 | am_mtf_hits(_mm_loadu_si128(q + 3), vv) << 12;
+}
+#endif
+
+/* Index of the first entry of t[16] equal to v, or 16. */
+static inline unsigned am_find16(const uint32_t *t, uint32_t v)
+{
+#if AM_MTF_SSE2
+    unsigned hit = am_hits16(t, v);
+    return hit ? trz_ctz32(hit) : 16;
+#else
+    unsigned i = 0;
+    while (i < 16 && t[i] != v) i++;
+    return i;
+#endif
+}
+
 /* Code for addr (encoder): a candidate, a recent-cache index, or AM_MISS. */
 static inline unsigned am_code(am_model *m, const am_proc *p, unsigned c, uint32_t addr)
 {
@@ -163,15 +200,12 @@ static inline unsigned am_code(am_model *m, const am_proc *p, unsigned c, uint32
     am_cands(m, p, c, cand);
     for (unsigned i = 0; i < AM_NCAND; i++)
         if (cand[i] == addr) return i;
-    const uint32_t *rc = p->cls[c].rc;
-    for (unsigned i = 0; i < AM_RC; i++)
-        if (rc[i] == addr) return AM_NCAND + i;
+    unsigned i = am_find16(p->cls[c].rc, addr);
+    if (i < AM_RC) return AM_NCAND + i;
     uint32_t d = addr - am_base(m, p, c) + AM_NEAR_MAX;
     if (d < 2 * AM_NEAR_MAX) return AM_NEAR;
-    const uint32_t *pg = p->cls[c].pg;
-    for (unsigned i = 0; i < AM_PG; i++)
-        if (pg[i] == addr >> 12) return AM_PAGE + i;
-    return AM_MISS;
+    i = am_find16(p->cls[c].pg, addr >> 12);
+    return i < AM_PG ? AM_PAGE + i : AM_MISS;
 }
 
 /* Candidate i alone (decoder): must match am_cands. */
@@ -210,20 +244,6 @@ static inline uint32_t am_page(const am_proc *p, unsigned c, unsigned code)
     return p->cls[c].pg[code - AM_PAGE];
 }
 
-#if AM_MTF_SSE2
-/* Lanes j <= i of x take the entry before them (carry: the lane before x). */
-static inline __m128i am_mtf_vec(__m128i x, __m128i carry, __m128i lim, int base)
-{
-    __m128i up = _mm_or_si128(_mm_slli_si128(x, 4), carry);
-    __m128i move = _mm_cmpgt_epi32(lim, _mm_add_epi32(_mm_set1_epi32(base), _mm_setr_epi32(0, 1, 2, 3)));
-    return _mm_or_si128(_mm_and_si128(move, up), _mm_andnot_si128(move, x));
-}
-
-static inline unsigned am_mtf_hits(__m128i x, __m128i v)
-{
-    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x, v)));
-}
-#endif
 
 /* Move v to the front of a 16-entry most-recent-first list (the last
  * entry drops out when v is new).  The scalar search ends at a point the
@@ -235,11 +255,11 @@ static inline void am_mtf16(uint32_t *t, uint32_t v)
 {
 #if AM_MTF_SSE2
     if (t[0] == v) return; /* the same page again: most of the calls for pages */
-    __m128i *q = (__m128i *)t, vv = _mm_set1_epi32((int)v);
+    __m128i *q = (__m128i *)t;
     __m128i x0 = _mm_loadu_si128(q), x1 = _mm_loadu_si128(q + 1);
     __m128i x2 = _mm_loadu_si128(q + 2), x3 = _mm_loadu_si128(q + 3);
-    unsigned hit = am_mtf_hits(x0, vv) | am_mtf_hits(x1, vv) << 4 | am_mtf_hits(x2, vv) << 8 | am_mtf_hits(x3, vv) << 12;
-    __m128i lim = _mm_set1_epi32(hit ? __builtin_ctz(hit) + 1 : 16); /* lanes below lim move up */
+    unsigned hit = am_hits16(t, v);
+    __m128i lim = _mm_set1_epi32(hit ? (int)trz_ctz32(hit) + 1 : 16); /* lanes below lim move up */
     _mm_storeu_si128(q, am_mtf_vec(x0, _mm_cvtsi32_si128((int)v), lim, 0));
     _mm_storeu_si128(q + 1, am_mtf_vec(x1, _mm_srli_si128(x0, 12), lim, 4));
     _mm_storeu_si128(q + 2, am_mtf_vec(x2, _mm_srli_si128(x1, 12), lim, 8));

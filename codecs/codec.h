@@ -189,6 +189,18 @@ static inline int64_t trz_get_svarint(trz_rd *r) { return trz_unzigzag(trz_get_u
 
 /* Set bits of x.  Without -mpopcnt, __builtin_popcount is a library call;
  * this is a dozen inline operations on any target. */
+/* Index of the lowest set bit of x != 0. */
+static inline unsigned trz_ctz32(uint32_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(x);
+#else
+    unsigned n = 0;
+    while (!(x & 1)) x >>= 1, n++;
+    return n;
+#endif
+}
+
 static inline unsigned trz_popcount32(uint32_t x)
 {
     x -= (x >> 1) & 0x55555555u;
