@@ -161,6 +161,30 @@ static inline unsigned bus_eq(am_model *am, const am_proc *p, unsigned cls)
     return (k[0] == k[1]) | (k[0] == k[2]) << 1 | (k[1] == k[2]) << 2;
 }
 
+/* The hashes of bit i's two hashed contexts (bus_xor): the bits above it
+ * (a prefix of the address, above) and its local state. */
+static inline uint32_t bus_xh_prefix(uint32_t above, int i, unsigned rb)
+{
+    return (above | 1u << (31 - i)) * 0x9E3779B1u ^ (uint32_t)(i * 2 + rb) * 0x85EBCA6Bu;
+}
+
+static inline uint32_t bus_xh_local(const am_proc *p, unsigned cls, int i, unsigned rb, unsigned nf, unsigned xrc)
+{
+    return bus_pck(p, 1000 + cls * 1024 + (unsigned)i * 32 + rb * 16 + nf * 4 + xrc) * 0x9E3779B1u;
+}
+
+/* Ask for bit i's two hashed slots while the bit above it is coded, taking
+ * that bit to equal the reference's, as most do (v: the bits coded so far,
+ * zero below them).  Asking two bits ahead measured no better. */
+static inline void bus_xpf(const bus_acm *m, const am_proc *p, unsigned cls, uint32_t ref, uint32_t v, int i,
+                           unsigned nf)
+{
+    unsigned rb = ref >> i & 1;
+    uint32_t h = bus_xh_prefix((v ^ ref) >> i >> 1, i, rb);
+    cm_prefetch(&m->hx[bus_xh_local(p, cls, i, rb, nf, m->xrc) >> (32 - m->hbits)]);
+    cm_prefetch(&m->hx[(bus_pck(p, h) * 0x85EBCA6Bu) >> (32 - m->hbits)]);
+}
+
 /* The 32 bits of addr ^ ref, most significant first, each mixed from six
  * predictions: local (differences so far), the address bits just above, a
  * hashed table of address prefixes (a binary trie of the addresses seen),
@@ -181,12 +205,12 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
         cm_p *ps[6] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL, NULL };
         if (c->mix) {
-            uint32_t h = (above | 1u << (31 - i)) * 0x9E3779B1u ^ (uint32_t)(i * 2 + rb) * 0x85EBCA6Bu;
+            uint32_t h = bus_xh_prefix(above, i, rb);
             ps[1] = &m->xbit2[cls][i][rb][a3];
             ps[2] = &m->trie[(h ^ h >> 15) & ((1u << BUS_TRIE) - 1)];
-            uint32_t local = 1000 + cls * 1024 + (unsigned)i * 32 + rb * 16 + nf * 4 + m->xrc;
-            ps[3] = cm_hslot(m->hx, m->hbits, bus_pck(p, local) * 0x9E3779B1u);
+            ps[3] = cm_hslot(m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
             ps[4] = cm_hslot(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
+            if (i > 0) bus_xpf(m, p, cls, ref, v, i - 1, nf);
             /* the last two addresses of any kind: captures mix the halves
              * of consecutive bus addresses, so a prefix that matched one of
              * them so far tends to go on matching it */
