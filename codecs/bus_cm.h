@@ -181,8 +181,8 @@ static inline void bus_xpf(const bus_acm *m, const am_proc *p, unsigned cls, uin
 {
     unsigned rb = ref >> i & 1;
     uint32_t h = bus_xh_prefix((v ^ ref) >> i >> 1, i, rb);
-    cm_prefetch(&m->hx[bus_xh_local(p, cls, i, rb, nf, m->xrc) >> (32 - m->hbits)]);
-    cm_prefetch(&m->hx[(bus_pck(p, h) * 0x85EBCA6Bu) >> (32 - m->hbits)]);
+    cm_hpre(m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
+    cm_hpre(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
 }
 
 /* The 32 bits of addr ^ ref, most significant first, each mixed from six

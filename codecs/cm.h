@@ -125,17 +125,6 @@ static inline void cm_update(cm_coder *c, cm_p *p, int bit)
     *p = (uint32_t)(pr + d) << 10 | (*p & CM_CHK) | (n < CM_LIMIT ? n + 1 : n);
 }
 
-/* Hashed slots are cache misses: a model that knows its next slots early
- * asks for them while it codes the current bit. */
-static inline void cm_prefetch(const void *p)
-{
-#if defined(__GNUC__)
-    __builtin_prefetch(p, 1);
-#else
-    (void)p;
-#endif
-}
-
 /* The slot for hash h in a table of 2^hbits slots that many contexts share.
  * Bits 9..6 keep 4 more bits of the hash: a slot last used by another
  * context starts again from 1/2 instead of lending it wrong statistics. */
@@ -145,6 +134,18 @@ static inline cm_p *cm_hslot(cm_p *hx, int hbits, uint32_t h)
     uint32_t chk = (h & 15) << 6;
     if ((*p & CM_CHK) != chk) *p = CM_P0 | chk;
     return p;
+}
+
+/* Ask for the slot of hash h ahead of cm_hslot: the table is far larger
+ * than the caches, and a model that knows its next contexts early has
+ * them fetched while it codes the current bit. */
+static inline void cm_hpre(const cm_p *hx, int hbits, uint32_t h)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&hx[h >> (32 - hbits)], 1);
+#else
+    (void)hx, (void)hbits, (void)h;
+#endif
 }
 
 /* Code one bit with P(1) = p16 / 65536, 0 < p16 < 65536.  Encoding:
@@ -248,17 +249,16 @@ static inline uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx,
     if (!c->mix) return cm_mtree(c, t, n, w, nbits, v);
     cm_p *ps[CM_MAXIN];
     uint32_t node = 1;
-    /* The hashed slots miss the caches (the table is far larger): ask for
-     * the slots of the next two levels before they are needed. */
+    /* the hashed slots of the next two levels, before they are needed */
     for (uint32_t k = 1; k < 4 && k < 1u << nbits; k++)
-        for (int j = 0; j < nh; j++) cm_prefetch(&hx[cm_mix32(seed[j] + k) >> (32 - hbits)]);
+        for (int j = 0; j < nh; j++) cm_hpre(hx, hbits, cm_mix32(seed[j] + k));
     for (int i = nbits - 1; i >= 0; i--) {
         c->apm = apm ? apm + node * CM_APM_N : NULL;
         for (int j = 0; j < n; j++) ps[j] = &t[j][node];
         for (int j = 0; j < nh; j++) ps[n + j] = cm_hslot(hx, hbits, cm_mix32(seed[j] + node));
         if (i > 1)
             for (uint32_t k = 4 * node; k < 4 * node + 4; k++)
-                for (int j = 0; j < nh; j++) cm_prefetch(&hx[cm_mix32(seed[j] + k) >> (32 - hbits)]);
+                for (int j = 0; j < nh; j++) cm_hpre(hx, hbits, cm_mix32(seed[j] + k));
         node = node << 1 | (uint32_t)cm_mix(c, ps, n + nh, w[node], (int)(v >> i) & 1);
     }
     c->apm = NULL;
