@@ -244,7 +244,6 @@ static inline uint32_t am_page(const am_proc *p, unsigned c, unsigned code)
     return p->cls[c].pg[code - AM_PAGE];
 }
 
-
 /* Move v to the front of a 16-entry most-recent-first list (the last
  * entry drops out when v is new).  The scalar search ends at a point the
  * branch predictor cannot guess (code walks give new addresses, loops old
@@ -265,8 +264,8 @@ static inline void am_mtf16(uint32_t *t, uint32_t v)
     _mm_storeu_si128(q + 2, am_mtf_vec(x2, _mm_srli_si128(x1, 12), lim, 8));
     _mm_storeu_si128(q + 3, am_mtf_vec(x3, _mm_srli_si128(x2, 12), lim, 12));
 #else
-    unsigned i = 0;
-    while (i < 15 && t[i] != v) i++;
+    unsigned i = am_find16(t, v);
+    if (i == 16) i = 15; /* not there: the last entry drops out */
     memmove(t + 1, t, i * sizeof t[0]);
     t[0] = v;
 #endif

@@ -99,28 +99,6 @@ typedef struct model {
     uint8_t lastrec[256][RST_REC];
 } model;
 
-/* Whole-word BE stores and loads of record fields (byte-wise code is not
- * always merged by the compiler). */
-HOT void st_be64(uint8_t *p, uint64_t v)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-    memcpy(p, &v, 8);
-#else
-    trz_st_be64(p, v);
-#endif
-}
-HOT uint64_t ld_be64(const uint8_t *p)
-{
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return __builtin_bswap64(v);
-#else
-    return trz_ld_be64(p);
-#endif
-}
-
 /* ---- stream I/O (bounds come from the block checks in the driver) ------- */
 
 HOT void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
@@ -374,7 +352,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
 {
     uint64_t p0 = c->pred_pc, lp = c->last_pc, pc = p0;
     if (enc) {
-        pc = ld_be64(r + 8);
+        pc = trz_ld_be64(r + 8);
         *pcc = 0;
         if (pc != p0) {
             uint64_t *jte = jt_slot(m, c);
@@ -491,7 +469,7 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     ea_ent *e = &m->eat[pcidx(pc, EA_BITS) ^ c->eah];
     ea_ctx x = { c, e, pc, 0, 0, 0, 0, P_INV, (f >> 2) & 1 };
     ea_setup(m, &x, cls, iw, f);
-    uint64_t ea = ea_io(s, &x, &eac, enc ? ld_be64(r + 16) : 0, enc);
+    uint64_t ea = ea_io(s, &x, &eac, enc ? trz_ld_be64(r + 16) : 0, enc);
     ea_update(m, c, e, &x, cls, f, ea);
 
     /* return-address stack: CALL or JMPL writing %o7 push, RET pops */
@@ -506,9 +484,9 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     if (enc) {
         put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
     } else {
-        st_be64(r, (uint64_t)(c->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
-        st_be64(r + 8, pc);
-        st_be64(r + 16, ea);
+        trz_st_be64(r, (uint64_t)(c->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
+        trz_st_be64(r + 8, pc);
+        trz_st_be64(r + 16, ea);
     }
 }
 
@@ -650,8 +628,8 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
     uint64_t kea = m->last_memea;
     pt_ent *pp = pt_slot(m, ictx, kpc), *pe = eok ? pt_slot(m, dctx, kea) : NULL;
     unsigned pcode = code & 3, ecode = (code >> 2) & 3;
-    uint64_t pcpa = pa_io(s, &pcode, c->pv_pc, pp, pt_key(ictx, kpc), enc ? ld_be64(r + 8) : 0, enc);
-    uint64_t eapa = pa_io(s, &ecode, c->pv_ea, pe, pt_key(dctx, kea), enc ? ld_be64(r + 16) : 0, enc);
+    uint64_t pcpa = pa_io(s, &pcode, c->pv_pc, pp, pt_key(ictx, kpc), enc ? trz_ld_be64(r + 8) : 0, enc);
+    uint64_t eapa = pa_io(s, &ecode, c->pv_ea, pe, pt_key(dctx, kea), enc ? trz_ld_be64(r + 16) : 0, enc);
     if (enc) put8(s, S_PVCODE, code | pcode | ecode << 2);
 
     pp->key = pt_key(ictx, kpc);
@@ -670,8 +648,8 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
         r[3] = (uint8_t)nu13;
         trz_st_be16(r + 4, (uint16_t)ictx);
         trz_st_be16(r + 6, (uint16_t)dctx);
-        st_be64(r + 8, pcpa);
-        st_be64(r + 16, eapa);
+        trz_st_be64(r + 8, pcpa);
+        trz_st_be64(r + 16, eapa);
     }
     return (int)pair;
 }
@@ -707,20 +685,20 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
     if (!rst_known_rtype(rt)) { iobytes(s, S_UNK, r + 1, 23, enc); return; }
     uint8_t *l = m->lastrec[rt];
     const uint64_t M56 = (1ull << 56) - 1;
-    uint64_t lh = ld_be64(l) & M56, h = enc ? ld_be64(r) & M56 : 0;
+    uint64_t lh = trz_ld_be64(l) & M56, h = enc ? trz_ld_be64(r) & M56 : 0;
     uint64_t d = iouv(s, S_OHDR, trz_zigzag((int64_t)sext((h - lh) & M56, 56)), enc);
     h = (lh + (uint64_t)trz_unzigzag(d)) & M56;
     /* word a as a delta (tags, PCs, times drift); word b raw BE (TLB data,
      * npc, values: unrelated numbers whose shared high bytes zstd finds) */
-    uint64_t la = ld_be64(l + 8);
-    uint64_t a = iouv(s, S_OA, enc ? trz_zigzag((int64_t)(ld_be64(r + 8) - la)) : 0, enc);
+    uint64_t la = trz_ld_be64(l + 8);
+    uint64_t a = iouv(s, S_OA, enc ? trz_zigzag((int64_t)(trz_ld_be64(r + 8) - la)) : 0, enc);
     a = la + (uint64_t)trz_unzigzag(a);
-    uint64_t b = rt == RT_TLB ? tlb_data(m, s, a, enc ? ld_be64(r + 16) : 0, enc)
-                              : iobe(s, S_OB, enc ? ld_be64(r + 16) : 0, 8, enc);
+    uint64_t b = rt == RT_TLB ? tlb_data(m, s, a, enc ? trz_ld_be64(r + 16) : 0, enc)
+                              : iobe(s, S_OB, enc ? trz_ld_be64(r + 16) : 0, 8, enc);
     if (!enc) {
-        st_be64(r, h | (uint64_t)rt << 56);
-        st_be64(r + 8, a);
-        st_be64(r + 16, b);
+        trz_st_be64(r, h | (uint64_t)rt << 56);
+        trz_st_be64(r + 8, a);
+        trz_st_be64(r + 16, b);
     }
     memcpy(l, r, RST_REC);
     if (rt == RT_TRAP) {
