@@ -29,6 +29,7 @@ typedef struct bus_acm {
     cm_p code3[AM_NCLS][BUS_NB][BUS_NB][8]; /* by the class's last two buckets */
     int32_t cw[AM_NCLS][8][CM_MAXIN];       /* mixer weights per tree node */
     cm_p rc[AM_NCLS][BUS_NB][16];           /* recent-address index by the class's last bucket */
+    int32_t rcw[AM_NCLS][16][CM_MAXIN];     /* its mixer weights (with hashed contexts) */
     cm_p other[AM_NCLS][BUS_NB][4];         /* near, page, difference, whole address */
     cm_p pg[AM_NCLS][16];                   /* recent-page index */
     cm_p xhi[AM_NCLS][2];                   /* a difference in bits 16-31?, by "code before was a miss" */
@@ -61,6 +62,7 @@ static inline void bus_acm_init(bus_acm *m)
     cm_init_probs(&m->code3[0][0][0][0], sizeof m->code3 / sizeof(cm_p));
     cm_init_weights(&m->cw[0][0], AM_NCLS * 8, BUS_W0);
     cm_init_probs(&m->rc[0][0][0], sizeof m->rc / sizeof(cm_p));
+    cm_init_weights(&m->rcw[0][0], AM_NCLS * 16, BUS_W0);
     cm_init_probs(&m->other[0][0][0], sizeof m->other / sizeof(cm_p));
     cm_init_probs(&m->pg[0][0], sizeof m->pg / sizeof(cm_p));
     cm_init_probs(&m->xhi[0][0], sizeof m->xhi / sizeof(cm_p));
@@ -154,15 +156,28 @@ static inline unsigned bus_pick(am_model *am, const am_proc *p, unsigned cls, ui
 
 /* Which of candidates 0, 1, 2 coincide: the encoder takes the lowest
  * index, so equal candidates change the odds of the codes. */
-static inline unsigned bus_eq(am_model *am, const am_proc *p, unsigned cls)
+static inline unsigned bus_eq(const uint32_t k[AM_NCAND])
 {
-    uint32_t k[AM_NCAND];
-    am_cands(am, p, cls, k);
     return (k[0] == k[1]) | (k[0] == k[2]) << 1 | (k[1] == k[2]) << 2;
 }
 
-/* The hashes of bit i's two hashed contexts (bus_xor): the bits above it
- * (a prefix of the address, above) and its local state. */
+/* Seed of a hashed context from an exact address: what followed the same
+ * address before (bus traffic repeats per address as well as per
+ * instruction). */
+static inline uint32_t bus_ack(uint32_t addr, uint32_t salt)
+{
+    return cm_mix32(addr * 0x2545F491u + salt * 0x68E31DA4u) * 0x1B873593u;
+}
+
+/* The same from the last two addresses (a2's lowest 3 bits dropped). */
+static inline uint32_t bus_ack2(uint32_t a1, uint32_t a2, uint32_t salt)
+{
+    return cm_mix32(a1 * 0x2545F491u + salt * 0x68E31DA4u + (a2 >> 3) * 0x1B873593u) * 0x9E3779B1u;
+}
+
+/* The hashes of bit i's hashed contexts (bus_xor): the bits above it (a
+ * prefix of the address, above), its local state, and the prefix with the
+ * class's last address or with the reference. */
 static inline uint32_t bus_xh_prefix(uint32_t above, int i, unsigned rb)
 {
     return (above | 1u << (31 - i)) * 0x9E3779B1u ^ (uint32_t)(i * 2 + rb) * 0x85EBCA6Bu;
@@ -173,7 +188,12 @@ static inline uint32_t bus_xh_local(const am_proc *p, unsigned cls, int i, unsig
     return bus_pck(p, 1000 + cls * 1024 + (unsigned)i * 32 + rb * 16 + nf * 4 + xrc) * 0x9E3779B1u;
 }
 
-/* Ask for bit i's two hashed slots while the bit above it is coded, taking
+static inline uint32_t bus_xh_addr(uint32_t h, uint32_t addr, unsigned salt)
+{
+    return cm_mix32(h ^ (addr * 0x2545F491u + salt)) * 0x68E31DA4u;
+}
+
+/* Ask for bit i's hashed slots while the bit above it is coded, taking
  * that bit to equal the reference's, as most do (v: the bits coded so far,
  * zero below them).  Asking two bits ahead measured no better. */
 static inline void bus_xpf(const bus_acm *m, const am_proc *p, unsigned cls, uint32_t ref, uint32_t v, int i,
@@ -183,27 +203,33 @@ static inline void bus_xpf(const bus_acm *m, const am_proc *p, unsigned cls, uin
     uint32_t h = bus_xh_prefix((v ^ ref) >> i >> 1, i, rb);
     cm_hpre(m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
     cm_hpre(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
+    cm_hpre(m->hx, m->hbits, bus_xh_addr(h, p->cls[cls].last, cls));
+    cm_hpre(m->hx, m->hbits, bus_xh_addr(h, ref, cls + 8));
 }
 
-/* The 32 bits of addr ^ ref, most significant first, each mixed from six
+/* The 32 bits of addr ^ ref, most significant first, each mixed from eight
  * predictions: local (differences so far), the address bits just above, a
  * hashed table of address prefixes (a binary trie of the addresses seen),
- * the first and third again per code address (bus_pck), and the bits of the
- * last two addresses. */
+ * the first and third again per code address (bus_pck), the bits of the
+ * last two addresses, and the prefix after the class's last address and
+ * after this reference (the same address tends to be followed, or glitched,
+ * the same way again).  Whether bits 16-31 differ at all is decided first,
+ * by the reference index, its upper half and the reference itself. */
 static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsigned cls, uint32_t ref, uint32_t addr)
 {
     uint32_t x = addr ^ ref, v = 0;
     unsigned nf = 0, lf = 0;
-    cm_p *hs[3] = { &m->xhi[cls][m->last2[cls] == AM_NCAND + 4], NULL, NULL };
+    cm_p *hs[4] = { &m->xhi[cls][m->last2[cls] == AM_NCAND + 4], NULL, NULL, NULL };
     if (c->mix) {
         hs[1] = cm_hslot(m->hx, m->hbits, cm_mix32(bus_pck(p, 0xB0000 + cls * 32 + m->xrc)));
         hs[2] = &m->xhi2[cls][m->xrc][(ref >> 16) == (p->a1 >> 16)][(ref >> 16) == (p->a2 >> 16)];
+        hs[3] = cm_hslot(m->hx, m->hbits, bus_ack(ref, cls));
     }
-    int top = cm_mix(c, hs, c->mix ? 3 : 1, m->xhw[cls], x >> 16 != 0) ? 31 : 15;
+    int top = cm_mix(c, hs, c->mix ? 4 : 1, m->xhw[cls], x >> 16 != 0) ? 31 : 15;
     for (int i = top; i >= 0; i--) {
         uint32_t above = (v ^ ref) >> i >> 1; /* the address bits above bit i */
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
-        cm_p *ps[6] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL, NULL };
+        cm_p *ps[8] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         if (c->mix) {
             uint32_t h = bus_xh_prefix(above, i, rb);
             ps[1] = &m->xbit2[cls][i][rb][a3];
@@ -218,9 +244,11 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
             unsigned m1 = (uint32_t)((uint64_t)p1 >> i >> 1) == above, m2 = (uint32_t)((uint64_t)p2 >> i >> 1) == above;
             unsigned xi = (((((cls * 32u + (unsigned)i) * 2 + rb) * 2 + (p1 >> i & 1)) * 2 + (p2 >> i & 1)) * 2 + m1) * 2 + m2;
             ps[5] = &m->xprev[xi];
+            ps[6] = cm_hslot(m->hx, m->hbits, bus_xh_addr(h, p->cls[cls].last, cls));
+            ps[7] = cm_hslot(m->hx, m->hbits, bus_xh_addr(h, ref, cls + 8));
         }
         c->apm = m->apx[cls][i][nf];
-        unsigned b = (unsigned)cm_mix(c, ps, c->mix ? 6 : 1, m->xw[cls][i], (int)(x >> i) & 1);
+        unsigned b = (unsigned)cm_mix(c, ps, c->mix ? 8 : 1, m->xw[cls][i], (int)(x >> i) & 1);
         c->apm = NULL;
         v |= (uint32_t)b << i;
         if (b && nf < 3) nf++;
@@ -240,18 +268,27 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     unsigned code = 0, xr = 0;
     if (!c->dec) code = bus_pick(am, p, cls, addr, &xr, c->mix ? BUS_XMAX : BUS_XMAX1, c->mix);
     cm_p *ts[3] = { m->code[cls][m->last[cls]][m->lastany], NULL, m->code3[cls][m->last[cls]][m->last2[cls]] };
-    uint32_t sd[4] = { 0, 0, 0, 0 }, *lcp = NULL;
+    uint32_t sd[6] = { 0, 0, 0, 0, 0, 0 }, *lcp = NULL;
     if (c->mix) { /* candidates cost table lookups */
+        uint32_t k[AM_NCAND];
+        am_cands(am, p, cls, k);
         lcp = cls == AM_FETCH ? &am_pc(am, p)->lc : &am_dslot(am, p)->lc;
-        ts[1] = m->code2[cls][bus_eq(am, p, cls)][ext & 63];
+        ts[1] = m->code2[cls][bus_eq(k)][ext & 63];
         sd[0] = bus_pck(p, 1 + cls * 16 + m->last[cls]);
         sd[1] = bus_pck(p, 0x30000 + cls * 256 + m->lastany * 16 + m->last2[cls]);
         sd[2] = bus_pck(p, 0x40000 + cls * 256 + *lcp);
         sd[3] = bus_pck(p, 0x80000 + cls + (ext >> 6) * 16);
+        /* the class's last address; the first and the order-2 candidates */
+        sd[4] = bus_ack(p->cls[cls].last, cls + 16);
+        sd[5] = bus_ack(k[0] + k[5] * 0x85EBCA6Bu, cls + 24);
     }
-    unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 4, m->cw[cls], 3,
+    unsigned g = cm_mtree_ha(c, ts, 3, m->hx, m->hbits, sd, 6, m->cw[cls], 3,
                             code < AM_NCAND ? code : code < AM_NEAR ? 6 : 7, m->apc[cls][m->last[cls]]);
-    if (g == 6) code = AM_NCAND + cm_tree(c, m->rc[cls][m->last[cls]], 4, code - AM_NCAND);
+    if (g == 6) {
+        cm_p *tr[1] = { m->rc[cls][m->last[cls]] };
+        uint32_t sr[2] = { c->mix ? bus_pck(p, 0xE0000 + cls) : 0, c->mix ? bus_ack(p->cls[cls].last, cls + 32) : 0 };
+        code = AM_NCAND + cm_mtree_h(c, tr, 1, m->hx, m->hbits, sr, 2, m->rcw[cls], 4, code - AM_NCAND);
+    }
     else if (g == 7) {
         unsigned o = code == AM_NEAR ? 0 : code < AM_MISS ? 1 : code == BUS_DIFF ? 2 : 3;
         o = cm_tree(c, m->other[cls][m->last[cls]], 2, o);

@@ -25,7 +25,8 @@ enum {
     S_COUNT = S_TIME0 + T_NCTX
 };
 #define CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 4    /* first byte of stream S_CM: 4 = single contexts, 5 = mixed */
+#define CM_VERSION 4    /* first byte of stream S_CM: 4 = single contexts */
+#define CM_MIXED 6      /* the same: mixed (5 was an earlier mixed model) */
 #define CM_MIX_LEVEL 9 /* levels from here mix context sets (slower, smaller) */
 #define KC 8           /* kind ids as contexts: capped at KC - 1 */
 #define TB_N 20        /* time buckets: min(q / 2, 19) of the last time */
@@ -443,13 +444,14 @@ static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, const am_proc *p, uint8
     }
     cm_p *ts[3] = { m->kind[m->k1][m->k2], m->kind2[m->k1][m->k2][m->k3],
                     m->kind3[m->k1][m->a.lastany][m->tb < 18 ? m->tb / 3 : 6] };
-    uint32_t sd[3] = { 0, 0, 0 };
+    uint32_t sd[4] = { 0, 0, 0, 0 };
     if (c->mix) {
         sd[0] = bus_pck(p, 100 + m->k1);
         sd[1] = bus_pck(p, 0x20000 + m->k1 * 64 + m->k2 * 8 + m->k3);
         sd[2] = bus_pck(p, 0x60000 + m->k1 * 32 + m->tb);
+        sd[3] = bus_ack2(p->a1, p->a2, 0x100 + m->k1);
     }
-    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->kw, 3, id < 7 ? id : 7,
+    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 4, m->kw, 3, id < 7 ? id : 7,
                               m->apk[m->k1][m->k2]);
     id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
     if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
@@ -478,7 +480,7 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     uint32_t t = trz_ld_le32(r + 8), v = t + 1;
     cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
                     m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
-    uint32_t sd[4] = { 0, 0, 0, 0 };
+    uint32_t sd[5] = { 0, 0, 0, 0, 0 };
     uint8_t *lq = NULL;
     if (c->mix) {
         lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
@@ -486,8 +488,9 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
         sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
         sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
         sd[3] = bus_pck(p, 0x70000 + m->k1 * 1024 + m->tb * 32 + m->tb2);
+        sd[4] = bus_ack2(p->a1, p->a2, 0x200 + m->k1);
     }
-    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 4, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
+    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 5, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
                              m->apt[m->k1][m->a.lastany]);
     if (lq) *lq = (uint8_t)q;
     if (q == TQ_ESC) {
@@ -566,7 +569,7 @@ static int cm_encode(const trz_enc_args *a)
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
+        trz_put_u8(out, (uint8_t)(mix ? CM_MIXED : CM_VERSION));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
         c->mix = mix;
@@ -594,15 +597,15 @@ static int cm_decode(const trz_dec_args *a)
     trz_rd hd;
     trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
     unsigned ver = trz_get_u8(&hd);
-    if ((ver != CM_VERSION && ver != CM_VERSION + 1) || trz_get_uvarint(&hd) != a->nrec || hd.err)
+    if ((ver != CM_VERSION && ver != CM_MIXED) || trz_get_uvarint(&hd) != a->nrec || hd.err)
         return TRZ_CODEC_CORRUPT;
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    byu_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_VERSION + 1) : NULL;
+    byu_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_MIXED) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
-        c->mix = ver == CM_VERSION + 1;
+        c->mix = ver == CM_MIXED;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[12] = { 0 };
             rc = cm_record(s, m, c, r);

@@ -182,7 +182,7 @@ static inline int cm_bit(cm_coder *c, cm_p *p, int bit)
  * bit is coded with the squashed sum, then the slots and the weights learn
  * (weights by gradient descent on coding cost).  Mixing lets contexts be
  * combined without splitting the statistics over their product. */
-#define CM_MAXIN 7
+#define CM_MAXIN 9
 #define CM_APM_N 33   /* refinement: points on the stretched probability axis */
 #define CM_APM_RATE 6 /* refinement step: 1/64 of the error */
 #define CM_W0 (1 << 14) /* initial weight: 0.25 */

@@ -9,7 +9,8 @@
 
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_COUNT, S_CM = 15 };
 #define CM_LEVEL 6   /* levels from here use the arithmetic-coded path */
-#define CM_VERSION 4 /* first byte of stream S_CM: 4 = single contexts, 5 = mixed */
+#define CM_VERSION 4 /* first byte of stream S_CM: 4 = single contexts */
+#define CM_MIXED 6   /* the same: mixed (5 was an earlier mixed model) */
 #define CM_MIX_LEVEL 9 /* levels from here mix context sets (slower, smaller) */
 
 static const char *const stream_names[S_COUNT] = {
@@ -159,12 +160,13 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     am_proc *p = &s->proc;
     CM_FIELD(c, 1);
     cm_p *ts[3] = { m->ctl[m->t1][m->t2], m->ctl2[m->t1][m->t2][m->t3 >> 2], m->ctl3[m->t1][m->a.lastany] };
-    uint32_t sd[2] = { 0, 0 };
+    uint32_t sd[3] = { 0, 0, 0 };
     if (c->mix) {
         sd[0] = bus_pck(p, 100 + m->t1);
         sd[1] = bus_pck(p, 0x20000 + m->t1 * 256 + m->t2 * 16 + m->t3);
+        sd[2] = bus_ack2(p->a1, p->a2, 0x100 + m->t1);
     }
-    uint8_t ctl = r[5] = (uint8_t)cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 2, m->cw, 8, r[5],
+    uint8_t ctl = r[5] = (uint8_t)cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->cw, 8, r[5],
                                               m->apc[m->t1]);
     CM_FIELD(c, 2);
     unsigned cls = ctl_class(ctl);
@@ -219,7 +221,7 @@ static int cm_encode(const trz_enc_args *a)
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         trz_buf *out = &a->streams[S_CM];
-        trz_put_u8(out, (uint8_t)(CM_VERSION + mix));
+        trz_put_u8(out, (uint8_t)(mix ? CM_MIXED : CM_VERSION));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
         c->mix = mix;
@@ -247,15 +249,15 @@ static int cm_decode(const trz_dec_args *a)
     trz_rd hd;
     trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
     unsigned ver = trz_get_u8(&hd);
-    if ((ver != CM_VERSION && ver != CM_VERSION + 1) || trz_get_uvarint(&hd) != a->nrec || hd.err)
+    if ((ver != CM_VERSION && ver != CM_MIXED) || trz_get_uvarint(&hd) != a->nrec || hd.err)
         return TRZ_CODEC_CORRUPT;
     pbus_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
-    pbus_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_VERSION + 1) : NULL;
+    pbus_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_MIXED) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
-        c->mix = ver == CM_VERSION + 1;
+        c->mix = ver == CM_MIXED;
         for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
             uint8_t r[6] = { 0 };
             rc = cm_record(s, m, c, r);

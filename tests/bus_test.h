@@ -8,7 +8,7 @@
 static int passed, failed;
 static int level = 9;          /* level passed to encode_chunk */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
-static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 5) */
+static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 6) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t rnd(void)
@@ -40,7 +40,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
     trz_enc_args ea = { in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s };
     int rc = c->encode_chunk(&ea);
     if (rc == TRZ_CODEC_OK) {
-        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 5;
+        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6;
         else zs_chunks++;
     }
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
