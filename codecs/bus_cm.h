@@ -13,10 +13,10 @@
 #define BUS_DIFF (AM_MISS + 1) /* code: a reference and the bits that differ */
 #define BUS_XMAX 32  /* bit differences up to which a difference beats near, page and miss codes: always */
 #define BUS_XMAX1 4  /* the same without mixing (a weaker model of the differing bits) */
-#define BUS_TRIE 16  /* address-prefix table: 2^16 slots */
+#define BUS_TRIE 20  /* address-prefix table (mixing only): at most 2^20 slots */
 #define BUS_XRW0 40000 /* initial weights of the reference index (two inputs) */
 #define BUS_W0 30000 /* initial mixer weight (16.16) with three inputs */
-#define BUS_HXMAX 22 /* hashed per-instruction contexts: at most 2^22 slots (16 MiB) */
+#define BUS_HXMAX 23 /* hashed contexts: at most 2^23 slots (32 MiB) */
 
 /* Address codes on this path are those of addrmodel.h plus BUS_DIFF: "a
  * reference (a candidate or recent address) and the bits that differ from
@@ -39,11 +39,12 @@ typedef struct bus_acm {
     cm_p xref[AM_NCLS][BUS_NB][32];       /* reference index by the class's previous bucket */
     cm_p xbit[AM_NCLS][32][2][4][2];      /* by bit, reference bit, differences so far (<= 3), last bit differed */
     cm_p xbit2[AM_NCLS][32][2][16];       /* by bit, reference bit, the 3 address bits above */
-    cm_p trie[1 << BUS_TRIE];             /* by the address bits above and the reference bit (hashed) */
     int32_t xw[AM_NCLS][32][CM_MAXIN];
     int32_t xrw[AM_NCLS][32][CM_MAXIN];   /* mixer weights of the reference index */
     cm_p *hx;  /* mixing only: hashed contexts of the code address (bus_pck) */
     int hbits; /* hx has 2^hbits slots */
+    cm_p *trie; /* mixing only: by the address bits above and the reference bit (hashed) */
+    int tbits;  /* trie has 2^tbits slots */
     uint8_t last[AM_NCLS];  /* bucket of the last code per class */
     uint8_t last2[AM_NCLS]; /* bucket of the code before that */
     uint8_t lastany;        /* bucket of the last code of any class */
@@ -72,14 +73,13 @@ static inline void bus_acm_init(bus_acm *m)
     cm_init_probs(&m->xref[0][0][0], sizeof m->xref / sizeof(cm_p));
     cm_init_probs(&m->xbit[0][0][0][0][0], sizeof m->xbit / sizeof(cm_p));
     cm_init_probs(&m->xbit2[0][0][0][0], sizeof m->xbit2 / sizeof(cm_p));
-    cm_init_probs(m->trie, sizeof m->trie / sizeof(cm_p));
     cm_init_weights(&m->xw[0][0], AM_NCLS * 32, BUS_W0);
     cm_init_weights(&m->xrw[0][0], AM_NCLS * 32, BUS_XRW0);
     memset(m->last, 0, sizeof m->last);
     memset(m->last2, 0, sizeof m->last2);
     m->lastany = m->xrc = 0;
-    m->hx = NULL;
-    m->hbits = 0;
+    m->hx = m->trie = NULL;
+    m->hbits = m->tbits = 0;
     cm_apm_init(&m->apc[0][0][0], AM_NCLS * BUS_NB * 8);
     cm_apm_init(&m->apx[0][0][0][0], AM_NCLS * 32 * 4);
     cm_init_probs(m->xprev, sizeof m->xprev / sizeof(cm_p));
@@ -87,23 +87,29 @@ static inline void bus_acm_init(bus_acm *m)
     cm_init_weights(m->xhw, AM_NCLS, BUS_W0);
 }
 
-/* The hashed table for mixing, sized to the chunk (2^(bit length of nrec
- * + 5) slots, 2^12 .. 2^BUS_HXMAX) so that small chunks stay cheap.
- * Returns 0, or -1 on no memory. */
+/* The hashed tables for mixing, sized to the chunk so that small chunks
+ * stay cheap: hx 2^(bit length of nrec + 6) slots (2^12 .. 2^BUS_HXMAX),
+ * trie 2^(bit length + 3) (2^12 .. 2^BUS_TRIE).  Returns 0, or -1 on no
+ * memory. */
 static inline int bus_hx_open(bus_acm *m, uint64_t nrec)
 {
-    int b = am_bits(nrec, BUS_HXMAX) + 5;
+    int b = am_bits(nrec, BUS_HXMAX) + 6, t = am_bits(nrec, BUS_TRIE) + 3;
     m->hbits = b < 12 ? 12 : b > BUS_HXMAX ? BUS_HXMAX : b;
+    m->tbits = t < 12 ? 12 : t > BUS_TRIE ? BUS_TRIE : t;
     m->hx = trz_big_malloc(((size_t)1 << m->hbits) * sizeof *m->hx);
-    if (!m->hx) return -1;
+    m->trie = trz_big_malloc(((size_t)1 << m->tbits) * sizeof *m->trie);
+    if (!m->hx || !m->trie) return -1;
     cm_init_probs(m->hx, (size_t)1 << m->hbits);
+    cm_init_probs(m->trie, (size_t)1 << m->tbits);
     return 0;
 }
 
+/* Frees what bus_hx_open allocated (also after it failed). */
 static inline void bus_hx_close(bus_acm *m)
 {
     trz_big_free(m->hx, ((size_t)1 << m->hbits) * sizeof *m->hx);
-    m->hx = NULL;
+    trz_big_free(m->trie, ((size_t)1 << m->tbits) * sizeof *m->trie);
+    m->hx = m->trie = NULL;
 }
 
 /* Seed of a hashed context: the last fetch address (the instruction
@@ -205,6 +211,7 @@ static inline void bus_xpf(const bus_acm *m, const am_proc *p, unsigned cls, uin
     cm_hpre(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
     cm_hpre(m->hx, m->hbits, bus_xh_addr(h, p->cls[cls].last, cls));
     cm_hpre(m->hx, m->hbits, bus_xh_addr(h, ref, cls + 8));
+    cm_hpre(m->trie, m->tbits, cm_mix32(h));
 }
 
 /* The 32 bits of addr ^ ref, most significant first, each mixed from eight
@@ -233,7 +240,7 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
         if (c->mix) {
             uint32_t h = bus_xh_prefix(above, i, rb);
             ps[1] = &m->xbit2[cls][i][rb][a3];
-            ps[2] = &m->trie[(h ^ h >> 15) & ((1u << BUS_TRIE) - 1)];
+            ps[2] = cm_hslot(m->trie, m->tbits, cm_mix32(h));
             ps[3] = cm_hslot(m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
             ps[4] = cm_hslot(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
             if (i > 0) bus_xpf(m, p, cls, ref, v, i - 1, nf);
