@@ -16,6 +16,8 @@
 #define BUS_TRIE 20  /* address-prefix table (mixing only): at most 2^20 slots */
 #define BUS_XRW0 40000 /* initial weights of the reference index (two inputs) */
 #define BUS_W0 30000 /* initial mixer weight (16.16) with three inputs */
+#define BUS_NTRY 4   /* references the encoder tries in full (bus_best_ref) below BUS_ALL_LEVEL */
+#define BUS_ALL_LEVEL 12 /* levels from here try every reference: about 2x slower encoding */
 #define BUS_HXMAX 23 /* hashed contexts: at most 2^23 slots (32 MiB) */
 
 /* Address codes on this path are those of addrmodel.h plus BUS_DIFF: "a
@@ -49,6 +51,7 @@ typedef struct bus_acm {
     uint8_t last2[AM_NCLS]; /* bucket of the code before that */
     uint8_t lastany;        /* bucket of the last code of any class */
     uint8_t xrc;            /* the last reference index, capped at 4 */
+    uint8_t xtry, xwin;     /* encoder: references to try, and within how many differing bits of the fewest */
     cm_p xhi2[AM_NCLS][5][2][2];          /* "bits 16-31 differ" by reference index, its upper half = a1's, = a2's */
     int32_t xhw[AM_NCLS][CM_MAXIN];       /* mixer weights of that decision */
     cm_p xprev[AM_NCLS * 32 * 32];        /* by bit, reference bit, the last two addresses' bits, prefix matches */
@@ -78,6 +81,8 @@ static inline void bus_acm_init(bus_acm *m)
     memset(m->last, 0, sizeof m->last);
     memset(m->last2, 0, sizeof m->last2);
     m->lastany = m->xrc = 0;
+    m->xtry = BUS_NTRY;
+    m->xwin = 2;
     m->hx = m->trie = NULL;
     m->hbits = m->tbits = 0;
     cm_apm_init(&m->apc[0][0][0], AM_NCLS * BUS_NB * 8);
@@ -228,21 +233,22 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
     unsigned nf = 0, lf = 0;
     cm_p *hs[4] = { &m->xhi[cls][m->last2[cls] == AM_NCAND + 4], NULL, NULL, NULL };
     if (c->mix) {
-        hs[1] = cm_hslot(m->hx, m->hbits, cm_mix32(bus_pck(p, 0xB0000 + cls * 32 + m->xrc)));
+        hs[1] = cm_hget(c, m->hx, m->hbits, cm_mix32(bus_pck(p, 0xB0000 + cls * 32 + m->xrc)));
         hs[2] = &m->xhi2[cls][m->xrc][(ref >> 16) == (p->a1 >> 16)][(ref >> 16) == (p->a2 >> 16)];
-        hs[3] = cm_hslot(m->hx, m->hbits, bus_ack(ref, cls));
+        hs[3] = cm_hget(c, m->hx, m->hbits, bus_ack(ref, cls));
     }
     int top = cm_mix(c, hs, c->mix ? 4 : 1, m->xhw[cls], x >> 16 != 0) ? 31 : 15;
     for (int i = top; i >= 0; i--) {
+        if (c->dry && c->dry_cost >= c->dry_stop) break; /* already dearer than another reference */
         uint32_t above = (v ^ ref) >> i >> 1; /* the address bits above bit i */
         unsigned rb = ref >> i & 1, a3 = i < 29 ? (above & 7) : (above & 7) | 8;
         cm_p *ps[8] = { &m->xbit[cls][i][rb][nf][lf], NULL, NULL, NULL, NULL, NULL, NULL, NULL };
         if (c->mix) {
             uint32_t h = bus_xh_prefix(above, i, rb);
             ps[1] = &m->xbit2[cls][i][rb][a3];
-            ps[2] = cm_hslot(m->trie, m->tbits, cm_mix32(h));
-            ps[3] = cm_hslot(m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
-            ps[4] = cm_hslot(m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
+            ps[2] = cm_hget(c, m->trie, m->tbits, cm_mix32(h));
+            ps[3] = cm_hget(c, m->hx, m->hbits, bus_xh_local(p, cls, i, rb, nf, m->xrc));
+            ps[4] = cm_hget(c, m->hx, m->hbits, bus_pck(p, h) * 0x85EBCA6Bu);
             if (i > 0) bus_xpf(m, p, cls, ref, v, i - 1, nf);
             /* the last two addresses of any kind: captures mix the halves
              * of consecutive bus addresses, so a prefix that matched one of
@@ -251,8 +257,8 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
             unsigned m1 = (uint32_t)((uint64_t)p1 >> i >> 1) == above, m2 = (uint32_t)((uint64_t)p2 >> i >> 1) == above;
             unsigned xi = (((((cls * 32u + (unsigned)i) * 2 + rb) * 2 + (p1 >> i & 1)) * 2 + (p2 >> i & 1)) * 2 + m1) * 2 + m2;
             ps[5] = &m->xprev[xi];
-            ps[6] = cm_hslot(m->hx, m->hbits, bus_xh_addr(h, p->cls[cls].last, cls));
-            ps[7] = cm_hslot(m->hx, m->hbits, bus_xh_addr(h, ref, cls + 8));
+            ps[6] = cm_hget(c, m->hx, m->hbits, bus_xh_addr(h, p->cls[cls].last, cls));
+            ps[7] = cm_hget(c, m->hx, m->hbits, bus_xh_addr(h, ref, cls + 8));
         }
         c->apm = m->apx[cls][i][nf];
         unsigned b = (unsigned)cm_mix(c, ps, c->mix ? 8 : 1, m->xw[cls][i], (int)(x >> i) & 1);
@@ -262,6 +268,54 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
         lf = b;
     }
     return v ^ ref;
+}
+
+/* Encoder: how hard bus_best_ref looks at a compression level. */
+static inline void bus_set_level(bus_acm *m, int level)
+{
+    m->xtry = level >= BUS_ALL_LEVEL ? AM_NEAR : BUS_NTRY;
+    m->xwin = level >= BUS_ALL_LEVEL ? 32 : 2;
+}
+
+/* Encoder, mixed models: of the references at most xwin differing bits
+ * worse than the best (up to xtry of them, fewest differences first),
+ * the one whose index (tree tx, seed sx) and difference bits the model
+ * codes cheapest as it stands, by dry runs of both.  Counting differing
+ * bits ties often, and the bits' costs differ with the reference. */
+static inline unsigned bus_best_ref(cm_coder *c, bus_acm *m, am_model *am, const am_proc *p, unsigned cls,
+                                    uint32_t addr, unsigned xr, cm_p *const *tx, const uint32_t *sx)
+{
+    uint32_t r[AM_NEAR];
+    unsigned n[AM_NEAR], lo = 33, tried = 0, best = xr;
+    uint32_t bc = UINT32_MAX;
+    uint8_t xrc = m->xrc;
+    for (unsigned i = 0; i < AM_NEAR; i++) {
+        r[i] = am_decode(am, p, cls, i);
+        n[i] = trz_popcount32(addr ^ r[i]);
+        if (n[i] < lo) lo = n[i];
+    }
+    c->dry = 1;
+    c->dry_stop = UINT32_MAX;
+    for (unsigned d = lo; d <= lo + m->xwin && d <= 32; d++)
+        for (unsigned i = 0; i < AM_NEAR && tried < m->xtry; i++) {
+            if (n[i] != d) continue;
+            unsigned j = 0;
+            while (r[j] != r[i]) j++;
+            if (j < i) continue; /* the same reference at a lower index */
+            c->dry_cost = 0;
+            m->xrc = xrc;
+            cm_mtree_h(c, tx, 1, m->hx, m->hbits, sx, 1, m->xrw[cls], 5, i);
+            m->xrc = (uint8_t)(i < 4 ? i : 4);
+            if (c->dry_cost < bc) bus_xor(c, m, p, cls, r[i], addr);
+            if (c->dry_cost < bc) {
+                bc = c->dry_stop = c->dry_cost;
+                best = i;
+            }
+            tried++;
+        }
+    c->dry = 0;
+    m->xrc = xrc;
+    return best;
 }
 
 /* Code the address of a class-c record of processor p.  Encoding: addr is
@@ -329,6 +383,7 @@ static inline uint32_t bus_addr(cm_coder *c, bus_acm *m, am_model *am, am_proc *
     }
     cm_p *tx[1] = { m->xref[cls][m->last2[cls]] }; /* BUS_DIFF */
     uint32_t sx = c->mix ? bus_pck(p, 3000 + cls) : 0;
+    if (!c->dec && c->mix) xr = bus_best_ref(c, m, am, p, cls, addr, xr, tx, &sx);
     xr = cm_mtree_h(c, tx, 1, m->hx, m->hbits, &sx, 1, m->xrw[cls], 5, xr);
     if (xr >= AM_NEAR) {
         *bad = 1;

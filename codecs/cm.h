@@ -27,6 +27,10 @@ typedef struct cm_coder {
     const uint8_t *in, *end; /* decoder input */
     uint32_t overrun;    /* bytes the decoder wanted past the end */
     int mix;           /* 0 = cm_mix uses its first input alone (faster) */
+    int dry;           /* encoder: 1 = mixed decisions only add their cost to dry_cost, nothing is coded or learnt */
+    uint32_t dry_cost; /* bits * 256 */
+    uint32_t dry_stop; /* dry: a model may stop once dry_cost reaches this */
+    cm_p fresh;        /* dry: stands in for hashed slots another context holds */
     uint16_t rate[CM_LIMIT + 1]; /* 65536 / (n + 1.5), computed per coder (no globals) */
     int16_t str[4096]; /* stretch: 12-bit probability -> logit * 256 */
     uint16_t *apm;     /* refinement row (CM_APM_N entries) of the next mixed decision, or NULL */
@@ -136,6 +140,25 @@ static inline cm_p *cm_hslot(cm_p *hx, int hbits, uint32_t h)
     return p;
 }
 
+/* cm_hslot for a model that may run dry: then a slot another context holds
+ * is not taken over (that would change the model) but read as fresh. */
+static inline cm_p *cm_hget(cm_coder *c, cm_p *hx, int hbits, uint32_t h)
+{
+    if (!c->dry) return cm_hslot(hx, hbits, h);
+    cm_p *p = &hx[h >> (32 - hbits)];
+    c->fresh = CM_P0;
+    return (*p & CM_CHK) == ((h & 15) << 6) ? p : &c->fresh;
+}
+
+/* Cost of coding bit with P(1) = p16 / 65536, in 1/256 bits (log2 with a
+ * linear mantissa: within 0.09 bits, enough to rank choices). */
+static inline uint32_t cm_cost(uint32_t p16, int bit)
+{
+    uint32_t q = bit ? p16 : 65536 - p16, e = 0; /* 1 .. 65535 */
+    while (q >> (e + 1)) e++;
+    return (16u << 8) - (e << 8 | ((q << (31 - e)) >> 23 & 255));
+}
+
 /* Ask for the slot of hash h ahead of cm_hslot: the table is far larger
  * than the caches, and a model that knows its next contexts early has
  * them fetched while it codes the current bit. */
@@ -201,10 +224,18 @@ static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bi
         int sx = c->str[pr] + 2048, j = sx >> 7, fr = sx & 127; /* sx in 1..4095: j <= 31 */
         int pa = (a[j] * (128 - fr) + a[j + 1] * fr) >> 7;
         int pf = ((pr << 4) + 3 * pa) >> 2;
-        bit = cm_code(c, (uint32_t)(pf < 1 ? 1 : pf > 65535 ? 65535 : pf), bit);
+        uint32_t p16 = (uint32_t)(pf < 1 ? 1 : pf > 65535 ? 65535 : pf);
+        if (c->dry) {
+            c->dry_cost += cm_cost(p16, bit);
+            return bit;
+        }
+        bit = cm_code(c, p16, bit);
         int tg = bit ? 65535 : 0;
         a[j] = (uint16_t)(a[j] + (((tg - a[j]) * (128 - fr)) >> (7 + CM_APM_RATE)));
         a[j + 1] = (uint16_t)(a[j + 1] + (((tg - a[j + 1]) * fr) >> (7 + CM_APM_RATE)));
+    } else if (c->dry) {
+        c->dry_cost += cm_cost((uint32_t)pr << 4, bit);
+        return bit;
     } else
         bit = cm_code(c, (uint32_t)pr << 4, bit);
     int err = ((bit << 12) - pr) * CM_LR;
@@ -255,7 +286,7 @@ static inline uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx,
     for (int i = nbits - 1; i >= 0; i--) {
         c->apm = apm ? apm + node * CM_APM_N : NULL;
         for (int j = 0; j < n; j++) ps[j] = &t[j][node];
-        for (int j = 0; j < nh; j++) ps[n + j] = cm_hslot(hx, hbits, cm_mix32(seed[j] + node));
+        for (int j = 0; j < nh; j++) ps[n + j] = cm_hget(c, hx, hbits, cm_mix32(seed[j] + node));
         if (i > 1)
             for (uint32_t k = 4 * node; k < 4 * node + 4; k++)
                 for (int j = 0; j < nh; j++) cm_hpre(hx, hbits, cm_mix32(seed[j] + k));

@@ -220,6 +220,7 @@ static int cm_encode(const trz_enc_args *a)
     pbus_cm *m = s && c ? cm_open(s, a->nrec, mix) : NULL;
     int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (m) {
+        bus_set_level(&m->a, a->level);
         trz_buf *out = &a->streams[S_CM];
         trz_put_u8(out, (uint8_t)(mix ? CM_MIXED : CM_VERSION));
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
