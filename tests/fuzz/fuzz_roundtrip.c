@@ -1,8 +1,9 @@
 /* fuzz_roundtrip.c - fuzz target roundtrip_<codec>: arbitrary bytes taken as
  * records of one format (FUZZ_FORMAT, set with -D), compressed in memory with
  * small chunks, decoded back and compared.  The first two input bytes choose
- * the level (1-3), back-end, threads, the encoder's self-check and the chunk
- * size.  Any difference, or a failure to compress or decode, aborts. */
+ * the level (1-3, or 6, 9, 12: the bus codecs' arithmetic-coded paths),
+ * back-end, threads, the encoder's self-check and the chunk size.  Any
+ * difference, or a failure to compress or decode, aborts. */
 #include "fuzz_common.h"
 
 #ifndef FUZZ_FORMAT
@@ -62,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_data d = { data, size };
     unsigned a = fz_u8(&d), b = fz_u8(&d);
-    fz_cparams cp = { FUZZ_FORMAT, 1 + (int)(a % 3), (a >> 2 & 1) ? TRZ_BACKEND_GZIP : TRZ_BACKEND_ZSTD,
+    int level = (b >> 7 & 1) ? 6 + 3 * (int)(a % 3) : 1 + (int)(a % 3);
+    fz_cparams cp = { FUZZ_FORMAT, level, (a >> 2 & 1) ? TRZ_BACKEND_GZIP : TRZ_BACKEND_ZSTD,
                       (a >> 3 & 1) ? 2 : 1, !(a >> 4 & 1), 4096 + 1024 * (int64_t)(b % 4),
                       (b >> 2 & 1) ? 1 + (b >> 3) : 0 };
     fz_out arc = { 0 };
