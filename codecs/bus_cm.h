@@ -285,34 +285,34 @@ static inline void bus_set_level(bus_acm *m, int level)
 static inline unsigned bus_best_ref(cm_coder *c, bus_acm *m, am_model *am, const am_proc *p, unsigned cls,
                                     uint32_t addr, unsigned xr, cm_p *const *tx, const uint32_t *sx)
 {
-    uint32_t r[AM_NEAR];
-    unsigned n[AM_NEAR], lo = 33, tried = 0, best = xr;
-    uint32_t bc = UINT32_MAX;
+    uint32_t r[AM_NEAR], bc = UINT32_MAX;
+    unsigned n[AM_NEAR], cand[AM_NEAR], nt = 0, lo = 33, best = xr;
     uint8_t xrc = m->xrc;
     for (unsigned i = 0; i < AM_NEAR; i++) {
         r[i] = am_decode(am, p, cls, i);
-        n[i] = trz_popcount32(addr ^ r[i]);
+        unsigned j = 0;
+        while (r[j] != r[i]) j++;
+        n[i] = j < i ? 99 : trz_popcount32(addr ^ r[i]); /* 99: the same reference at a lower index */
         if (n[i] < lo) lo = n[i];
     }
+    for (unsigned d = lo; d <= lo + m->xwin && d <= 32; d++)
+        for (unsigned i = 0; i < AM_NEAR && nt < m->xtry; i++)
+            if (n[i] == d) cand[nt++] = i;
+    if (nt < 2) return nt ? cand[0] : xr; /* nothing to weigh */
     c->dry = 1;
     c->dry_stop = UINT32_MAX;
-    for (unsigned d = lo; d <= lo + m->xwin && d <= 32; d++)
-        for (unsigned i = 0; i < AM_NEAR && tried < m->xtry; i++) {
-            if (n[i] != d) continue;
-            unsigned j = 0;
-            while (r[j] != r[i]) j++;
-            if (j < i) continue; /* the same reference at a lower index */
-            c->dry_cost = 0;
-            m->xrc = xrc;
-            cm_mtree_h(c, tx, 1, m->hx, m->hbits, sx, 1, m->xrw[cls], 5, i);
-            m->xrc = (uint8_t)(i < 4 ? i : 4);
-            if (c->dry_cost < bc) bus_xor(c, m, p, cls, r[i], addr);
-            if (c->dry_cost < bc) {
-                bc = c->dry_stop = c->dry_cost;
-                best = i;
-            }
-            tried++;
+    for (unsigned k = 0; k < nt; k++) {
+        unsigned i = cand[k];
+        c->dry_cost = 0;
+        m->xrc = xrc;
+        cm_mtree_h(c, tx, 1, m->hx, m->hbits, sx, 1, m->xrw[cls], 5, i);
+        m->xrc = (uint8_t)(i < 4 ? i : 4);
+        if (c->dry_cost < bc) bus_xor(c, m, p, cls, r[i], addr);
+        if (c->dry_cost < bc) {
+            bc = c->dry_stop = c->dry_cost;
+            best = i;
         }
+    }
     c->dry = 0;
     m->xrc = xrc;
     return best;
