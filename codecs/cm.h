@@ -132,11 +132,13 @@ static inline void cm_update(cm_coder *c, cm_p *p, int bit)
 /* The slot for hash h in a table of 2^hbits slots that many contexts share.
  * Bits 9..6 keep 4 more bits of the hash: a slot last used by another
  * context starts again from 1/2 instead of lending it wrong statistics. */
+#define CM_HAT(hx, hbits, h) (&(hx)[(h) >> (32 - (hbits))]) /* the slot of hash h */
+#define CM_HCHK(h) (((h) & 15) << 6)                        /* its check bits */
+
 static inline cm_p *cm_hslot(cm_p *hx, int hbits, uint32_t h)
 {
-    cm_p *p = &hx[h >> (32 - hbits)];
-    uint32_t chk = (h & 15) << 6;
-    if ((*p & CM_CHK) != chk) *p = CM_P0 | chk;
+    cm_p *p = CM_HAT(hx, hbits, h);
+    if ((*p & CM_CHK) != CM_HCHK(h)) *p = CM_P0 | CM_HCHK(h);
     return p;
 }
 
@@ -145,9 +147,9 @@ static inline cm_p *cm_hslot(cm_p *hx, int hbits, uint32_t h)
 static inline cm_p *cm_hget(cm_coder *c, cm_p *hx, int hbits, uint32_t h)
 {
     if (!c->dry) return cm_hslot(hx, hbits, h);
-    cm_p *p = &hx[h >> (32 - hbits)];
+    cm_p *p = CM_HAT(hx, hbits, h);
     c->fresh = CM_P0;
-    return (*p & CM_CHK) == ((h & 15) << 6) ? p : &c->fresh;
+    return (*p & CM_CHK) == CM_HCHK(h) ? p : &c->fresh;
 }
 
 /* Cost of coding bit with P(1) = p16 / 65536, in 1/256 bits (log2 with a
@@ -165,7 +167,7 @@ static inline uint32_t cm_cost(uint32_t p16, int bit)
 static inline void cm_hpre(const cm_p *hx, int hbits, uint32_t h)
 {
 #if defined(__GNUC__)
-    __builtin_prefetch(&hx[h >> (32 - hbits)], 1);
+    __builtin_prefetch(CM_HAT(hx, hbits, h), 1);
 #else
     (void)hx, (void)hbits, (void)h;
 #endif
@@ -219,25 +221,27 @@ static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bi
         dot += (int64_t)w[i] * st[i];
     }
     int pr = cm_squash((int)(dot >> 16));
-    if (c->apm) { /* refine: what the mixer's output turned out to mean here */
-        uint16_t *a = c->apm;
-        int sx = c->str[pr] + 2048, j = sx >> 7, fr = sx & 127; /* sx in 1..4095: j <= 31 */
+    uint32_t p16 = (uint32_t)pr << 4;
+    uint16_t *a = c->apm;
+    int j = 0, fr = 0;
+    if (a) { /* refine: what the mixer's output turned out to mean here */
+        int sx = c->str[pr] + 2048; /* 1..4095: j <= 31 */
+        j = sx >> 7;
+        fr = sx & 127;
         int pa = (a[j] * (128 - fr) + a[j + 1] * fr) >> 7;
         int pf = ((pr << 4) + 3 * pa) >> 2;
-        uint32_t p16 = (uint32_t)(pf < 1 ? 1 : pf > 65535 ? 65535 : pf);
-        if (c->dry) {
-            c->dry_cost += cm_cost(p16, bit);
-            return bit;
-        }
-        bit = cm_code(c, p16, bit);
+        p16 = (uint32_t)(pf < 1 ? 1 : pf > 65535 ? 65535 : pf);
+    }
+    if (c->dry) {
+        c->dry_cost += cm_cost(p16, bit);
+        return bit;
+    }
+    bit = cm_code(c, p16, bit);
+    if (a) {
         int tg = bit ? 65535 : 0;
         a[j] = (uint16_t)(a[j] + (((tg - a[j]) * (128 - fr)) >> (7 + CM_APM_RATE)));
         a[j + 1] = (uint16_t)(a[j + 1] + (((tg - a[j + 1]) * fr) >> (7 + CM_APM_RATE)));
-    } else if (c->dry) {
-        c->dry_cost += cm_cost((uint32_t)pr << 4, bit);
-        return bit;
-    } else
-        bit = cm_code(c, (uint32_t)pr << 4, bit);
+    }
     int err = ((bit << 12) - pr) * CM_LR;
     for (int i = 0; i < n; i++) {
         w[i] += (st[i] * err + 0x2000) >> 14;
