@@ -1254,6 +1254,14 @@ static int next_chunk(trz_reader *r)
             rc = r->qlen ? 1 : r->fetch_end ? fetch_end_rc(r) : queue_next(r);
             if (rc > 0 && r->qstate[r->qhead] == Q_PENDING) {
                 if (!zctx_at(r, 0)) return r->failed = rerr(r, TRZ_ERR_NOMEM, "out of memory");
+                dchunk *d = &r->q[r->qhead];
+                if (!d->data && r->cur.data) {
+                    /* the caller is done with the current chunk's bytes (a
+                     * view lasts until the next call): one buffer serves
+                     * every chunk, and the next one's pages are already in */
+                    d->data = r->cur.data, d->cap = r->cur.cap;
+                    r->cur.data = NULL, r->cur.cap = 0;
+                }
                 decode_one(r, &r->q[r->qhead], r->z[0]);
                 r->qstate[r->qhead] = Q_DONE;
             }
