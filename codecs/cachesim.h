@@ -10,9 +10,16 @@
 #define TRZ_CACHESIM_H
 
 #include "codec.h"
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define CS_SSE2 1 /* cs_lru on vectors */
+#else
+#define CS_SSE2 0
+#endif
 
 #define CS_WAYS_MAX 16
 #define CS_LINES_MAX (1u << 20) /* sets * ways per cache: bounds a hostile geometry to 8 MiB (split) */
+#define CS_PAD 3 /* entries after the last set: cs_lru's vectors reach that far */
 
 /* A geometry: 2^lline-byte lines, 2^lsets sets of `ways` lines, and split =
  * 1 for separate instruction and data caches (fetches use the first). */
@@ -37,7 +44,7 @@ static inline int cs_valid(cs_geom g)
 static inline int cs_open(cs_cache *c, cs_geom g)
 {
     c->g = g;
-    c->n = ((size_t)g.ways << g.lsets) * (g.split + 1u);
+    c->n = ((size_t)g.ways << g.lsets) * (g.split + 1u) + CS_PAD;
     c->tag = trz_big_calloc(c->n * sizeof *c->tag);
     return c->tag ? 0 : -1;
 }
@@ -50,9 +57,33 @@ static inline void cs_close(cs_cache *c)
 
 /* One set of w lines, most recent first: make v the most recent (evicting
  * the least recent when v is not there).  Returns v's position before, w
- * when it was not there. */
+ * when it was not there.  With SSE2 the search and the shift are compares
+ * and blends over (w + 3) / 4 vectors: the scalar loops end where the branch
+ * predictor cannot guess (a set's hits land at any depth), which was most of
+ * the simulator's time.  The vectors may reach 3 entries past the set; they
+ * get their own values back (the tables have CS_PAD entries of slack). */
 static inline unsigned cs_lru(uint32_t *t, unsigned w, uint32_t v)
 {
+    if (t[0] == v) return 0; /* the line used last: most accesses */
+#if CS_SSE2
+    __m128i x[CS_WAYS_MAX / 4], vv = _mm_set1_epi32((int)v);
+    unsigned nv = (w + 3) / 4, hit = 0;
+    for (unsigned k = 0; k < nv; k++) {
+        x[k] = _mm_loadu_si128((const __m128i *)(t + 4 * k));
+        hit |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x[k], vv))) << 4 * k;
+    }
+    hit &= (2u << (w - 1)) - 1;
+    unsigned pos = hit ? trz_ctz32(hit) : w;
+    __m128i lim = _mm_set1_epi32((int)(pos < w ? pos + 1 : w)); /* lanes below lim move down one */
+    __m128i carry = _mm_cvtsi32_si128((int)v);
+    for (unsigned k = 0; k < nv; k++) {
+        __m128i up = _mm_or_si128(_mm_slli_si128(x[k], 4), carry);
+        __m128i move = _mm_cmpgt_epi32(lim, _mm_setr_epi32((int)(4 * k), (int)(4 * k + 1), (int)(4 * k + 2), (int)(4 * k + 3)));
+        _mm_storeu_si128((__m128i *)(t + 4 * k), _mm_or_si128(_mm_and_si128(move, up), _mm_andnot_si128(move, x[k])));
+        carry = _mm_srli_si128(x[k], 12);
+    }
+    return pos;
+#else
     unsigned i = 0;
     while (i < w && t[i] != v) i++;
     unsigned pos = i;
@@ -60,6 +91,7 @@ static inline unsigned cs_lru(uint32_t *t, unsigned w, uint32_t v)
     for (; i > 0; i--) t[i] = t[i - 1];
     t[0] = v;
     return pos;
+#endif
 }
 
 /* Look addr up (instr = 1: the instruction cache when split) and make its

@@ -3,6 +3,7 @@
  * streams fed to the decoder (run under ASan/UBSan). */
 #include "../codecs/codec.h"
 #include "../codecs/addrmodel.h"
+#include "../codecs/cachesim.h"
 
 #define TEST_BYTE_ORDER TRZ_BO_LITTLE
 #include "bus_test.h"
@@ -212,9 +213,32 @@ static void test_mtf(void)
     check(!bad, "recent-list move-to-front matches its definition");
 }
 
+/* The simulator's vector LRU against the plain definition, for every way
+ * count (sets side by side, so that a vector reaching past its set would
+ * show in the neighbour): hits at every depth, misses, the line used last. */
+static void test_lru(void)
+{
+    int bad = 0;
+    for (unsigned w = 1; w <= CS_WAYS_MAX && !bad; w++) {
+        uint32_t t[3 * CS_WAYS_MAX + CS_PAD] = { 0 }, ref[3 * CS_WAYS_MAX + CS_PAD] = { 0 };
+        for (int k = 0; k < 4000 && !bad; k++) {
+            uint32_t *s = t + (k % 3) * w, *r = ref + (k % 3) * w, v = 1 + rnd() % (w + 3);
+            unsigned i = 0;
+            while (i < w && r[i] != v) i++;
+            unsigned pos = i;
+            if (i == w) i--;
+            memmove(r + 1, r, i * sizeof r[0]);
+            r[0] = v;
+            bad = cs_lru(s, w, v) != pos || memcmp(t, ref, sizeof t) != 0;
+        }
+    }
+    check(!bad, "cache simulator LRU matches its definition for 1-16 ways");
+}
+
 int main(void)
 {
     test_mtf();
+    test_lru();
     const trz_codec *c = trz_codec_by_name("byu");
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
