@@ -421,10 +421,14 @@ static inline size_t bus_zsize(const trz_buf *st, int level)
 
 /* The modelled path does not win everywhere: traces with long exact
  * repeats (loops with synthetic timing) suit the back-end's match finder
- * better.  Encode a prefix of the chunk both ways and compare.  Returns
- * 1 = arithmetic path, 0 = stream path, < 0 = error code. */
+ * better.  Encode a prefix of the chunk both ways and compare.  The
+ * arithmetic coder's bytes are counted as they are (the back-end does not
+ * shrink them), so that cm, given a stop, can give up as soon as its output
+ * reaches the stream path's size: the answer is then known, and on such
+ * traces most of the modelled trial is saved.  Returns 1 = arithmetic path,
+ * 0 = stream path, < 0 = error code. */
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
-                              const void *zs_arg, int (*cm)(const trz_enc_args *), int cm_level)
+                              const void *zs_arg, int (*cm)(const trz_enc_args *, size_t), int cm_level)
 {
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
@@ -437,9 +441,12 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
     memset(st, 0, TRZ_MAX_STREAMS * sizeof *st);
     b.level = cm_level; /* the unmixed model: much faster, and it rarely changes the choice */
-    if (rc == TRZ_CODEC_OK) rc = cm(&b);
-    size_t csz = bus_zsize(st, a->level);
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
+    if (rc == TRZ_CODEC_OK) rc = cm(&b, zsz);
+    size_t csz = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        csz += st[i].n;
+        free(st[i].p);
+    }
     free(st);
     return rc != TRZ_CODEC_OK ? rc : csz < zsz;
 }

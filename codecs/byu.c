@@ -560,7 +560,9 @@ static byu_cm *cm_open(byu_state *s, uint64_t nrec, int mix)
     return m;
 }
 
-static int cm_encode(const trz_enc_args *a)
+/* stop: give up once the output reaches this many bytes (bus_pick_cm's
+ * trial; what was written is then only a size).  SIZE_MAX never stops. */
+static int cm_encode_to(const trz_enc_args *a, size_t stop)
 {
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
@@ -574,7 +576,7 @@ static int cm_encode(const trz_enc_args *a)
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
         c->mix = mix;
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec && out->n < stop; i++) {
             uint8_t r[12];
             memcpy(r, a->in + i * 12, 12);
             rc = cm_record(s, m, c, r);
@@ -590,6 +592,8 @@ static int cm_encode(const trz_enc_args *a)
     free(s);
     return rc;
 }
+
+static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
 
 static int cm_decode(const trz_dec_args *a)
 {
@@ -629,7 +633,7 @@ static int byu_encode(const trz_enc_args *a)
     o.cache = pick_cache(a, &o.g);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
     if (a->level < CM_LEVEL) return zs_encode_opt(a, &o);
-    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode, CM_LEVEL);
+    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, CM_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_opt(a, &o);
 }
 

@@ -212,7 +212,9 @@ static pbus_cm *cm_open(pbus_state *s, uint64_t nrec, int mix)
     return m;
 }
 
-static int cm_encode(const trz_enc_args *a)
+/* stop: give up once the output reaches this many bytes (bus_pick_cm's
+ * trial; what was written is then only a size).  SIZE_MAX never stops. */
+static int cm_encode_to(const trz_enc_args *a, size_t stop)
 {
     pbus_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
@@ -226,7 +228,7 @@ static int cm_encode(const trz_enc_args *a)
         trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
         cm_enc_init(c, out);
         c->mix = mix;
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec && out->n < stop; i++) {
             uint8_t r[6];
             memcpy(r, a->in + i * 6, 6);
             rc = cm_record(s, m, c, r);
@@ -242,6 +244,8 @@ static int cm_encode(const trz_enc_args *a)
     free(s);
     return rc;
 }
+
+static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
 
 static int cm_decode(const trz_dec_args *a)
 {
@@ -285,7 +289,7 @@ static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode, CM_LEVEL);
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, CM_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }
 
