@@ -292,7 +292,8 @@ static int ring_finish(ring *r)
         if (rc == TRZ_OK && w->c->progress) w->c->progress(w->c->progress_ctx, w->bytes, w->written);
     }
     j->out.n = 0; /* its memory serves the slot's next chunk */
-    if (w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
+    /* (no buffer of its own when one thread encoded it in the pending one) */
+    if (r->buf[slot] && w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
     else free(r->buf[slot]);
     r->buf[slot] = NULL;
     r->done[slot] = 0;
@@ -385,15 +386,18 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         memset(j, 0, sizeof *j);
         j->out.p = keep.p;
         j->out.cap = keep.cap;
-        /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
-        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
-        if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
-        r->buf[slot] = w->pend;
-        memcpy(next, w->pend + take, w->pend_len - take);
-        w->pend = next;
-        w->pend_len -= take;
+        uint8_t *chunk = w->pend;
+        size_t rest = w->pend_len - take;
+        if (r->nworkers) {
+            /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
+            uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
+            if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
+            memcpy(next, chunk + take, rest);
+            w->pend = next;
+            r->buf[slot] = chunk;
+        }
         j->codec = is_tail ? &trz_codec_raw : k;
-        j->raw = r->buf[slot];
+        j->raw = chunk;
         j->raw_len = take;
         j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
         j->level = c->level;
@@ -401,12 +405,16 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         j->verify = c->verify;
         if (k->record_size == 0) {
             j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;
-            j->nrec = (uint32_t)trz_count_lines(r->buf[slot], take, !w->prev_nl);
-            w->prev_nl = take > 0 && r->buf[slot][take - 1] == '\n';
+            j->nrec = (uint32_t)trz_count_lines(chunk, take, !w->prev_nl);
+            w->prev_nl = take > 0 && chunk[take - 1] == '\n';
         } else {
             j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
         }
         ring_submit(r);
+        /* one thread: the chunk is encoded by now, and its buffer takes what
+         * follows the cut (a second buffer would be fresh pages to fault in) */
+        if (!r->nworkers) memmove(chunk, chunk + take, rest);
+        w->pend_len = rest;
         if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
     }
     while (r->head < r->tail)
