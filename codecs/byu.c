@@ -602,8 +602,8 @@ static int cm_decode(const trz_dec_args *a)
     trz_rd hd;
     trz_rd_init(&hd, a->stream[S_CM], a->stream_len[S_CM]);
     unsigned ver = trz_get_u8(&hd);
-    if ((ver != CM_VERSION && ver != CM_MIXED) || trz_get_uvarint(&hd) != a->nrec || hd.err)
-        return TRZ_CODEC_CORRUPT;
+    if (!hd.err && ver != CM_VERSION && ver != CM_MIXED) return TRZ_CODEC_UNSUPPORTED; /* another version's model */
+    if (trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
     byu_state *s = malloc(sizeof *s);
     cm_coder *c = malloc(sizeof *c);
     byu_cm *m = s && c ? cm_open(s, a->nrec, ver == CM_MIXED) : NULL;

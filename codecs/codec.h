@@ -280,7 +280,9 @@ enum {
     TRZ_CODEC_CORRUPT = -1, /* decode: streams inconsistent with the chunk */
     TRZ_CODEC_NOMEM = -2,
     TRZ_CODEC_UNSUPPORTED = -3, /* encode: this chunk cannot be modelled; the
-                                   container then stores it with the raw codec */
+                                   container then stores it with the raw codec.
+                                   decode: the streams use a model variant this
+                                   version does not know (another version's) */
 };
 
 typedef struct trz_enc_args {

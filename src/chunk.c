@@ -190,6 +190,10 @@ int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t
         trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order };
         int cr = c->decode_chunk(&a);
         if (cr == TRZ_CODEC_NOMEM) { rc = TRZ_ERR_NOMEM; snprintf(err, errlen, "out of memory"); }
+        else if (cr == TRZ_CODEC_UNSUPPORTED) {
+            rc = TRZ_ERR_UNSUPPORTED;
+            snprintf(err, errlen, "%s streams use a model variant this version does not decode", c->name);
+        }
         else if (cr != TRZ_CODEC_OK) { rc = TRZ_ERR_CORRUPT; snprintf(err, errlen, "%s streams are damaged", c->name); }
         else if (trz_xxh64(out, h->raw) != h->xxh) { rc = TRZ_ERR_CHECKSUM; snprintf(err, errlen, "checksum mismatch"); }
     }

@@ -243,6 +243,9 @@ int main(void)
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
     level = 9;
+    uint8_t *vb = malloc(12 * 4000);
+    variant_check(c, vb, gen_program(vb, 4000, 1, 1));
+    free(vb);
     test_cache(c);
     test_layout(c);
     bus_corpus(c, "byu", test_data);

@@ -89,6 +89,9 @@ int main(void)
     if (!c) { printf("pbus codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
     level = 9;
+    uint8_t *vb = malloc(6 * 4000);
+    variant_check(c, vb, gen_program(vb, 4000, 1));
+    free(vb);
     bus_corpus(c, "pbus", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
