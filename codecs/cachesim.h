@@ -10,12 +10,7 @@
 #define TRZ_CACHESIM_H
 
 #include "codec.h"
-#if defined(__SSE2__) && defined(__GNUC__)
-#include <emmintrin.h>
-#define CS_SSE2 1 /* cs_lru on vectors */
-#else
-#define CS_SSE2 0
-#endif
+#include "addrmodel.h" /* am_mtf_hits, am_mtf_vec: the vector move-to-front steps */
 
 #define CS_WAYS_MAX 16
 #define CS_LINES_MAX (1u << 20) /* sets * ways per cache: bounds a hostile geometry to 8 MiB (split) */
@@ -65,21 +60,19 @@ static inline void cs_close(cs_cache *c)
 static inline unsigned cs_lru(uint32_t *t, unsigned w, uint32_t v)
 {
     if (t[0] == v) return 0; /* the line used last: most accesses */
-#if CS_SSE2
+#if AM_MTF_SSE2
     __m128i x[CS_WAYS_MAX / 4], vv = _mm_set1_epi32((int)v);
     unsigned nv = (w + 3) / 4, hit = 0;
     for (unsigned k = 0; k < nv; k++) {
         x[k] = _mm_loadu_si128((const __m128i *)(t + 4 * k));
-        hit |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(x[k], vv))) << 4 * k;
+        hit |= am_mtf_hits(x[k], vv) << 4 * k;
     }
     hit &= (2u << (w - 1)) - 1;
     unsigned pos = hit ? trz_ctz32(hit) : w;
     __m128i lim = _mm_set1_epi32((int)(pos < w ? pos + 1 : w)); /* lanes below lim move down one */
     __m128i carry = _mm_cvtsi32_si128((int)v);
     for (unsigned k = 0; k < nv; k++) {
-        __m128i up = _mm_or_si128(_mm_slli_si128(x[k], 4), carry);
-        __m128i move = _mm_cmpgt_epi32(lim, _mm_setr_epi32((int)(4 * k), (int)(4 * k + 1), (int)(4 * k + 2), (int)(4 * k + 3)));
-        _mm_storeu_si128((__m128i *)(t + 4 * k), _mm_or_si128(_mm_and_si128(move, up), _mm_andnot_si128(move, x[k])));
+        _mm_storeu_si128((__m128i *)(t + 4 * k), am_mtf_vec(x[k], carry, lim, (int)(4 * k)));
         carry = _mm_srli_si128(x[k], 12);
     }
     return pos;

@@ -1262,7 +1262,7 @@ static int next_chunk(trz_reader *r)
                     d->data = r->cur.data, d->cap = r->cur.cap;
                     r->cur.data = NULL, r->cur.cap = 0;
                 }
-                decode_one(r, &r->q[r->qhead], r->z[0]);
+                decode_one(r, d, r->z[0]);
                 r->qstate[r->qhead] = Q_DONE;
             }
             if (rc <= 0 && r->fetch_end) fetch_end_rc(r);
