@@ -46,7 +46,7 @@ typedef enum trz_result {
     TRZ_ERR_TRUNCATED = -7,   /* the input ends inside a structure */
     TRZ_ERR_LIMIT = -8,       /* a size read from the input exceeds the limits */
     TRZ_ERR_PARAM = -9,       /* a bad argument or parameter value */
-    TRZ_ERR_UNSUPPORTED = -10,/* unknown codec or back-end, or seeking a pipe */
+    TRZ_ERR_UNSUPPORTED = -10,/* unknown codec, back-end or model variant, or seeking a pipe */
     TRZ_ERR_RANGE = -11,      /* a record number past the end */
     TRZ_ERR_CODEC = -12,      /* a codec failed to encode (a bug: please report) */
 } trz_result;
