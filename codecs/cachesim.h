@@ -25,7 +25,9 @@ typedef struct cs_geom {
 typedef struct cs_cache {
     cs_geom g;
     uint32_t *tag; /* [split + 1][sets][ways]: line + 1 (0 = empty), most recent first */
+    uint32_t *itag; /* where the instruction side starts: tag + sets * ways when split, else tag */
     size_t n;      /* entries in tag */
+    uint32_t smask; /* sets - 1 */
 } cs_cache;
 
 /* 1 when g is a geometry a decoder accepts. */
@@ -41,6 +43,8 @@ static inline int cs_open(cs_cache *c, cs_geom g)
     c->g = g;
     c->n = ((size_t)g.ways << g.lsets) * (g.split + 1u) + CS_PAD;
     c->tag = trz_big_calloc(c->n * sizeof *c->tag);
+    c->itag = c->tag + (g.split ? (size_t)g.ways << g.lsets : 0);
+    c->smask = (1u << g.lsets) - 1;
     return c->tag ? 0 : -1;
 }
 
@@ -92,8 +96,7 @@ static inline unsigned cs_lru(uint32_t *t, unsigned w, uint32_t v)
 static inline int cs_access(cs_cache *c, int instr, uint32_t addr)
 {
     uint32_t line = addr >> c->g.lline, w = c->g.ways;
-    size_t set = (line & ((1u << c->g.lsets) - 1)) + ((size_t)(instr && c->g.split) << c->g.lsets);
-    return cs_lru(c->tag + set * w, w, line + 1) < w;
+    return cs_lru((instr ? c->itag : c->tag) + (size_t)(line & c->smask) * w, w, line + 1) < w;
 }
 
 /* ---- choosing a geometry (encoder) ---------------------------------------- */
