@@ -258,12 +258,14 @@ static int zs_encode_opt(const trz_enc_args *a, const void *opts)
     }
 
     uint64_t left = 0;
+    am_proc *p = NULL;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
         const uint8_t *r = a->in + i * 12;
-        if (left == 0) left = enc_proc_run(a->streams, a->in, i, a->nrec);
+        if (left == 0) {
+            left = enc_proc_run(a->streams, a->in, i, a->nrec);
+            if (!(p = st_proc(s, r[7]))) { rc = TRZ_CODEC_NOMEM; break; }
+        }
         left--;
-        am_proc *p = st_proc(s, r[7]);
-        if (!p) { rc = TRZ_CODEC_NOMEM; break; }
         enc_record(s, p, a->streams, r);
     }
     st_free(s);
@@ -323,16 +325,16 @@ static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
 {
     uint64_t left = 0;
     uint8_t proc = 0;
+    am_proc *p = NULL;
     for (uint64_t i = 0; i < a->nrec; i++) {
         if (left == 0) {
             proc = trz_get_u8(&d->r[S_PROC]);
             uint64_t n = trz_get_uvarint(&d->r[S_RUNLEN]);
             if (d->r[S_RUNLEN].err || n >= a->nrec - i) return TRZ_CODEC_CORRUPT;
             left = n + 1;
+            if (!(p = st_proc(s, proc))) return TRZ_CODEC_NOMEM;
         }
         left--;
-        am_proc *p = st_proc(s, proc);
-        if (!p) return TRZ_CODEC_NOMEM;
         uint8_t *out = a->out + i * 12;
         out[7] = proc;
         if (dec_record(s, p, d, out) != 0) return TRZ_CODEC_CORRUPT;
