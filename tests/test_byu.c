@@ -213,6 +213,34 @@ static void test_mtf(void)
     check(!bad, "recent-list move-to-front matches its definition");
 }
 
+/* The glitch test against its definition, per base: the address holds
+ * every bit of the base, at most 6 bits differ, and not only bits 3-4.
+ * Addresses near the bases, so that every clause decides some cases. */
+static void test_glitch(void)
+{
+    int bad = 0, seen = 0;
+    for (int k = 0; k < 200000 && !bad; k++) {
+        am_proc p;
+        memset(&p, 0, sizeof p);
+        p.pc = rnd();
+        p.step = k % 5 == 0 ? rnd() : 8u << (rnd() % 3);
+        uint32_t base = k & 1 ? p.pc + p.step : p.pc, addr = base;
+        for (unsigned n = rnd() % 9; n; n--) addr ^= 1u << (rnd() % 32);
+        if (k % 7 == 0) addr = base | (rnd() & 0x18);
+        int want = 0;
+        const uint32_t b[2] = { p.pc, p.pc + p.step };
+        for (int i = 0; i < 2; i++) {
+            uint32_t x = addr ^ b[i];
+            int n = 0;
+            for (int j = 0; j < 32; j++) n += (int)(x >> j & 1);
+            want |= (addr & b[i]) == b[i] && n <= 6 && (x & ~0x18u) != 0;
+        }
+        seen += want;
+        bad = am_glitch(&p, addr) != want;
+    }
+    check(!bad && seen > 1000, "fetch glitch test matches its definition");
+}
+
 /* The simulator's vector LRU against the plain definition, for every way
  * count (sets side by side, so that a vector reaching past its set would
  * show in the neighbour): hits at every depth, misses, the line used last. */
@@ -238,6 +266,7 @@ static void test_lru(void)
 int main(void)
 {
     test_mtf();
+    test_glitch();
     test_lru();
     const trz_codec *c = trz_codec_by_name("byu");
     if (!c) { printf("byu codec not registered\n0 passed, 1 failed\n"); return 1; }
