@@ -174,7 +174,7 @@ static uint64_t enc_proc_run(trz_buf *st, const uint8_t *in, uint64_t i, uint64_
     return j - i;
 }
 
-static void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
+AM_HOT void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
 {
     uint32_t tup = rec_tup(r);
     uint16_t *e = kind_slot(s, tup);
@@ -241,7 +241,7 @@ static int pick_layout(const trz_enc_args *a)
 }
 
 /* The stream path with the choices o (a zs_opts). */
-static int zs_encode_opt(const trz_enc_args *a, const void *opts)
+TRZ_POPCNT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
 {
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
@@ -282,7 +282,7 @@ typedef struct byu_rds {
     trz_rd r[S_COUNT];
 } byu_rds;
 
-static int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
+AM_HOT int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
 {
     uint32_t tup;
     uint8_t id = trz_get_u8(&d->r[S_KIND]);
@@ -321,7 +321,7 @@ static int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
     return 0;
 }
 
-static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
+TRZ_POPCNT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
 {
     uint64_t left = 0;
     uint8_t proc = 0;

