@@ -152,7 +152,7 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
 
 /* trz_chunk_decode; with `expect` (the encoder's self-check), the output is
  * compared with the source instead of hashed: the comparison is exact, and
- * a second pass over the chunk would cost as much again. */
+ * hashing as well would be one more pass over the chunk for nothing. */
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
                         size_t errlen, const uint8_t *expect)
 {
