@@ -218,8 +218,7 @@ static int pick_layout(const trz_enc_args *a)
     size_t n = st[S_KIND].n;
     if (a->nrec < CS_MIN || n != a->nrec || st[S_FCODE].n + st[S_DCODE].n != n) return 0;
     size_t cap = ZSTD_compressBound(2 * n);
-    /* pooled: plain blocks this big are fresh pages for every chunk */
-    uint8_t *m = trz_big_malloc(2 * n), *z = trz_big_malloc(cap);
+    uint8_t *m = malloc(2 * n), *z = malloc(cap);
     int rc = m && z ? 0 : -1;
     if (rc == 0) {
         const uint8_t *f = st[S_FCODE].p, *d = st[S_DCODE].p;
@@ -236,8 +235,8 @@ static int pick_layout(const trz_enc_args *a)
             trz_put_u8(&st[S_LAYOUT], 1);
         }
     }
-    trz_big_free(m, 2 * n);
-    trz_big_free(z, cap);
+    free(m);
+    free(z);
     return rc;
 }
 
