@@ -43,15 +43,16 @@ static inline int cs_open(cs_cache *c, cs_geom g)
     c->g = g;
     c->n = ((size_t)g.ways << g.lsets) * (g.split + 1u) + CS_PAD;
     c->tag = trz_big_calloc(c->n * sizeof *c->tag);
+    if (!c->tag) return -1;
     c->itag = c->tag + (g.split ? (size_t)g.ways << g.lsets : 0);
     c->smask = (1u << g.lsets) - 1;
-    return c->tag ? 0 : -1;
+    return 0;
 }
 
 static inline void cs_close(cs_cache *c)
 {
     if (c->tag) trz_big_free(c->tag, c->n * sizeof *c->tag);
-    c->tag = NULL;
+    c->tag = c->itag = NULL;
 }
 
 /* One set of w lines, most recent first: make v the most recent (evicting
