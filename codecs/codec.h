@@ -201,7 +201,7 @@ static inline unsigned trz_popcount32(uint32_t x)
 /* The per-record loops of the bus codecs' stream paths count bits for
  * every fetch (am_glitch).  x86-64's baseline has no popcount instruction,
  * so those loops are built twice, with and without it, and the loader
- * picks one for the host (GNU ifunc): 4% fewer instructions decoding a
+ * picks one for the host (GNU ifunc): 6% fewer instructions decoding a
  * valgrind-style trace.  Elsewhere, or built for a host that has it, the
  * attribute is empty. */
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__POPCNT__) && \
