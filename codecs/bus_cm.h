@@ -417,6 +417,44 @@ static inline size_t bus_zsize(const trz_buf *st, int level)
     return total;
 }
 
+#define BUS_LAYOUT_ZLEVEL 1 /* back-end level that compares stream layouts (fast; the gap shows there too) */
+
+/* Encoder, after a chunk's records on the stream path: interleave each
+ * record's address code (streams sf for fetches, sd for the rest) with its
+ * one-byte kind in stream sk when the back-end at zlevel makes that smaller
+ * (zlevel 0: always).  Traces with long exact repeats (loops traced by a
+ * tool) give the back-end longer matches that way; noisy captures do
+ * better with each kind of symbol in its own stream.  Record i (rs bytes at
+ * in) is a fetch when its byte at cls_off maps to AM_FETCH under cls.
+ * Returns 1 when the streams were interleaved (sk holds kind, code, kind,
+ * code, ...; sf and sd are empty), 0 when kept, -1 on no memory. */
+static inline int bus_interleave(trz_buf *st, int sk, int sf, int sd, const uint8_t *in, size_t rs, size_t cls_off,
+                                 unsigned (*cls)(uint8_t), int zlevel)
+{
+    size_t n = st[sk].n;
+    if (n == 0) return 0;
+    size_t cap = ZSTD_compressBound(2 * n);
+    uint8_t *m = malloc(2 * n), *z = zlevel ? malloc(cap) : NULL;
+    int rc = m && (z || !zlevel) ? 0 : -1;
+    if (rc == 0) {
+        const uint8_t *f = st[sf].p, *d = st[sd].p;
+        for (size_t i = 0; i < n; i++) {
+            m[2 * i] = st[sk].p[i];
+            m[2 * i + 1] = cls(in[i * rs + cls_off]) == AM_FETCH ? *f++ : *d++;
+        }
+        if (!zlevel || bus_zsize1(m, 2 * n, zlevel, z, cap) < bus_zsize1(st[sk].p, n, zlevel, z, cap) +
+                                                                 bus_zsize1(st[sf].p, st[sf].n, zlevel, z, cap) +
+                                                                 bus_zsize1(st[sd].p, st[sd].n, zlevel, z, cap)) {
+            st[sk].n = st[sf].n = st[sd].n = 0;
+            trz_put_bytes(&st[sk], m, 2 * n);
+            rc = 1;
+        }
+    }
+    free(m);
+    free(z);
+    return rc;
+}
+
 #define BUS_SAMPLE 65536 /* records of a chunk's prefix that pick its path */
 
 /* The modelled path does not win everywhere: traces with long exact

@@ -17,7 +17,6 @@
 #define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
 #define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
 #define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
-#define LAYOUT_ZLEVEL 1   /* back-end level that compares the stream layouts (fast; the gap shows there too) */
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
 enum {
     S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
@@ -207,37 +206,17 @@ typedef struct zs_opts {
     cs_geom g;
 } zs_opts;
 
-/* Encoder, after the records: interleave each record's address code with
- * its kind byte in S_KIND when the back-end (at a fast level) makes that
- * smaller.  Traces with long exact repeats (loops traced by a tool) give
- * the back-end longer matches that way; noisy captures do better with each
- * kind of symbol in its own stream.  Returns 0 or -1 on no memory. */
+/* Encoder, after the records: the kinds and address codes interleaved in
+ * S_KIND when that is smaller (bus_interleave; named in S_LAYOUT).  Returns
+ * 0 or -1 on no memory. */
 static int pick_layout(const trz_enc_args *a)
 {
     trz_buf *st = a->streams;
     size_t n = st[S_KIND].n;
     if (a->nrec < CS_MIN || n != a->nrec || st[S_FCODE].n + st[S_DCODE].n != n) return 0;
-    size_t cap = ZSTD_compressBound(2 * n);
-    uint8_t *m = malloc(2 * n), *z = malloc(cap);
-    int rc = m && z ? 0 : -1;
-    if (rc == 0) {
-        const uint8_t *f = st[S_FCODE].p, *d = st[S_DCODE].p;
-        for (size_t i = 0; i < n; i++) {
-            m[2 * i] = st[S_KIND].p[i];
-            m[2 * i + 1] = req_class(a->in[i * 12 + 4]) == AM_FETCH ? *f++ : *d++;
-        }
-        size_t apart = bus_zsize1(st[S_KIND].p, n, LAYOUT_ZLEVEL, z, cap) +
-                       bus_zsize1(st[S_FCODE].p, st[S_FCODE].n, LAYOUT_ZLEVEL, z, cap) +
-                       bus_zsize1(st[S_DCODE].p, st[S_DCODE].n, LAYOUT_ZLEVEL, z, cap);
-        if (bus_zsize1(m, 2 * n, LAYOUT_ZLEVEL, z, cap) < apart) {
-            st[S_KIND].n = st[S_FCODE].n = st[S_DCODE].n = 0;
-            trz_put_bytes(&st[S_KIND], m, 2 * n);
-            trz_put_u8(&st[S_LAYOUT], 1);
-        }
-    }
-    free(m);
-    free(z);
-    return rc;
+    int rc = bus_interleave(st, S_KIND, S_FCODE, S_DCODE, a->in, 12, 4, req_class, BUS_LAYOUT_ZLEVEL);
+    if (rc == 1) trz_put_u8(&st[S_LAYOUT], 1);
+    return rc < 0 ? -1 : 0;
 }
 
 /* The stream path with the choices o (a zs_opts). */
