@@ -32,6 +32,36 @@ static size_t gen_program(uint8_t *buf, size_t nrec, int wild)
     return nrec * 6;
 }
 
+/* A trace made at instruction grain, as a tool (or a converted BYU trace)
+ * gives it: one record per instruction fetch and per data access, the
+ * byte enables marking the bytes used within the 8-byte cycle (clipped at
+ * its end).  A loop of instructions of varied lengths, each with its own
+ * access size; odd records (unaligned addresses, split byte enables, none
+ * requested) when wild. */
+static size_t gen_tool(uint8_t *buf, size_t nrec, int wild)
+{
+    static const uint8_t ilen[12] = { 3, 5, 2, 7, 4, 1, 6, 3, 8, 2, 5, 3 };
+    static const uint8_t dlen[12] = { 0, 4, 0, 8, 0, 0, 2, 0, 1, 0, 4, 0 };
+    uint32_t pc = 0x401000, data = 0x800000;
+    size_t n = 0;
+    for (unsigned it = 0; n < nrec; it++) {
+        uint32_t x = pc;
+        for (int k = 0; k < 12 && n < nrec; k++) {
+            unsigned off = x & 7, len = ilen[k] < 8 - off ? ilen[k] : 8 - off;
+            put_rec(buf + 6 * n++, x & ~7u, (uint8_t)~(((1u << len) - 1) << off), 0x90);
+            x += ilen[k];
+            if (dlen[k] && n < nrec) {
+                uint32_t d = data + (uint32_t)k * 64 + (it % 50) * dlen[k];
+                off = d & 7;
+                len = dlen[k] < 8 - off ? dlen[k] : 8 - off;
+                put_rec(buf + 6 * n++, d & ~7u, (uint8_t)~(((1u << len) - 1) << off), k & 1 ? 0xf0 : 0xd0);
+            }
+        }
+        if (wild && n < nrec && rnd() % 4 == 0) put_rec(buf + 6 * n++, rnd(), (uint8_t)rnd(), (uint8_t)(rnd() & 0xf0));
+    }
+    return nrec * 6;
+}
+
 static void test_generated(const trz_codec *c)
 {
     size_t n = 20000;
@@ -52,6 +82,10 @@ static void test_generated(const trz_codec *c)
     check(roundtrip(c, buf, gen_program(buf, n, 0)), "synthetic program");
     damage(c, buf, 6 * 3000);
     check(roundtrip(c, buf, gen_program(buf, n, 1)), "random bytes sprinkled");
+    damage(c, buf, 6 * 3000);
+    check(roundtrip(c, buf, gen_tool(buf, n, 0)), "instruction-grain trace");
+    damage(c, buf, 6 * 3000);
+    check(roundtrip(c, buf, gen_tool(buf, n, 1)), "instruction-grain trace with odd records");
     damage(c, buf, 6 * 3000);
     for (size_t i = 0; i < n * 6; i++) buf[i] = (uint8_t)rnd();
     check(roundtrip(c, buf, n * 6), "random records");
@@ -83,11 +117,64 @@ static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char
     level = 9;
 }
 
+/* The stream path's models: a bus-cycle trace keeps the cycle model (no
+ * mode stream), an instruction-grain one takes the exact model and is
+ * smaller for it; a mode byte out of range, a run length past the cycle's
+ * end and a becode above 9 are corrupt. */
+static void test_modes(const trz_codec *c)
+{
+    size_t n = 40000;
+    uint8_t *buf = malloc(n * 6), *out = malloc(n * 6);
+    enc_out e;
+    level = 1;
+    gen_program(buf, n, 0);
+    check(encode(c, buf, n * 6, &e) == TRZ_CODEC_OK && e.sl[9] == 0, "bus cycles keep the cycle model");
+    enc_free(&e);
+    gen_tool(buf, n, 0);
+    int ok = encode(c, buf, n * 6, &e) == TRZ_CODEC_OK && e.sl[9] == 1 && (e.sp[9][0] == 1 || e.sp[9][0] == 2);
+    check(ok, "an instruction-grain trace takes the exact model");
+    if (ok) {
+        size_t total = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) total += e.sl[i];
+        check(e.sl[6] == 0, "its byte enables are all runs: none stored");
+        /* without the model, each distinct byte-enable value per (type, alignment) costs a byte */
+        check(total < n * 4, "the exact model's raw streams stay small");
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        uint8_t mode = 0, *bc = malloc(e.sl[5]);
+        memcpy(sp, e.sp, sizeof sp);
+        memcpy(sl, e.sl, sizeof sl);
+        static const uint8_t bad_modes[] = { 0, 3, 255 };
+        for (size_t k = 0; k < sizeof bad_modes; k++) {
+            mode = bad_modes[k];
+            sp[9] = &mode;
+            check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "an unknown model byte is corrupt");
+        }
+        sp[9] = e.sp[9];
+        memcpy(bc, e.sp[5], e.sl[5]);
+        sp[5] = bc;
+        bc[0] = 10;
+        check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "a becode above 9 is corrupt");
+        bc[0] = 9; /* the first record is a fetch at offset 0 of its cycle: length 8 fits */
+        check(decode(c, sp, sl, out, n * 6) != TRZ_CODEC_OK || memcmp(out, buf, n * 6) != 0,
+              "another length decodes to other records");
+        memcpy(bc, e.sp[5], e.sl[5]);
+        bc[1] = 9; /* the second record starts at offset 3: a length of 8 runs past the cycle */
+        check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "a run past the cycle's end is corrupt");
+        free(bc);
+    }
+    enc_free(&e);
+    level = 9;
+    free(out);
+    free(buf);
+}
+
 int main(void)
 {
     const trz_codec *c = trz_codec_by_name("pbus");
     if (!c) { printf("pbus codec not registered\n0 passed, 1 failed\n"); return 1; }
     bus_levels(c, test_generated);
+    test_modes(c);
     level = 9;
     uint8_t *vb = malloc(6 * 4000);
     variant_check(c, vb, gen_program(vb, 4000, 1));
