@@ -10,7 +10,7 @@
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_MODE, S_COUNT, S_CM = 15 };
 /* Stream path models, named by stream S_MODE (absent = M_CYCLE). */
 enum { M_CYCLE, M_EXACT, M_EXACT_ILV };
-#define LEN_BITS 16  /* exact model: run lengths by instruction (hashed), 64 KiB */
+#define K_ESC 255    /* exact model: kind id escape, the kind follows in becode */
 #define MODE_SAMPLE 65536 /* records of a chunk's prefix that choose the model */
 #define CM_LEVEL 6   /* levels from here use the arithmetic-coded path */
 #define CM_VERSION 4 /* first byte of stream S_CM: 4 = single contexts */
@@ -26,7 +26,12 @@ typedef struct pbus_state {
     am_proc proc;
     uint8_t be[16 * 8]; /* last byte enables per (type, address & 7) */
     int mode;           /* stream path: M_CYCLE, M_EXACT or M_EXACT_ILV */
-    uint8_t lenp[1 << LEN_BITS]; /* exact model: the last run length (0 = none) per len_slot */
+    /* exact model: kinds (control byte, run length 0-8) get ids in order of
+     * first appearance (<= 255 of them), so that repeated sequences stay
+     * repeats for the back-end */
+    uint8_t kid[256][9]; /* kind -> id + 1, 0 = none yet */
+    uint16_t kinds[K_ESC]; /* id -> control byte | length << 8 */
+    unsigned nkinds;
 } pbus_state;
 
 static unsigned ctl_class(uint8_t ctl)
@@ -58,17 +63,13 @@ static int be_run(uint8_t be, unsigned *off, unsigned *len)
     return 1;
 }
 
-/* Exact model: where the run length of a class-c record at byte address
- * xa is predicted.  A fetch's length belongs to its address (one
- * instruction lives there); a data access's to its instruction's position
- * (the last fetch and the records since), as an instruction accesses the
- * same size each time. */
-static uint8_t *len_slot(pbus_state *s, unsigned c, uint32_t xa)
+/* Exact model: gives kind (ctl, len) the next id, while ids remain. */
+static void kind_add(pbus_state *s, uint8_t ctl, unsigned len)
 {
-    const am_proc *p = &s->proc;
-    uint32_t k = p->k > AM_KMAX ? AM_KMAX : p->k;
-    uint32_t key = c == AM_FETCH ? xa : p->pc ^ (k * 0x5bd1e995u) ^ c * 0x68E31DA4u;
-    return &s->lenp[am_hash(key, LEN_BITS)];
+    if (s->nkinds < K_ESC) {
+        s->kinds[s->nkinds++] = (uint16_t)(ctl | len << 8);
+        s->kid[ctl][len] = (uint8_t)s->nkinds;
+    }
 }
 
 static int st_init(pbus_state *s, uint64_t nrec)
@@ -84,12 +85,22 @@ AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 {
     am_proc *p = &s->proc;
     uint8_t ctl = r[5];
-    trz_put_u8(&st[S_CTL], ctl); /* as is: repeats of control sequences stay repeats */
-
     unsigned c = ctl_class(ctl), off = 0, len = 0;
     uint32_t addr = trz_ld_be32(r), step = 8;
-    int run = s->mode != M_CYCLE && (addr & 7) == 0 && be_run(r[4], &off, &len);
-    addr += off; /* exact: the first requested byte */
+    if (s->mode == M_CYCLE) trz_put_u8(&st[S_CTL], ctl); /* as is: repeats of control sequences stay repeats */
+    else {
+        if ((addr & 7) != 0 || !be_run(r[4], &off, &len)) len = 0; /* byte enables follow whole */
+        uint8_t id = s->kid[ctl][len];
+        trz_put_u8(&st[S_CTL], (uint8_t)(id ? id - 1 : K_ESC));
+        if (!id) {
+            trz_put_u8(&st[S_BECODE], ctl);
+            trz_put_u8(&st[S_BECODE], (uint8_t)len);
+            kind_add(s, ctl, len);
+        }
+        if (!len) trz_put_u8(&st[S_BE], r[4]);
+        else step = len;
+        addr += off; /* the first requested byte */
+    }
     unsigned code = am_code(&s->am, p, c, addr);
     trz_put_u8(&st[c == AM_FETCH ? S_FCODE : S_DCODE], (uint8_t)code);
     if (code >= AM_NEAR)
@@ -100,13 +111,6 @@ AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
         trz_put_u8(&st[S_BECODE], r[4] != *bp);
         if (r[4] != *bp) trz_put_u8(&st[S_BE], r[4]);
         *bp = r[4];
-    } else { /* becode 0 = the predicted length, 1 = other byte enables (follow), 2-9 = length 1-8 */
-        uint8_t *lp = len_slot(s, c, addr);
-        unsigned sym = run ? len : 0;
-        trz_put_u8(&st[S_BECODE], (uint8_t)(sym == *lp ? 0 : sym + 1));
-        if (!run) trz_put_u8(&st[S_BE], r[4]);
-        *lp = (uint8_t)sym;
-        if (run) step = len;
     }
     am_update(&s->am, p, c, addr, step);
 }
@@ -136,9 +140,10 @@ TRZ_POPCNT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int
 }
 
 /* Encoder: the model that codes the chunk's prefix smaller after the
- * back-end (at a fast level).  Bus-cycle captures keep M_CYCLE: partial
- * writes would scatter the exact model's addresses.  Returns the mode or
- * a negative error code. */
+ * back-end (at a fast level).  The cycle model wins where cycle addresses
+ * are regular and the byte runs within them are not (the exact model's
+ * addresses would scatter); on bus captures the two come out close.
+ * Returns the mode or a negative error code. */
 static int pick_mode(const trz_enc_args *a)
 {
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
@@ -171,38 +176,45 @@ static int zs_encode(const trz_enc_args *a)
 AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
 {
     am_proc *p = &s->proc;
-    uint8_t ctl = trz_get_u8(&rd[S_CTL]);
+    uint8_t ctl, be = 0;
+    unsigned len = 0;
+    if (s->mode == M_CYCLE) ctl = trz_get_u8(&rd[S_CTL]);
+    else {
+        unsigned id = trz_get_u8(&rd[S_CTL]), kind;
+        if (id < s->nkinds) kind = s->kinds[id];
+        else if (id == K_ESC) {
+            kind = trz_get_u8(&rd[S_BECODE]);
+            kind |= (unsigned)trz_get_u8(&rd[S_BECODE]) << 8;
+            if (kind >> 8 > 8 || s->kid[kind & 255][kind >> 8]) return -1; /* a known kind must use its id */
+            kind_add(s, (uint8_t)kind, kind >> 8);
+        } else return -1;
+        ctl = (uint8_t)kind;
+        len = kind >> 8;
+        if (!len) be = trz_get_u8(&rd[S_BE]);
+    }
 
     unsigned c = ctl_class(ctl);
     unsigned code = trz_get_u8(&rd[s->mode == M_EXACT_ILV ? S_CTL : c == AM_FETCH ? S_FCODE : S_DCODE]);
-    uint32_t addr, step = 8;
+    uint32_t addr, bus, step = 8;
     if (code < AM_NEAR) addr = am_decode(&s->am, p, c, code);
     else if (code <= AM_MISS) {
         if (am_get_miss(&rd[c == AM_FETCH ? S_FDELTA : S_DDELTA], &rd[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, p, c,
                         am_base(&s->am, p, c), &addr) != 0)
             return -1;
     } else return -1;
-    uint8_t be;
-    uint32_t bus = addr; /* the record's address */
+    bus = addr;
     if (s->mode == M_CYCLE) {
         uint8_t *bp = &s->be[(ctl >> 4) * 8 + (addr & 7)];
         uint8_t bc = trz_get_u8(&rd[S_BECODE]);
         if (bc > 1) return -1;
         if (bc) *bp = trz_get_u8(&rd[S_BE]);
         be = *bp;
-    } else {
-        uint8_t *lp = len_slot(s, c, addr);
-        unsigned bc = trz_get_u8(&rd[S_BECODE]);
-        if (bc > 9) return -1;
-        if (bc) *lp = (uint8_t)(bc - 1);
-        unsigned len = *lp, off = addr & 7;
-        if (len == 0) be = trz_get_u8(&rd[S_BE]);
-        else {
-            if (off + len > 8) return -1; /* a run within the 8-byte cycle */
-            be = (uint8_t)~(((1u << len) - 1) << off);
-            bus = addr - off;
-            step = len;
-        }
+    } else if (len) {
+        unsigned off = addr & 7;
+        if (off + len > 8) return -1; /* a run within the 8-byte cycle */
+        be = (uint8_t)~(((1u << len) - 1) << off);
+        bus = addr - off;
+        step = len;
     }
     am_update(&s->am, p, c, addr, step);
     trz_st_be32(out, bus);

@@ -117,31 +117,33 @@ static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char
     level = 9;
 }
 
-/* The stream path's models: a bus-cycle trace keeps the cycle model (no
- * mode stream), an instruction-grain one takes the exact model and is
- * smaller for it; a mode byte out of range, a run length past the cycle's
- * end and a becode above 9 are corrupt. */
+/* The stream path's models: a trace whose cycle addresses are regular and
+ * whose byte runs are not keeps the cycle model (no mode stream), an instruction-grain
+ * one takes the exact model; a mode byte out of range, an escaped kind
+ * that is known or has a length above 8, and a run past the cycle's end are
+ * corrupt. */
 static void test_modes(const trz_codec *c)
 {
     size_t n = 40000;
     uint8_t *buf = malloc(n * 6), *out = malloc(n * 6);
     enc_out e;
     level = 1;
-    gen_program(buf, n, 0);
-    check(encode(c, buf, n * 6, &e) == TRZ_CODEC_OK && e.sl[9] == 0, "bus cycles keep the cycle model");
+    for (size_t i = 0; i < n; i++) { /* cycles in order, each with a run of bytes at random */
+        unsigned off = rnd() % 8, len = 1 + rnd() % (8 - off);
+        put_rec(buf + 6 * i, 0x100000 + 8 * (uint32_t)i, (uint8_t)~(((1u << len) - 1) << off), 0xd0);
+    }
+    check(encode(c, buf, n * 6, &e) == TRZ_CODEC_OK && e.sl[9] == 0, "cycles in order keep the cycle model");
     enc_free(&e);
     gen_tool(buf, n, 0);
     int ok = encode(c, buf, n * 6, &e) == TRZ_CODEC_OK && e.sl[9] == 1 && (e.sp[9][0] == 1 || e.sp[9][0] == 2);
     check(ok, "an instruction-grain trace takes the exact model");
     if (ok) {
-        size_t total = 0;
-        for (int i = 0; i < TRZ_MAX_STREAMS; i++) total += e.sl[i];
         check(e.sl[6] == 0, "its byte enables are all runs: none stored");
-        /* without the model, each distinct byte-enable value per (type, alignment) costs a byte */
-        check(total < n * 4, "the exact model's raw streams stay small");
+        /* each distinct (control byte, length) is escaped once: fewer than 30 here */
+        check(e.sl[5] > 0 && e.sl[5] < 60 && e.sl[5] % 2 == 0, "new kinds are escaped once each");
         const uint8_t *sp[TRZ_MAX_STREAMS];
         size_t sl[TRZ_MAX_STREAMS];
-        uint8_t mode = 0, *bc = malloc(e.sl[5]);
+        uint8_t mode = 0, *kb = malloc(e.sl[5]);
         memcpy(sp, e.sp, sizeof sp);
         memcpy(sl, e.sl, sizeof sl);
         static const uint8_t bad_modes[] = { 0, 3, 255 };
@@ -151,17 +153,29 @@ static void test_modes(const trz_codec *c)
             check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "an unknown model byte is corrupt");
         }
         sp[9] = e.sp[9];
-        memcpy(bc, e.sp[5], e.sl[5]);
-        sp[5] = bc;
-        bc[0] = 10;
-        check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "a becode above 9 is corrupt");
-        bc[0] = 9; /* the first record is a fetch at offset 0 of its cycle: length 8 fits */
-        check(decode(c, sp, sl, out, n * 6) != TRZ_CODEC_OK || memcmp(out, buf, n * 6) != 0,
-              "another length decodes to other records");
-        memcpy(bc, e.sp[5], e.sl[5]);
-        bc[1] = 9; /* the second record starts at offset 3: a length of 8 runs past the cycle */
+        memcpy(kb, e.sp[5], e.sl[5]);
+        sp[5] = kb;
+        kb[1] = 9;
+        check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "an escaped length above 8 is corrupt");
+        /* the first kind is a fetch of length 3 at offset 0 of its cycle;
+         * made length 8 it still fits there, but not where the same kind
+         * comes again at offset 4 (the eighth instruction of the loop) */
+        memcpy(kb, e.sp[5], e.sl[5]);
+        kb[1] = 8;
         check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "a run past the cycle's end is corrupt");
-        free(bc);
+        free(kb);
+    }
+    /* two records by hand, both whole fetch addresses: a second escape of
+     * the same kind is corrupt (each kind has one id), of another is fine */
+    {
+        const uint8_t ctl[2] = { 255, 255 }, code[2] = { 39, 39 }, m1 = 1;
+        uint8_t kinds[4] = { 0x90, 8, 0x90, 4 }, miss[8] = { 0, 0x10, 0, 0, 0, 0x20, 0, 0 };
+        const uint8_t *sp[TRZ_MAX_STREAMS] = { ctl, code, NULL, miss, NULL, kinds, NULL, NULL, NULL, &m1 };
+        size_t sl[TRZ_MAX_STREAMS] = { 2, 2, 0, 8, 0, 4, 0, 0, 0, 1 };
+        uint8_t want[12] = { 0, 0, 0x10, 0, 0x00, 0x90, 0, 0, 0x20, 0, 0xf0, 0x90 };
+        check(decode(c, sp, sl, out, 12) == TRZ_CODEC_OK && memcmp(out, want, 12) == 0, "two kinds escaped by hand");
+        kinds[3] = 8;
+        check(decode(c, sp, sl, out, 12) == TRZ_CODEC_CORRUPT, "an escaped kind that is known is corrupt");
     }
     enc_free(&e);
     level = 9;
