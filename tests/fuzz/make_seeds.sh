@@ -38,6 +38,26 @@ head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
 slice $S/loops-4cpu.rst 100000 6000 > "$W/a.raw"
 : > "$W/empty"
 head -c 24 $S/loops-4cpu.rst > "$W/one.rst"
+# PEL at instruction grain (the pbus exact model): a loop of fetches of
+# lengths 1-7 with a 4-byte read after every third; byte enables mark the
+# bytes used within the 8-byte cycle
+pel_rec() { # ADDR OFFSET LENGTH CTL
+    local be=$(( ~(((1 << $3) - 1) << $2) & 255 ))
+    byte $(($1 >> 24 & 255)); byte $(($1 >> 16 & 255)); byte $(($1 >> 8 & 255)); byte $(($1 & 255))
+    byte $be; byte "$4"
+}
+{
+    for it in 1 2 3 4 5 6 7 8 9 10; do
+        x=4198400
+        for k in 0 1 2 3 4 5 6 7 8 9 10 11; do
+            l=$((1 + k * 5 % 7)) o=$((x & 7))
+            [ $((o + l)) -le 8 ] || l=$((8 - o))
+            pel_rec $((x & ~7)) $o $l 144
+            x=$((x + 1 + k * 5 % 7))
+            [ $((k % 3)) = 0 ] && pel_rec $((8388608 + k * 64 + it * 8)) 4 4 208
+        done
+    done
+} > "$W/grain.pbus"
 arc rst-4chunks "$W/a.rst" --chunk-records=25
 arc rst-le-gzip "$W/le.rst" -1 --backend=gzip --chunk-records=40
 arc rst-level19 "$W/a.rst" -19
@@ -45,6 +65,7 @@ arc rst-one-record "$W/one.rst"
 arc byu-tail "$W/t.byu" --chunk-records=30
 arc pbus-5chunks "$W/a.pbus" --chunk-records=60
 arc pbus-raw-format "$W/a.pbus" --format=raw --chunk-size=4096
+arc pbus-grain "$W/grain.pbus" -1 --chunk-records=50
 arc uop-8lines "$W/a.trace" --chunk-records=8
 arc uop-tabs "$W/tabs.trace" -3
 arc uop-midline "$W/long.trace" --chunk-size=4096
@@ -92,6 +113,7 @@ rt pbus gzip 4 1 $S/bus-1cpu.pbus 540000 4800
 rt pbus noverify 16 0 $S/bus-1cpu.pbus 120000 6000
 rt pbus odd-tail 1 0 $S/bus-1cpu.pbus 6000 3001
 rt pbus not-pbus 0 0 $S/loops-4cpu.rst 0 3000
+rt pbus grain 0 0 "$W/grain.pbus" 0 960
 rt uop padded 0 0 $S/sjeng-like.trace 0 6000
 rt uop lines 2 4 $S/sjeng-like.trace 650000 4000
 rt uop tabs 1 0 $S/tabs-variant.trace 0 5000
