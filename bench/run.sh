@@ -315,6 +315,9 @@ section() { # TITLE NAME PLOT-CAPTION
         cat "$work/tool_ratios.md"; echo
         [ -f bench/plot-tool.png ] && { echo "![ratio against speed, tool-made bus traces](plot-tool.png)"; echo; }
         cat "$work/tool.md"
+    else
+        echo "## Tool-made bus traces (generalisation)"; echo
+        echo "Not measured: \`bench/tooltraces.sh\` made no traces ($(head -1 "$work/tool.err" 2> /dev/null))."; echo
     fi
     section "The project's samples (corpus/)" samples "ratio against speed, samples"
     echo "## Core: the raw codec against plain zstd"; echo
