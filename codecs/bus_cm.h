@@ -455,6 +455,27 @@ static inline int bus_interleave(trz_buf *st, int sk, int sf, int sd, const uint
     return rc;
 }
 
+/* Encoder trials: the first min(nrec, limit) records of a chunk of rs-byte
+ * records coded by enc (with arg) into scratch streams; *size = the bytes
+ * they come to after the back-end at zlevel (0 when enc fails).  Returns
+ * enc's code, or TRZ_CODEC_NOMEM. */
+static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
+                            int (*enc)(const trz_enc_args *, const void *), const void *arg, int zlevel, size_t *size)
+{
+    trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
+    *size = 0;
+    if (!st) return TRZ_CODEC_NOMEM;
+    trz_enc_args b = *a;
+    b.nrec = a->nrec < limit ? a->nrec : limit;
+    b.len = b.nrec * rs;
+    b.streams = st;
+    int rc = enc(&b, arg);
+    if (rc == TRZ_CODEC_OK) *size = bus_zsize(st, zlevel);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
+    free(st);
+    return rc;
+}
+
 #define BUS_SAMPLE 65536 /* records of a chunk's prefix that pick its path */
 
 /* The modelled path does not win everywhere: traces with long exact
@@ -468,18 +489,17 @@ static inline int bus_interleave(trz_buf *st, int sk, int sf, int sd, const uint
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
                               const void *zs_arg, int (*cm)(const trz_enc_args *, size_t), int cm_level)
 {
+    size_t zsz;
+    int rc = bus_trial(a, rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
+    if (rc != TRZ_CODEC_OK) return rc;
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
     trz_enc_args b = *a;
     b.nrec = a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE;
     b.len = b.nrec * rs;
     b.streams = st;
-    int rc = zs(&b, zs_arg);
-    size_t zsz = rc == TRZ_CODEC_OK ? bus_zsize(st, a->level) : 0;
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
-    memset(st, 0, TRZ_MAX_STREAMS * sizeof *st);
     b.level = cm_level; /* the unmixed model: much faster, and it rarely changes the choice */
-    if (rc == TRZ_CODEC_OK) rc = cm(&b, zsz);
+    rc = cm(&b, zsz);
     size_t csz = 0;
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
         csz += st[i].n;

@@ -139,6 +139,12 @@ TRZ_POPCNT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int
     return rc;
 }
 
+/* zs_encode_mode as bus_trial calls it: arg points to the mode. */
+static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
+{
+    return zs_encode_mode(a, *(const int *)arg, BUS_LAYOUT_ZLEVEL);
+}
+
 /* Encoder: the model that codes the chunk's prefix smaller after the
  * back-end (at a fast level).  The cycle model wins where cycle addresses
  * are regular and the byte runs within them are not (the exact model's
@@ -146,22 +152,13 @@ TRZ_POPCNT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int
  * Returns the mode or a negative error code. */
 static int pick_mode(const trz_enc_args *a)
 {
-    trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
-    if (!st) return TRZ_CODEC_NOMEM;
-    trz_enc_args b = *a;
-    b.nrec = a->nrec < MODE_SAMPLE ? a->nrec : MODE_SAMPLE;
-    b.len = b.nrec * 6;
-    b.streams = st;
-    size_t sz[2] = { SIZE_MAX, SIZE_MAX };
-    int rc = TRZ_CODEC_OK;
-    for (int m = M_CYCLE; m <= M_EXACT && rc == TRZ_CODEC_OK; m++) {
-        rc = zs_encode_mode(&b, m, BUS_LAYOUT_ZLEVEL);
-        if (rc == TRZ_CODEC_OK) sz[m] = bus_zsize(st, BUS_LAYOUT_ZLEVEL);
-        for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
-        memset(st, 0, TRZ_MAX_STREAMS * sizeof *st);
+    static const int modes[2] = { M_CYCLE, M_EXACT };
+    size_t sz[2];
+    for (int m = 0; m < 2; m++) {
+        int rc = bus_trial(a, 6, MODE_SAMPLE, zs_encode_cb_mode, &modes[m], BUS_LAYOUT_ZLEVEL, &sz[m]);
+        if (rc != TRZ_CODEC_OK) return rc;
     }
-    free(st);
-    return rc != TRZ_CODEC_OK ? rc : sz[M_EXACT] < sz[M_CYCLE] ? M_EXACT : M_CYCLE;
+    return sz[1] < sz[0] ? M_EXACT : M_CYCLE;
 }
 
 static int zs_encode(const trz_enc_args *a)
