@@ -455,6 +455,17 @@ static inline int bus_interleave(trz_buf *st, int sk, int sf, int sd, const uint
     return rc;
 }
 
+/* The first min(nrec, limit) records of a's chunk of rs-byte records, to
+ * be coded into streams st. */
+static inline trz_enc_args bus_prefix(const trz_enc_args *a, size_t rs, uint64_t limit, trz_buf *st)
+{
+    trz_enc_args b = *a;
+    b.nrec = a->nrec < limit ? a->nrec : limit;
+    b.len = b.nrec * rs;
+    b.streams = st;
+    return b;
+}
+
 /* Encoder trials: the first min(nrec, limit) records of a chunk of rs-byte
  * records coded by enc (with arg) into scratch streams; *size = the bytes
  * they come to after the back-end at zlevel (0 when enc fails).  Returns
@@ -465,10 +476,7 @@ static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     *size = 0;
     if (!st) return TRZ_CODEC_NOMEM;
-    trz_enc_args b = *a;
-    b.nrec = a->nrec < limit ? a->nrec : limit;
-    b.len = b.nrec * rs;
-    b.streams = st;
+    trz_enc_args b = bus_prefix(a, rs, limit, st);
     int rc = enc(&b, arg);
     if (rc == TRZ_CODEC_OK) *size = bus_zsize(st, zlevel);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st[i].p);
@@ -494,10 +502,7 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     if (rc != TRZ_CODEC_OK) return rc;
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
-    trz_enc_args b = *a;
-    b.nrec = a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE;
-    b.len = b.nrec * rs;
-    b.streams = st;
+    trz_enc_args b = bus_prefix(a, rs, BUS_SAMPLE, st);
     b.level = cm_level; /* the unmixed model: much faster, and it rarely changes the choice */
     rc = cm(&b, zsz);
     size_t csz = 0;
