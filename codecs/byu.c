@@ -592,7 +592,9 @@ static int cm_decode(const trz_dec_args *a)
     if (m) {
         cm_dec_init(c, hd.p, trz_rd_left(&hd));
         c->mix = ver == CM_MIXED;
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+        /* a valid stream is never read past its end: stop a short one there,
+         * not after nrec records of made-up bits */
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !c->overrun && i < a->nrec; i++) {
             uint8_t r[12] = { 0 };
             rc = cm_record(s, m, c, r);
             memcpy(a->out + i * 12, r, 12);

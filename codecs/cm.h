@@ -264,13 +264,29 @@ static inline uint32_t cm_mtree(cm_coder *c, cm_p *const *t, int n, int32_t (*w)
     return node - (1u << nbits);
 }
 
+/* Copies the first unit bytes of dst over the rest of n units, doubling
+ * the copied run each time: the models' tables are tens of MiB, set up per
+ * chunk, and element loops cost that many compares in instrumented
+ * (fuzzing) builds. */
+static inline void cm_fill(void *dst, size_t unit, size_t n)
+{
+    unsigned char *d = dst;
+    size_t have = unit, total = unit * n;
+    while (have < total) {
+        size_t k = have < total - have ? have : total - have;
+        memcpy(d + have, d, k);
+        have += k;
+    }
+}
+
 /* Refinement rows (an adaptive probability map): row entry j starts at
  * squash((j - 16) * 128) in 16 bits, so a fresh row passes the mixer's
  * output through unchanged. */
 static inline void cm_apm_init(uint16_t *a, size_t rows)
 {
-    for (size_t r = 0; r < rows; r++)
-        for (int j = 0; j < CM_APM_N; j++) a[r * CM_APM_N + j] = (uint16_t)(cm_squash((j - 16) * 128) * 16);
+    if (!rows) return;
+    for (int j = 0; j < CM_APM_N; j++) a[j] = (uint16_t)(cm_squash((j - 16) * 128) * 16);
+    cm_fill(a, CM_APM_N * sizeof *a, rows);
 }
 
 /* cm_mtree with nh more inputs, one per seed: for seed j and tree node
@@ -308,8 +324,9 @@ static inline uint32_t cm_mtree_h(cm_coder *c, cm_p *const *t, int n, cm_p *hx, 
 
 static inline void cm_init_weights(int32_t (*w)[CM_MAXIN], size_t n, int32_t w0)
 {
-    for (size_t i = 0; i < n; i++)
-        for (int j = 0; j < CM_MAXIN; j++) w[i][j] = w0;
+    if (!n) return;
+    for (int j = 0; j < CM_MAXIN; j++) w[0][j] = w0;
+    cm_fill(w, sizeof w[0], n);
 }
 
 /* A bit with probability 1/2 and no model (for nearly random bits). */
@@ -321,7 +338,9 @@ static inline int cm_raw_bit(cm_coder *c, int bit)
 
 static inline void cm_init_probs(cm_p *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) p[i] = CM_P0;
+    if (!n) return;
+    p[0] = CM_P0;
+    cm_fill(p, sizeof *p, n);
 }
 
 /* An nbits-bit symbol, most significant bit first, through a binary tree of
