@@ -492,10 +492,14 @@ static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
  * arithmetic coder's bytes are counted as they are (the back-end does not
  * shrink them), so that cm, given a stop, can give up as soon as its output
  * reaches the stream path's size: the answer is then known, and on such
- * traces most of the modelled trial is saved.  Returns 1 = arithmetic path,
+ * traces most of the modelled trial is saved.  The trial runs the unmixed
+ * model (much faster); the mixed one of levels from mix_level codes some
+ * 20% smaller, so when the unmixed model comes within a quarter above the
+ * stream path the mixed one decides.  Returns 1 = arithmetic path,
  * 0 = stream path, < 0 = error code. */
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
-                              const void *zs_arg, int (*cm)(const trz_enc_args *, size_t), int cm_level)
+                              const void *zs_arg, int (*cm)(const trz_enc_args *, size_t), int cm_level,
+                              int mix_level)
 {
     size_t zsz;
     int rc = bus_trial(a, rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
@@ -503,12 +507,17 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
     trz_enc_args b = bus_prefix(a, rs, BUS_SAMPLE, st);
-    b.level = cm_level; /* the unmixed model: much faster, and it rarely changes the choice */
-    rc = cm(&b, zsz);
-    size_t csz = 0;
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
-        csz += st[i].n;
-        free(st[i].p);
+    size_t slack = a->level >= mix_level ? zsz / 4 : 0, csz = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        b.level = pass ? a->level : cm_level;
+        rc = cm(&b, pass ? zsz : zsz + slack);
+        csz = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+            csz += st[i].n;
+            free(st[i].p);
+            st[i] = (trz_buf){ 0 };
+        }
+        if (rc != TRZ_CODEC_OK || csz < zsz || csz >= zsz + slack) break;
     }
     free(st);
     return rc != TRZ_CODEC_OK ? rc : csz < zsz;

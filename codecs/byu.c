@@ -616,7 +616,7 @@ static int byu_encode(const trz_enc_args *a)
     o.cache = pick_cache(a, &o.g);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
     if (a->level < CM_LEVEL) return zs_encode_opt(a, &o);
-    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, CM_LEVEL);
+    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, CM_LEVEL, CM_MIX_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_opt(a, &o);
 }
 

@@ -409,7 +409,7 @@ static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < CM_LEVEL) return zs_encode(a);
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, CM_LEVEL);
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, CM_LEVEL, CM_MIX_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }
 
