@@ -45,6 +45,7 @@ typedef struct byu_state {
     uint32_t *lines;
     cs_cache cache;                   /* stream path: the simulated cache, when the chunk names one */
     int ilv;                          /* decoder: address codes interleaved with the kinds in S_KIND */
+    struct byu_groups *grp;           /* decoder: streams grouped by processor, or NULL */
     uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
     uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
     unsigned nkinds;
@@ -206,17 +207,106 @@ typedef struct zs_opts {
     cs_geom g;
 } zs_opts;
 
+/* Streams grouped by processor (layout flag L_GROUP): each holds one
+ * section per processor of the chunk, in ascending proc order, instead of
+ * the records' order.  Interleaved processors break the repeats of each
+ * one's kinds and codes apart; grouped, the back-end finds them again. */
+#define L_ILV 1   /* layout flag: address codes interleaved with the kinds */
+#define L_GROUP 2 /* layout flag: the streams g_stream grouped by processor */
+#define G_NS 3
+static const int g_stream[G_NS] = { S_KIND, S_FCODE, S_DCODE };
+
+typedef struct byu_groups { /* decoder: the sections of the grouped streams */
+    int16_t at[256];        /* proc -> index into r, or -1 when it has no section */
+    trz_rd r[256][G_NS];
+    int n;                  /* sections per stream */
+    int cur;                /* index whose readers are out in the decoder, or -1 */
+} byu_groups;
+
+/* Encoder: the chunk's grouped streams regrouped by processor when that
+ * compresses smaller at BUS_LAYOUT_ZLEVEL; the layout stream then gets
+ * the section table.  Returns 1 when grouped, 0 when kept, -1 on no memory. */
+static int pick_group(const trz_enc_args *a, int ilv)
+{
+    trz_buf *st = a->streams;
+    size_t j = 1; /* stream 0 has a byte per processor run: one processor when they are all the same */
+    while (j < st[S_PROC].n && st[S_PROC].p[j] == st[S_PROC].p[0]) j++;
+    if (j >= st[S_PROC].n) return 0;
+    uint64_t cnt[256][G_NS];
+    memset(cnt, 0, sizeof cnt);
+    unsigned nproc = 0;
+    for (uint64_t i = 0; i < a->nrec; i++) {
+        const uint8_t *r = a->in + i * 12;
+        uint64_t *c = cnt[r[7]];
+        nproc += c[0] == 0;
+        c[0] += ilv ? 2 : 1;
+        if (!ilv) c[req_class(r[4]) == AM_FETCH ? 1 : 2]++;
+    }
+    uint8_t *g[G_NS] = { NULL, NULL, NULL };
+    int rc = 0;
+    size_t before = 0, after = 0;
+    for (int k = 0; k < G_NS; k++) {
+        const trz_buf *b = &st[g_stream[k]];
+        if (!b->n) continue;
+        uint64_t total = 0, off[256];
+        for (int q = 0; q < 256; q++) {
+            off[q] = total;
+            total += cnt[q][k];
+        }
+        if (total != b->n || !(g[k] = malloc(b->n))) { /* sections must cover the stream exactly */
+            rc = total != b->n ? 0 : -1;
+            goto out;
+        }
+        size_t pos = 0;
+        for (uint64_t i = 0; i < a->nrec; i++) {
+            const uint8_t *r = a->in + i * 12;
+            size_t w = k == 0 ? (ilv ? 2 : 1) : (req_class(r[4]) == AM_FETCH) == (k == 1);
+            memcpy(g[k] + off[r[7]], b->p + pos, w);
+            off[r[7]] += w;
+            pos += w;
+        }
+        size_t cap = ZSTD_compressBound(b->n);
+        void *z = malloc(cap);
+        if (!z) {
+            rc = -1;
+            goto out;
+        }
+        before += bus_zsize1(b->p, b->n, BUS_LAYOUT_ZLEVEL, z, cap);
+        after += bus_zsize1(g[k], b->n, BUS_LAYOUT_ZLEVEL, z, cap);
+        free(z);
+    }
+    if (after < before) {
+        rc = 1;
+        trz_put_u8(&st[S_LAYOUT], (uint8_t)(L_GROUP | (ilv ? L_ILV : 0)));
+        trz_put_uvarint(&st[S_LAYOUT], nproc - 1);
+        for (int q = 0; q < 256; q++) {
+            if (!cnt[q][0]) continue;
+            trz_put_u8(&st[S_LAYOUT], (uint8_t)q);
+            for (int k = 0; k < G_NS; k++) trz_put_uvarint(&st[S_LAYOUT], cnt[q][k]);
+        }
+        for (int k = 0; k < G_NS; k++)
+            if (g[k]) memcpy(st[g_stream[k]].p, g[k], st[g_stream[k]].n);
+    }
+out:
+    for (int k = 0; k < G_NS; k++) free(g[k]);
+    return rc;
+}
+
 /* Encoder, after the records: the kinds and address codes interleaved in
- * S_KIND when that is smaller (bus_interleave; named in S_LAYOUT).  Returns
- * 0 or -1 on no memory. */
+ * S_KIND when that is smaller (bus_interleave), then grouped by processor
+ * when that is smaller (pick_group); both named in S_LAYOUT.  Returns 0 or
+ * -1 on no memory. */
 static int pick_layout(const trz_enc_args *a)
 {
     trz_buf *st = a->streams;
     size_t n = st[S_KIND].n;
     if (a->nrec < CS_MIN || n != a->nrec || st[S_FCODE].n + st[S_DCODE].n != n) return 0;
-    int rc = bus_interleave(st, S_KIND, S_FCODE, S_DCODE, a->in, 12, 4, req_class, BUS_LAYOUT_ZLEVEL);
-    if (rc == 1) trz_put_u8(&st[S_LAYOUT], 1);
-    return rc < 0 ? -1 : 0;
+    int ilv = bus_interleave(st, S_KIND, S_FCODE, S_DCODE, a->in, 12, 4, req_class, BUS_LAYOUT_ZLEVEL);
+    if (ilv < 0) return -1;
+    int grp = pick_group(a, ilv);
+    if (grp < 0) return -1;
+    if (ilv && !grp) trz_put_u8(&st[S_LAYOUT], L_ILV);
+    return 0;
 }
 
 /* The stream path with the choices o (a zs_opts). */
@@ -300,6 +390,21 @@ AM_HOT int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
     return 0;
 }
 
+/* Grouped streams: put the readers of the processor whose run ends back
+ * in its sections and take out those of proc (-1: none; the stream
+ * readers are then empty).  Nonzero when proc has no sections. */
+static int grp_switch(byu_groups *g, byu_rds *d, int proc)
+{
+    if (g->cur >= 0)
+        for (int k = 0; k < G_NS; k++) g->r[g->cur][k] = d->r[g_stream[k]];
+    g->cur = proc < 0 ? -1 : g->at[proc];
+    for (int k = 0; k < G_NS; k++) {
+        if (g->cur >= 0) d->r[g_stream[k]] = g->r[g->cur][k];
+        else trz_rd_init(&d->r[g_stream[k]], NULL, 0);
+    }
+    return proc >= 0 && g->cur < 0;
+}
+
 TRZ_POPCNT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
 {
     uint64_t left = 0;
@@ -312,15 +417,61 @@ TRZ_POPCNT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_arg
             if (d->r[S_RUNLEN].err || n >= a->nrec - i) return TRZ_CODEC_CORRUPT;
             left = n + 1;
             if (!(p = st_proc(s, proc))) return TRZ_CODEC_NOMEM;
+            if (s->grp && grp_switch(s->grp, d, proc) != 0) return TRZ_CODEC_CORRUPT;
         }
         left--;
         uint8_t *out = a->out + i * 12;
         out[7] = proc;
         if (dec_record(s, p, d, out) != 0) return TRZ_CODEC_CORRUPT;
     }
+    if (s->grp) {
+        byu_groups *g = s->grp;
+        if (g->cur >= 0) grp_switch(g, d, -1);
+        for (int i = 0; i < g->n; i++)
+            for (int k = 0; k < G_NS; k++)
+                if (g->r[i][k].err || trz_rd_left(&g->r[i][k])) return TRZ_CODEC_CORRUPT;
+    }
     for (int i = 0; i < S_COUNT; i++)
         if (d->r[i].err || trz_rd_left(&d->r[i]) != 0) return TRZ_CODEC_CORRUPT;
     return TRZ_CODEC_OK;
+}
+
+/* Stream 14, when not empty: the layout flags, then with L_GROUP the
+ * section table (processors - 1, then per processor in ascending order its
+ * byte and each grouped stream's section length).  The sections must
+ * tile their streams exactly. */
+static int dec_layout(byu_state *s, byu_rds *d)
+{
+    trz_rd *l = &d->r[S_LAYOUT];
+    unsigned f = trz_get_u8(l);
+    if (f == 0 || f > (L_ILV | L_GROUP)) return TRZ_CODEC_CORRUPT;
+    s->ilv = f & L_ILV;
+    if (f & L_GROUP) {
+        byu_groups *g = s->grp = malloc(sizeof *g);
+        if (!g) return TRZ_CODEC_NOMEM;
+        memset(g->at, 0xff, sizeof g->at);
+        g->cur = -1;
+        uint64_t n = trz_get_uvarint(l) + 1;
+        if (l->err || n < 2 || n > 256) return TRZ_CODEC_CORRUPT;
+        g->n = (int)n;
+        int last = -1;
+        for (uint64_t i = 0; i < n; i++) {
+            int q = trz_get_u8(l);
+            if (l->err || q <= last) return TRZ_CODEC_CORRUPT; /* ascending, each once */
+            last = q;
+            g->at[q] = (int16_t)i;
+            for (int k = 0; k < G_NS; k++) {
+                trz_rd *r = &d->r[g_stream[k]];
+                uint64_t len = trz_get_uvarint(l);
+                if (l->err || len > trz_rd_left(r)) return TRZ_CODEC_CORRUPT;
+                trz_rd_init(&g->r[i][k], r->p, (size_t)len);
+                r->p += len;
+            }
+        }
+        for (int k = 0; k < G_NS; k++)
+            if (trz_rd_left(&d->r[g_stream[k]])) return TRZ_CODEC_CORRUPT;
+    }
+    return trz_rd_left(l) ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
 }
 
 static int zs_decode(const trz_dec_args *a)
@@ -343,11 +494,9 @@ static int zs_decode(const trz_dec_args *a)
         if (d.r[S_CACHE].err || !cs_valid(g)) rc = TRZ_CODEC_CORRUPT;
         else if (cs_open(&s->cache, g) != 0) rc = TRZ_CODEC_NOMEM;
     }
-    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) { /* the one other layout */
-        if (trz_get_u8(&d.r[S_LAYOUT]) != 1) rc = TRZ_CODEC_CORRUPT;
-        s->ilv = 1;
-    }
+    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d);
     if (rc == TRZ_CODEC_OK) rc = dec_all(s, &d, a);
+    free(s->grp);
     st_free(s);
     free(s);
     return rc;

@@ -160,8 +160,10 @@ static void test_layout(const trz_codec *c)
         sp[14] = lay, sl[14] = 1;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
               "the interleaved layout decodes");
-        lay[0] = 2;
+        lay[0] = 4;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "an unknown layout byte is corrupt");
+        lay[0] = 2;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "the grouped layout without its table is corrupt");
         lay[0] = 1;
         sl[14] = 2;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a layout stream of 2 bytes is corrupt");
@@ -169,6 +171,133 @@ static void test_layout(const trz_codec *c)
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "interleaved streams read apart are corrupt");
         free(m);
     }
+    enc_free(&e);
+    level = 9;
+    free(out);
+    free(buf);
+}
+
+/* Layout stream 14 of the grouped layout (byu.md): flags, processors - 1,
+ * then per processor its byte and the section lengths of streams 2, 6, 7. */
+typedef struct grp_table {
+    unsigned flags, n;
+    uint64_t proc[256], len[256][3];
+} grp_table;
+
+static int grp_parse(const uint8_t *p, size_t n, grp_table *t)
+{
+    trz_rd r;
+    trz_rd_init(&r, p, n);
+    t->flags = trz_get_u8(&r);
+    t->n = (unsigned)trz_get_uvarint(&r) + 1;
+    if (r.err || t->n > 256) return -1;
+    for (unsigned i = 0; i < t->n; i++) {
+        t->proc[i] = trz_get_u8(&r);
+        for (int k = 0; k < 3; k++) t->len[i][k] = trz_get_uvarint(&r);
+    }
+    return r.err || trz_rd_left(&r) ? -1 : 0;
+}
+
+static void grp_write(const grp_table *t, trz_buf *b)
+{
+    b->n = 0;
+    trz_put_u8(b, (uint8_t)t->flags);
+    trz_put_uvarint(b, t->n - 1);
+    for (unsigned i = 0; i < t->n; i++) {
+        trz_put_u8(b, (uint8_t)t->proc[i]);
+        for (int k = 0; k < 3; k++) trz_put_uvarint(b, t->len[i][k]);
+    }
+}
+
+/* Two processors, each running its own loop, interleaved in short runs:
+ * the encoder groups streams 2, 6 and 7 by processor, the section table
+ * matches the records, and a table that does not is corrupt. */
+static void test_group(const trz_codec *c)
+{
+    enum { N = 30000 };
+    uint8_t *buf = malloc((size_t)N * 12), *out = malloc((size_t)N * 12);
+    static const uint8_t procs[2] = { 3, 1 }; /* the table is in ascending order, not of appearance */
+    uint32_t pc[2] = { 0x10000, 0x80000 }, at[2] = { 0, 0 }, nrec[2] = { 0, 0 }, nfetch[2] = { 0, 0 };
+    for (size_t i = 0; i < N;) {
+        unsigned q = (unsigned)(i / 7) & 1, run = 1 + rnd() % 24;
+        for (unsigned j = 0; j < run && i < N; j++, i++) {
+            unsigned step = at[q]++ % (q ? 11 : 5); /* loops of 5 and 11 records */
+            uint8_t req = q ? (step % 3 == 0 ? 0 : step % 3 == 1 ? 1 : 3) : (step < 3 ? 0 : 1);
+            uint32_t addr = req == 0 ? pc[q] + 8 * step : 0x400000 * (q + 1) + 64 * (rnd() % 512);
+            put_rec(buf + i * 12, addr, req, 8, 0, procs[q], req ? 140 : 120 + 8 * (rnd() % 3));
+            nrec[q]++;
+            nfetch[q] += req == 0;
+        }
+    }
+    level = 3;
+    enc_out e;
+    int ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
+    grp_table t;
+    ok = ok && e.sl[14] && grp_parse(e.sp[14], e.sl[14], &t) == 0 && (t.flags & 2);
+    check(ok, "interleaved processors take the grouped layout");
+    if (ok) {
+        unsigned w = t.flags & 1 ? 2 : 1; /* kind bytes per record: with the code when interleaved */
+        int match = t.n == 2 && t.proc[0] == 1 && t.proc[1] == 3;
+        for (unsigned i = 0; match && i < 2; i++) {
+            unsigned q = i == 0; /* proc 1 is the second loop */
+            match = t.len[i][0] == (uint64_t)w * nrec[q] &&
+                    t.len[i][1] == (w == 2 ? 0 : nfetch[q]) && t.len[i][2] == (w == 2 ? 0 : nrec[q] - nfetch[q]);
+        }
+        check(match, "the section table counts each processor's records");
+        check(decode(c, e.sp, e.sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
+              "the grouped layout decodes");
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        memcpy(sp, e.sp, sizeof sp);
+        memcpy(sl, e.sl, sizeof sl);
+        trz_buf b = { 0 };
+        static const char *const what[] = {
+            "a section table out of order is corrupt", "sections that do not tile their stream are corrupt",
+            "sections shifted between processors are corrupt", "a processor without a section is corrupt",
+            "a table of one processor is corrupt", "a layout stream cut short is corrupt",
+            "a layout stream with a byte more is corrupt", "a processor twice in the table is corrupt",
+            "a byte after the last section is corrupt",
+        };
+        uint8_t *kx = malloc(e.sl[2] + 1);
+        for (int k = 0; k < 9; k++) {
+            grp_table v = t;
+            if (k == 0) v.proc[0] = 3, v.proc[1] = 1;
+            if (k == 7) { /* an empty section for proc 1 first: the rest still tiles */
+                v.n = 3;
+                for (int j = 2; j > 0; j--) {
+                    v.proc[j] = t.proc[j - 1];
+                    memcpy(v.len[j], t.len[j - 1], sizeof v.len[j]);
+                }
+                memset(v.len[0], 0, sizeof v.len[0]);
+            }
+            if (k == 1) v.len[1][0]--;
+            if (k == 2) v.len[0][0]++, v.len[1][0]--;
+            if (k == 3) v.proc[1] = 4;
+            if (k == 4) v.n = 1, v.len[0][0] += v.len[1][0], v.len[0][1] += v.len[1][1], v.len[0][2] += v.len[1][2];
+            grp_write(&v, &b);
+            if (k == 5) b.n--;
+            if (k == 6) trz_put_u8(&b, 0);
+            sp[14] = b.p, sl[14] = b.n;
+            if (k == 8) {
+                memcpy(kx, e.sp[2], e.sl[2]);
+                kx[e.sl[2]] = 0;
+                sp[2] = kx, sl[2] = e.sl[2] + 1;
+            }
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, what[k]);
+            sp[2] = e.sp[2], sl[2] = e.sl[2];
+        }
+        free(kx);
+        grp_write(&t, &b);
+        sp[14] = b.p, sl[14] = b.n;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
+              "the table written again decodes");
+        free(b.p);
+        damage(c, buf, (size_t)N * 12);
+    }
+    enc_free(&e);
+    gen_program(buf, N, 1, 0);
+    ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
+    check(ok && (e.sl[14] == 0 || (e.sl[14] == 1 && e.sp[14][0] == 1)), "one processor never groups");
     enc_free(&e);
     level = 9;
     free(out);
@@ -277,6 +406,7 @@ int main(void)
     free(vb);
     test_cache(c);
     test_layout(c);
+    test_group(c);
     bus_corpus(c, "byu", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -2,8 +2,10 @@
  * records of one format (FUZZ_FORMAT, set with -D), compressed in memory with
  * small chunks, decoded back and compared.  The first two input bytes choose
  * the level (1-3, or 6, 9, 12: the bus codecs' arithmetic-coded paths),
- * back-end, threads, the encoder's self-check and the chunk size.  Any
- * difference, or a failure to compress or decode, aborts. */
+ * back-end, threads, the encoder's self-check and the chunk size (4-6 KiB,
+ * or 16 KiB: enough records for the bus codecs' layout and cache choices,
+ * made from 1024 records up).  Any difference, or a failure to compress or
+ * decode, aborts. */
 #include "fuzz_common.h"
 
 #ifndef FUZZ_FORMAT
@@ -65,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned a = fz_u8(&d), b = fz_u8(&d);
     int level = (b >> 7 & 1) ? 6 + 3 * (int)(a % 3) : 1 + (int)(a % 3);
     fz_cparams cp = { FUZZ_FORMAT, level, (a >> 2 & 1) ? TRZ_BACKEND_GZIP : TRZ_BACKEND_ZSTD,
-                      (a >> 3 & 1) ? 2 : 1, !(a >> 4 & 1), 4096 + 1024 * (int64_t)(b % 4),
+                      (a >> 3 & 1) ? 2 : 1, !(a >> 4 & 1), b % 4 == 3 ? 16384 : 4096 + 1024 * (int64_t)(b % 4),
                       (b >> 2 & 1) ? 1 + (b >> 3) : 0 };
     fz_out arc = { 0 };
     char err[256] = "";

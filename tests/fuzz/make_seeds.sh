@@ -31,6 +31,7 @@ arc() { # NAME INPUT-FILE TRZ-OPTIONS...
 slice $S/loops-4cpu.rst 24000 2400 > "$W/a.rst"
 slice $S/blaze-like-1cpu-le.rst 48000 2400 > "$W/le.rst"
 slice $S/bus-2cpu.byu 1199000 1002 > "$W/t.byu"       # ends in the 2-byte tail
+slice $S/bus-2cpu.byu 24000 13200 > "$W/g.byu"
 slice $S/bus-1cpu.pbus 60000 1800 > "$W/a.pbus"
 slice $S/sjeng-like.trace 40000 3000 > "$W/a.trace"
 head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
@@ -63,6 +64,7 @@ arc rst-le-gzip "$W/le.rst" -1 --backend=gzip --chunk-records=40
 arc rst-level19 "$W/a.rst" -19
 arc rst-one-record "$W/one.rst"
 arc byu-tail "$W/t.byu" --chunk-records=30
+arc byu-grouped "$W/g.byu" -1                          # 2 processors, the grouped layout
 arc pbus-5chunks "$W/a.pbus" --chunk-records=60
 arc pbus-raw-format "$W/a.pbus" --format=raw --chunk-size=4096
 arc pbus-grain "$W/grain.pbus" -1 --chunk-records=50
@@ -106,6 +108,7 @@ rt byu tail 1 4 $S/bus-2cpu.byu 1196000 4002
 rt byu gzip 4 2 $S/bus-2cpu.byu 600000 4800
 rt byu noverify-t2 24 0 $S/bus-2cpu.byu 300000 6000
 rt byu pipe 161 13 $S/bus-2cpu.byu 900000 3600
+rt byu grouped 0 3 $S/bus-2cpu.byu 24000 13200   # 1100 records of 2 processors in one chunk: the grouped layout
 rt byu not-byu 0 0 $S/sjeng-like.trace 0 3000
 rt pbus l1 0 0 $S/bus-1cpu.pbus 0 6000
 rt pbus small-chunks 2 4 $S/bus-1cpu.pbus 300000 3000
