@@ -18,7 +18,14 @@
  * PEL: one 6-byte record per 8-byte bus cycle an access touches (an access
  * across a cycle boundary gives two); byte enables mark the bytes used (0 =
  * requested); control NC_I_FETCH, NC_D_READ or D_WRITE (M gives a read,
- * then a write), as in a trace taken with the caches disabled. */
+ * then a write), as in a trace taken with the caches disabled.
+ *
+ *   lackey2bus merge A.byu B.byu > trace
+ *
+ * Merge: two BYU traces as processors 0 and 1 of one bus, as a bus monitor
+ * would see them: records in order of their absolute times (the sums of
+ * their deltas; A first on a tie), each time again the delta since the
+ * previous record of either.  A trailing partial record is dropped. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +79,55 @@ static void pel_access(uint64_t addr, unsigned size, uint8_t ctl)
     }
 }
 
+typedef struct byu_in {
+    FILE *f;
+    uint8_t r[12];
+    uint64_t t; /* absolute time of the record in r */
+    int have;
+} byu_in;
+
+static void byu_next(byu_in *b)
+{
+    b->have = fread(b->r, 12, 1, b->f) == 1;
+    if (b->have) {
+        uint32_t d = (uint32_t)b->r[8] | (uint32_t)b->r[9] << 8 | (uint32_t)b->r[10] << 16 | (uint32_t)b->r[11] << 24;
+        b->t += d == 0xffffffffu ? 0 : d; /* the first record's marker */
+    }
+}
+
+static int merge(const char *a, const char *b)
+{
+    byu_in in[2] = { { fopen(a, "rb"), { 0 }, 0, 0 }, { fopen(b, "rb"), { 0 }, 0, 0 } };
+    if (!in[0].f || !in[1].f) {
+        fprintf(stderr, "lackey2bus: cannot open %s\n", in[0].f ? b : a);
+        return 1;
+    }
+    byu_next(&in[0]);
+    byu_next(&in[1]);
+    uint64_t last = 0;
+    int first = 1;
+    while (in[0].have || in[1].have) {
+        int k = !in[0].have || (in[1].have && in[1].t < in[0].t);
+        uint64_t d = in[k].t - last;
+        in[k].r[7] = (uint8_t)k;
+        put_le32(in[k].r + 8, first ? 0xffffffffu : d > 0xfffffffeu ? 0xfffffffeu : (uint32_t)d);
+        fwrite(in[k].r, 12, 1, stdout);
+        last = in[k].t;
+        first = 0;
+        byu_next(&in[k]);
+    }
+    fclose(in[0].f);
+    fclose(in[1].f);
+    return ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "merge")) return merge(argv[2], argv[3]);
     int pel = argc == 2 && !strcmp(argv[1], "pel");
     if (argc != 2 || (!pel && strcmp(argv[1], "byu"))) {
-        fprintf(stderr, "usage: lackey2bus byu|pel < lackey.log > trace\n");
+        fprintf(stderr, "usage: lackey2bus byu|pel < lackey.log > trace\n"
+                        "       lackey2bus merge A.byu B.byu > trace\n");
         return 2;
     }
     cache l1i, l1d, l2;

@@ -309,7 +309,8 @@ section() { # TITLE NAME PLOT-CAPTION
         echo "\`bench/tooltraces.sh\` records \`bzip2 -9\` and \`sort -n\` under \`valgrind --tool=lackey\` and"
         echo "\`bench/lackey2bus.c\` turns each memory trace into a BYU trace (times from a two-level"
         echo "cache model) and a PEL trace (one record per bus cycle): programs, inputs and a time model"
-        echo "that none of the codecs' tuning saw. One run each. The issue asks lackey-gzip6 for 0.60"
+        echo "that none of the codecs' tuning saw; \`lackey-mp2.byu\` is the two BYU traces merged by time"
+        echo "as processors 0 and 1 of one bus. One run each. The issue asks lackey-gzip6 for 0.60"
         echo "of \`xz -9\`'s size; here:"
         echo
         cat "$work/tool_ratios.md"; echo

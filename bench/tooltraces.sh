@@ -4,7 +4,9 @@
 # `valgrind --tool=lackey` records bzip2 -9 and sort -n (stock Debian
 # programs, fixed inputs), and bench/lackey2bus.c turns each memory trace
 # into a BYU trace (with a two-level cache model's times) and a PEL trace
-# (one record per bus cycle).  Prints the paths of the four traces.
+# (one record per bus cycle); the two BYU traces merged by time as the two
+# processors of one bus make a multiprocessor trace.  Prints the paths of
+# the five traces.
 #   bench/tooltraces.sh DIR
 # Needs valgrind (Debian package valgrind); prints nothing without it.
 set -u
@@ -31,3 +33,5 @@ run() { # NAME COMMAND...: lackey's memory trace of the command, as BYU and PEL 
 }
 run bzip2 bzip2 -9 -c "$dir/text.in" || exit 1
 run sort sort -n "$dir/nums.in" || exit 1
+"$dir/lackey2bus" merge "$dir/lackey-bzip2.byu" "$dir/lackey-sort.byu" > "$dir/lackey-mp2.byu" || exit 1
+echo "$dir/lackey-mp2.byu"
