@@ -444,7 +444,8 @@ static int dec_layout(byu_state *s, byu_rds *d)
 {
     trz_rd *l = &d->r[S_LAYOUT];
     unsigned f = trz_get_u8(l);
-    if (f == 0 || f > (L_ILV | L_GROUP)) return TRZ_CODEC_CORRUPT;
+    if (f == 0) return TRZ_CODEC_CORRUPT;
+    if (f > (L_ILV | L_GROUP)) return TRZ_CODEC_UNSUPPORTED; /* a later version's layout */
     s->ilv = f & L_ILV;
     if (f & L_GROUP) {
         byu_groups *g = s->grp = malloc(sizeof *g);
@@ -790,7 +791,8 @@ static int byu_probe(const uint8_t *buf, size_t len, int *byte_order)
     size_t n = len / 12;
     if (n > 8192) n = 8192;
     if (n < 2) return 0;
-    size_t req = 0, size = 0, attr = 0, proc_chg = 0, small_t = 0, fetch = 0;
+    size_t req = 0, size = 0, attr = 0, proc_chg = 0, small_t = 0, fetch = 0, nproc = 0;
+    uint8_t seen[256] = { 0 };
     for (size_t i = 0; i < n; i++) {
         const uint8_t *r = buf + i * 12;
         req += plausible_req(r[4]);
@@ -799,10 +801,14 @@ static int byu_probe(const uint8_t *buf, size_t len, int *byte_order)
         fetch += r[4] == 0;
         small_t += r[11] == 0;
         if (i && r[7] != r[7 - 12]) proc_chg++;
+        nproc += !seen[r[7]];
+        seen[r[7]] = 1;
     }
-    /* All shares in 1/100 of the sampled records. */
+    /* All shares in 1/100 of the sampled records.  The proc byte is stable:
+     * it changes seldom, or it takes few values (a multiprocessor's bus
+     * interleaves its processors' requests finely). */
     if (req * 100 < n * 97 || size * 100 < n * 95 || attr * 100 < n * 95) return 0;
-    if (small_t * 100 < n * 90 || proc_chg * 100 > n * 60) return 0;
+    if (small_t * 100 < n * 90 || (proc_chg * 100 > n * 60 && nproc > 16)) return 0;
     if (fetch * 100 < n * 5) return 40;
     return 85;
 }

@@ -66,6 +66,8 @@ static void test_generated(const trz_codec *c)
     check(c->probe((const uint8_t *)txt, strlen(txt), &bo) < 30, "probe rejects text");
     gen_program(buf, n, 1, 0);
     check(c->probe(buf, n * 12, &bo) >= 50 && bo == TRZ_BO_LITTLE, "probe accepts synthetic BYU");
+    for (size_t i = 0; i < n; i++) buf[i * 12 + 7] = (uint8_t)(i & 1);
+    check(c->probe(buf, n * 12, &bo) >= 50, "probe accepts two processors taking turns record by record");
     free(buf);
 }
 
@@ -161,7 +163,9 @@ static void test_layout(const trz_codec *c)
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
               "the interleaved layout decodes");
         lay[0] = 4;
-        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "an unknown layout byte is corrupt");
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_UNSUPPORTED, "a later version's layout is unsupported");
+        lay[0] = 0;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a layout byte 0 is corrupt");
         lay[0] = 2;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "the grouped layout without its table is corrupt");
         lay[0] = 1;
