@@ -263,7 +263,8 @@ machine() {
     mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
     os=$(. /etc/os-release 2> /dev/null && echo "$PRETTY_NAME")
     commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
-    git diff --quiet HEAD 2> /dev/null || dirty=" (with uncommitted changes)"
+    # the run's own outputs (RESULTS.md, the plots) do not make the build dirty
+    git diff --quiet HEAD -- . ':!bench/RESULTS.md' ':!bench/*.png' 2> /dev/null || dirty=" (with uncommitted changes)"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $([ $quick = 1 ] && echo 'quick run (--quick)' || echo 'full run'), median of $runs run(s)"
     echo "- trz: $("$TRZ" --version), commit $commit$dirty, built with $(first_line cc --version)"
     echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); nproc $(nproc); memory $mem"
