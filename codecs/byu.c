@@ -466,7 +466,7 @@ static int dec_layout(byu_state *s, byu_rds *d)
                 uint64_t len = trz_get_uvarint(l);
                 if (l->err || len > trz_rd_left(r)) return TRZ_CODEC_CORRUPT;
                 trz_rd_init(&g->r[i][k], r->p, (size_t)len);
-                r->p += len;
+                if (len) r->p += len; /* an absent stream is NULL: no arithmetic on it */
             }
         }
         for (int k = 0; k < G_NS; k++)
