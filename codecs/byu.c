@@ -310,7 +310,7 @@ static int pick_layout(const trz_enc_args *a)
 }
 
 /* The stream path with the choices o (a zs_opts). */
-TRZ_POPCNT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
+TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
 {
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
@@ -405,7 +405,7 @@ static int grp_switch(byu_groups *g, byu_rds *d, int proc)
     return proc >= 0 && g->cur < 0;
 }
 
-TRZ_POPCNT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
+TRZ_HOT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
 {
     uint64_t left = 0;
     uint8_t proc = 0;

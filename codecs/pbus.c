@@ -119,7 +119,7 @@ AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
  * interleaved layout compresses smaller at back-end level zl; a fast
  * level, as for BYU: comparing at level 9 found under 1% more on three
  * tool-made traces, for the cost of compressing the streams twice more). */
-TRZ_POPCNT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int zl)
+TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int zl)
 {
     pbus_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
@@ -220,7 +220,7 @@ AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
     return 0;
 }
 
-TRZ_POPCNT_CLONES static int zs_decode(const trz_dec_args *a)
+TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
