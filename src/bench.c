@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "cli.h"
 

@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "xxh.h"
 
 #include "internal.h"
 
