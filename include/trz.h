@@ -259,12 +259,15 @@ size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t 
  * On failure a message is written to err (errlen bytes). */
 int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
-/* Compress the file at `in` into the file at `out` (created or truncated;
- * removed on failure) with the settings of cctx. */
+/* Compress the file at `in` into the file at `out` with the settings of
+ * cctx.  The archive is written to a temporary file beside `out` that
+ * replaces it only on success; TRZ_ERR_PARAM when `out` is `in` itself
+ * (the same file under any name). */
 int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
 
 /* Decompress the archive at `in` into the file at `out` with `threads`
- * decode-ahead threads (0 = all cores); out is removed on failure. */
+ * decode-ahead threads (0 = all cores), through a temporary file as
+ * trz_compress_path does. */
 int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen);
 
 /* ---- printing records ------------------------------------------------------ */

@@ -15,16 +15,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "safefile.h"
 
 #define SUFFIX ".trz"
 
-/* The temporary file being written, for the signal handler. */
-static char g_tmp[PATH_MAX + 32];
-static volatile sig_atomic_t g_have_tmp;
+/* The output being written, for the signal handler. */
+static trz_outfile *volatile g_out;
 
 static void on_signal(int sig)
 {
-    if (g_have_tmp) unlink(g_tmp);
+    trz_outfile *o = g_out;
+    if (o && o->tmp[0]) unlink(o->tmp);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -316,7 +317,12 @@ int fio_process(const cli_opts *o, const char *name)
     if (!from_stdin) {
         in = open(name, O_RDONLY);
         if (in < 0) { msg_error("%s: %s", name, strerror(errno)); return 1; }
-        if (fstat(in, &ist) == 0 && S_ISDIR(ist.st_mode)) {
+        if (fstat(in, &ist) != 0) {
+            msg_error("%s: %s", name, strerror(errno));
+            close(in);
+            return 1;
+        }
+        if (S_ISDIR(ist.st_mode)) {
             msg_error("%s: is a directory -- ignored", name);
             close(in);
             return 1;
@@ -325,6 +331,18 @@ int fio_process(const cli_opts *o, const char *name)
         memset(&ist, 0, sizeof ist);
     } else {
         grow_pipe(in); /* a producer piping into trz also writes in longer runs */
+    }
+
+    int have_ist = from_stdin ? fstat(in, &ist) == 0 && S_ISREG(ist.st_mode) : 1;
+    if (!test && have_ist) { /* never write over the input itself (names, symlinks, hard links) */
+        struct stat ost;
+        int same = to_stdout ? fstat(STDOUT_FILENO, &ost) == 0 && S_ISREG(ost.st_mode) && trz_same_file(&ist, &ost)
+                             : stat(outname, &ost) == 0 && trz_same_file(&ist, &ost);
+        if (same) {
+            msg_error("%s: the output is the input itself; not overwriting it", shown);
+            if (!from_stdin) close(in);
+            return 1;
+        }
     }
 
     progress pgs = { shown, 0, 0 };
@@ -352,39 +370,52 @@ int fio_process(const cli_opts *o, const char *name)
             if (!from_stdin) close(in);
             return 1;
         }
-        /* temporary file beside the output, so the rename stays on one file system */
-        const char *slash = strrchr(outname, '/');
-        int dlen = slash ? (int)(slash - outname + 1) : 0;
-        snprintf(g_tmp, sizeof g_tmp, "%.*s.%s.tmpXXXXXX", dlen, outname, slash ? slash + 1 : outname);
-        int out = mkstemp(g_tmp);
-        if (out < 0) {
+        trz_outfile of;
+        if (trz_outfile_open(&of, outname, from_stdin ? TRZ_OUT_UMASK : ist.st_mode)) {
             msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
             if (!from_stdin) close(in);
             return 1;
         }
-        g_have_tmp = 1;
-        if (!from_stdin) fchmod(out, ist.st_mode & 0777);
-        status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
-        if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
-        if (status == 0 && compress && o->rm && verify_written(g_tmp)) {
+        g_out = &of;
+        status = compress ? do_compress(o, shown, in, of.fd, pg) : do_decompress(o, shown, in, of.fd, pg);
+        if (status == 0 && compress && o->rm && verify_written(of.tmp)) {
             msg_error("%s: the archive written does not verify; input kept", name);
             status = 1;
         }
-        /* status 2: --salvage recovered part of a damaged archive; keep it */
-        if (status != 1 && rename(g_tmp, outname) != 0) {
-            msg_error("%s: %s", outname, strerror(errno));
+        /* status 2: --salvage recovered part of a damaged archive; keep it.
+         * With --rm the input goes only once its replacement is on disk. */
+        if (status == 1) {
+            trz_outfile_abort(&of);
+        } else if (trz_outfile_commit(&of, o->force, o->rm && status == 0) != 0) {
+            if (errno == EEXIST)
+                msg_error("%s: already exists (it appeared while trz was writing); %s kept", outname, shown);
+            else
+                msg_error("%s: %s", outname, strerror(errno));
             status = 1;
         }
-        if (status == 1) unlink(g_tmp);
-        g_have_tmp = 0;
-        if (status == 0 && !from_stdin) {
+        g_out = NULL;
+        if (status == 0) {
             struct timespec ts[2] = { ist.st_atim, ist.st_mtim };
-            utimensat(AT_FDCWD, outname, ts, 0);
+            if (!from_stdin) utimensat(AT_FDCWD, outname, ts, 0);
+            struct stat now;
+            /* another writer may have replaced it since (-f): then the input stays */
+            if (o->rm && (stat(outname, &now) != 0 || !trz_same_file(&now, &of.st))) {
+                msg_error("%s: replaced by another program while trz was finishing; %s kept", outname, shown);
+                status = 1;
+            }
         }
     }
     if (!from_stdin) close(in);
     if (status == 0 && o->rm && !from_stdin && !test && !to_stdout) {
-        if (unlink(name) != 0) { msg_error("%s: cannot remove: %s", name, strerror(errno)); status = 1; }
+        struct stat now;
+        if (stat(name, &now) != 0) now.st_ino = 0;
+        if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
+            msg_error("%s: changed while trz was reading it; not removed", name);
+            status = 1;
+        } else if (unlink(name) != 0) {
+            msg_error("%s: cannot remove: %s", name, strerror(errno));
+            status = 1;
+        }
     }
     return status ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "safefile.h"
 
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...)
@@ -116,19 +117,31 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
     return rc;
 }
 
+/* The output of the path functions: a temporary file beside `out` that
+ * replaces it only on success, and never the input itself. */
+static int path_out(trz_outfile *of, int ifd, const char *out)
+{
+    struct stat ist, ost;
+    if (fstat(ifd, &ist) != 0) return TRZ_ERR_IO;
+    if (stat(out, &ost) == 0 && trz_same_file(&ist, &ost)) return TRZ_ERR_PARAM;
+    return trz_outfile_open(of, out, TRZ_OUT_UMASK) ? TRZ_ERR_IO : TRZ_OK;
+}
+
 int trz_compress_path(trz_cctx *c, const char *in, const char *out)
 {
     int ifd = open(in, O_RDONLY);
     if (ifd < 0) return TRZ_ERR_IO;
-    int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (ofd < 0) { close(ifd); return TRZ_ERR_IO; }
+    trz_outfile of;
+    int rc = path_out(&of, ifd, out);
+    if (rc) { close(ifd); return rc; }
     trz_io i, o;
+    int ofd = of.fd;
     trz_io_fd(&i, &ifd);
     trz_io_fd(&o, &ofd);
-    int rc = trz_compress(c, &i, &o);
-    if (close(ofd) != 0 && rc == TRZ_OK) rc = TRZ_ERR_IO;
+    rc = trz_compress(c, &i, &o);
     close(ifd);
-    if (rc) unlink(out);
+    if (rc) trz_outfile_abort(&of);
+    else if (trz_outfile_commit(&of, 1, 0) != 0) rc = TRZ_ERR_IO;
     return rc;
 }
 
@@ -138,9 +151,16 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
     int rc = trz_reader_open_path(&r, in);
     if (rc) { jerr(err, errlen, rc, "%s: %s", in, trz_reader_error(r)); trz_reader_close(r); return rc; }
     trz_reader_set(r, TRZ_R_THREADS, threads);
-    int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (ofd < 0) { trz_reader_close(r); return jerr(err, errlen, TRZ_ERR_IO, "%s: %s", out, strerror(errno)); }
+    trz_outfile of;
+    int ifd = open(in, O_RDONLY);
+    rc = ifd < 0 ? TRZ_ERR_IO : path_out(&of, ifd, out);
+    if (ifd >= 0) close(ifd);
+    if (rc) {
+        trz_reader_close(r);
+        return jerr(err, errlen, rc, "%s: %s", out, rc == TRZ_ERR_PARAM ? "the output is the input itself" : strerror(errno));
+    }
     trz_io o;
+    int ofd = of.fd;
     trz_io_fd(&o, &ofd);
     size_t cap = 1u << 20;
     uint8_t *buf = malloc(cap);
@@ -152,8 +172,8 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
         if (o.write(o.opaque, buf, (size_t)g) != g) rc = jerr(err, errlen, TRZ_ERR_IO, "%s: %s", out, strerror(errno));
     }
     free(buf);
-    if (close(ofd) != 0 && rc == TRZ_OK) rc = jerr(err, errlen, TRZ_ERR_IO, "%s: %s", out, strerror(errno));
-    if (rc) unlink(out);
+    if (rc) trz_outfile_abort(&of);
+    else if (trz_outfile_commit(&of, 1, 0) != 0) rc = jerr(err, errlen, TRZ_ERR_IO, "%s: %s", out, strerror(errno));
     trz_reader_close(r);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "safefile.h"
 
 static const char *order_name(int bo)
 {
@@ -149,18 +150,20 @@ int join_main(int argc, char **argv)
         return 2;
     }
     if (!force && access(out, F_OK) == 0) { msg_error("%s: already exists; use -f to overwrite", out); free(in); return 1; }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", out);
-    int fd = mkstemp(tmp);
-    if (fd < 0) { msg_error("%s: %s", out, strerror(errno)); free(in); return 1; }
+    trz_outfile of;
+    if (trz_outfile_open(&of, out, TRZ_OUT_UMASK)) { msg_error("%s: %s", out, strerror(errno)); free(in); return 1; }
     trz_io io;
-    int f = fd;
+    int f = of.fd;
     trz_io_fd(&io, &f);
     char err[512] = "";
     int rc = trz_join(in, n, &io, err, sizeof err);
-    if (close(fd) != 0 && rc == 0) { snprintf(err, sizeof err, "%s: %s", out, strerror(errno)); rc = 1; }
-    if (rc == 0 && rename(tmp, out) != 0) { snprintf(err, sizeof err, "%s: %s", out, strerror(errno)); rc = 1; }
-    if (rc) { unlink(tmp); msg_error("join: %s", err); }
+    if (rc) {
+        trz_outfile_abort(&of);
+        msg_error("join: %s", err);
+    } else if (trz_outfile_commit(&of, force, 0) != 0) {
+        msg_error("join: %s: %s", out, errno == EEXIST ? "already exists (it appeared while trz was writing)" : strerror(errno));
+        rc = 1;
+    }
     free(in);
     return rc ? 1 : 0;
 }

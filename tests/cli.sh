@@ -174,6 +174,35 @@ zstd -q -c "$ROOT/corpus/bus-2cpu.byu" > "$W/b.zst"
 head -c 3000 "$W/s.trace.gz" > "$W/cut.gz"
 expect "truncated gzip input" 1 "" -- "$TRZ" -c "$W/cut.gz" -o "$W/cut.trz"
 
+# ---- nothing is lost: the output is never the input, never a file that appeared meanwhile ----
+cp "$ROOT/corpus/sjeng-like.trace" "$W/in.trace"
+expect "-o on the input itself" 1 "is the input itself" -- "$TRZ" -f --rm -o "$W/in.trace" "$W/in.trace"
+cmp -s "$W/in.trace" "$ROOT/corpus/sjeng-like.trace" && ok "the input is kept" || bad "the input is kept"
+ln -sf "$W/in.trace" "$W/in.link"; ln -f "$W/in.trace" "$W/in.hard"
+expect "-o on a symlink to the input" 1 "is the input itself" -- "$TRZ" -f --rm -o "$W/in.link" "$W/in.trace"
+expect "-o on a hard link of the input" 1 "is the input itself" -- "$TRZ" -f --rm -o "$W/in.hard" "$W/in.trace"
+cmp -s "$W/in.trace" "$ROOT/corpus/sjeng-like.trace" && ok "the input is kept (links)" || bad "the input is kept (links)"
+"$TRZ" -q -k "$W/in.trace"
+expect "-d -o on the archive itself" 1 "is the input itself" -- "$TRZ" -d -f --rm -o "$W/in.trace.trz" "$W/in.trace.trz"
+"$TRZ" -t "$W/in.trace.trz" && ok "the archive is kept" || bad "the archive is kept"
+expect "-c into the input itself" 1 "is the input itself" -- sh -c "exec \"$TRZ\" -c \"$W/in.trace\" >> \"$W/in.trace\""
+# two writers of one output: one wins, the other keeps its input; nothing is lost
+lost=0
+for i in 1 2 3 4 5; do
+    rm -f "$W/same.trz"
+    cp "$ROOT/corpus/loops-4cpu.rst" "$W/A.rst"; cp "$ROOT/corpus/bus-2cpu.byu" "$W/B.byu"
+    "$TRZ" -q --rm -o "$W/same.trz" "$W/A.rst" 2>/dev/null & "$TRZ" -q --rm -o "$W/same.trz" "$W/B.byu" 2>/dev/null & wait
+    for x in A.rst:loops-4cpu.rst B.byu:bus-2cpu.byu; do
+        f=${x%%:*} src=${x#*:}
+        [ -e "$W/$f" ] || "$TRZ" -dc "$W/same.trz" | cmp -s - "$ROOT/corpus/$src" || lost=$((lost + 1))
+    done
+done
+[ $lost = 0 ] && ok "two writers of one output lose nothing" || bad "two writers of one output" "$lost inputs lost"
+# --rm: what it removes was verified and is on disk; without -f nothing is replaced
+cp "$ROOT/corpus/bus-1cpu.pbus" "$W/r.pbus"; : > "$W/r.pbus.trz"
+expect "existing output without -f" 1 "already exists" -- "$TRZ" --rm "$W/r.pbus"
+[ -e "$W/r.pbus" ] && [ ! -s "$W/r.pbus.trz" ] && ok "input and existing output untouched" || bad "input and existing output untouched"
+
 # ---- damaged archives: truncation and corruption give one-line errors, exit 1 ----
 "$TRZ" -c --chunk-records=2000 "$ROOT/corpus/loops-4cpu.rst" > "$W/d.trz"
 size=$(stat -c %s "$W/d.trz")
