@@ -174,8 +174,11 @@ typedef enum trz_rparam {
 int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
 
 typedef struct trz_info {
-    const char *format;      /* codec name; "mixed" when members differ */
-    uint32_t record_size;    /* bytes per record, 0 for text (lines) */
+    const char *format;      /* codec name; "mixed" when members differ in
+                                format or byte order */
+    uint32_t record_size;    /* bytes per record; 0 for text (records are
+                                lines) and for a mixed archive, whose members
+                                each count records in their own unit */
     int byte_order;          /* TRZ_BYTE_ORDER_* of the source */
     int seekable;            /* 1 when the index was loaded */
     int64_t records;         /* whole records (lines), -1 when unknown (pipe) */
@@ -200,8 +203,10 @@ typedef struct trz_chunk_info {
 } trz_chunk_info;
 int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
-/* Bytes per stream over the whole archive (reads every chunk header, not the
- * data).  Calls fn once per (format, stream) pair with its totals. */
+/* Bytes per stream over the whole archive.  Reads every chunk's stored
+ * bytes (without decoding them) and fails, naming the chunk, when a header
+ * disagrees with the index or stored bytes with their checksum.  Calls fn
+ * once per (format, stream) pair with its totals. */
 typedef void (*trz_stream_fn)(void *ctx, const char *format, unsigned stream_id,
                               const char *stream_name, uint64_t raw, uint64_t compressed);
 int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
@@ -225,12 +230,33 @@ int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
  * valid until the next call on the reader. */
 int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
 
-/* Position the reader at record (line) `record`.  Needs a seekable input;
- * decodes only the chunk that holds the record, whatever TRZ_R_THREADS is.
- * Seeking to the record count positions at the end, before a partial last
- * record if the source had one (trz_read_bytes then returns those bytes).
- * TRZ_ERR_RANGE past that. */
+/* Position the reader at the start of record (line) `record`.  Through the
+ * index, this decodes only the chunk that holds the record, whatever
+ * TRZ_R_THREADS is; from a pipe (or an archive whose index is damaged) it
+ * decodes forward, and going back is TRZ_ERR_UNSUPPORTED.  Seeking to the record count positions at the very end
+ * (a partial last record of the source belongs to the last record before
+ * it).  TRZ_ERR_RANGE past that.
+ * Records are numbered on across concatenated members, each member counting
+ * in its own unit: fixed-size records, lines for text, bytes for raw data
+ * (src/FORMAT.md, "Records"), the same from a pipe and through the index. */
 int trz_seek(trz_reader *reader, uint64_t record);
+
+/* The number of the next record that starts at or after the current
+ * position (0 after opening; the record count at the end). */
+uint64_t trz_tell(trz_reader *reader);
+
+/* trz_read_view that stops at a record boundary: point *data at the decoded
+ * bytes from the current position up to, not including, the start of the
+ * (max_records + 1)-th record that starts in them, or to the end of the
+ * current chunk, whichever comes first, and set *records to the number of
+ * records that start in them.  So repeated calls with what is left of a
+ * count hand out exactly the bytes of that many records: a record's
+ * continuation (the rest of a line that began in an earlier chunk, a
+ * partial last record) comes with the record, and with max_records 0 the
+ * call returns only such bytes, or 0 at a record start.  Returns the byte
+ * count, 0 at the end (or at a record start with max_records 0), or a
+ * negative trz_result; the bytes stay valid until the next call. */
+int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_records, uint64_t *records);
 
 /* Call fn with batches of decoded records (a chunk's worth, at most), from
  * the current position to the end, in order: `n_bytes` bytes holding
@@ -273,8 +299,10 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
 /* ---- printing records ------------------------------------------------------ */
 
 /* Print records [first, first+count) as text, one line each (trconv / b2a
- * style per format; text formats print their lines).  count = UINT64_MAX
- * means to the end.  Seeks when it can, else reads forward. */
+ * style per format; text formats print their lines; each member of a
+ * mixed archive in its own format).  count = UINT64_MAX means to the end.
+ * Seeks when it can, else reads forward; TRZ_ERR_RANGE when first is past
+ * the end. */
 int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or

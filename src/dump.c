@@ -113,23 +113,32 @@ static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t at
     return rc;
 }
 
+/* Records [first, first + count) of an archive: span by span, each printed
+ * as its member's codec prints records (a mixed archive changes format at
+ * member boundaries).  A span starts at a record start, so a fixed-size
+ * span is whole records followed, at a member's end, by a partial record,
+ * which is no record and not printed. */
 int trz_dump(trz_reader *r, void *file, uint64_t first, uint64_t count)
 {
-    int bo;
-    const trz_codec *c = trz_reader_codec(r, &bo);
-    uint64_t at = 0;
-    if (c->record_size != 1) {
-        trz_info info;
-        trz_reader_info(r, &info);
-        if (info.seekable) {
-            uint64_t target = first < (uint64_t)info.records ? first : (uint64_t)info.records;
-            int rc = trz_seek(r, target);
-            if (rc) return rc;
-            at = target;
-        }
+    FILE *f = file;
+    int rc = trz_seek(r, first);
+    if (rc) return rc;
+    uint64_t left = count;
+    for (;;) {
+        const void *v;
+        uint64_t n, no = trz_tell(r);
+        int64_t g = trz_read_span(r, &v, left, &n);
+        if (g < 0) return (int)g;
+        if (g == 0) break;
+        int bo;
+        const trz_codec *c = trz_reader_span_codec(r, &bo);
+        const uint8_t *p = v;
+        if (c->record_size == 0) fwrite(p, 1, (size_t)g, f);
+        else if (c->record_size == 1) hex_lines(f, p, (size_t)g, no);
+        else trz_dump_records(f, c, bo, p, (size_t)n, no);
+        left -= n;
     }
-    dsrc d = { r, NULL, NULL, 0, 0 };
-    return dump_stream(&d, c, bo, file, at, first, count);
+    return ferror(f) ? TRZ_ERR_IO : TRZ_OK;
 }
 
 int trz_dump_raw(const trz_io *in, const char *format, void *file, uint64_t first, uint64_t count, char *err, size_t errlen)

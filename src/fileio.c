@@ -194,70 +194,30 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     }
     trz_reader_set(r, TRZ_R_THREADS, o->threads);
     trz_reader_set(r, TRZ_R_SALVAGE, o->salvage);
-    trz_info info;
-    trz_reader_info(r, &info);
-    uint64_t left = UINT64_MAX; /* bytes (fixed records) or lines (text) still wanted */
-    int text = info.record_size == 0;
-    if (o->ranged) {
-        if (info.seekable) {
-            rc = trz_seek(r, o->from); /* past the end is an error, as for the library */
-        } else { /* a pipe: decode forward to the first wanted record */
-            rc = TRZ_OK;
-            if (!text) {
-                uint64_t skip = o->from * info.record_size;
-                uint8_t tmp[65536];
-                while (skip && rc == TRZ_OK) {
-                    int64_t g = trz_read_bytes(r, tmp, skip < sizeof tmp ? (size_t)skip : sizeof tmp);
-                    if (g < 0) rc = (int)g;
-                    else if (g == 0) break;
-                    else skip -= (uint64_t)g;
-                }
-            } else {
-                uint64_t lines = o->from;
-                uint8_t ch;
-                while (lines && rc == TRZ_OK) {
-                    int64_t g = trz_read_bytes(r, &ch, 1);
-                    if (g < 0) rc = (int)g;
-                    else if (g == 0) break;
-                    else if (ch == '\n') lines--;
-                }
-            }
-        }
-        if (rc) {
-            msg_error("%s: %s", name, trz_reader_error(r));
-            trz_reader_close(r);
-            return 1;
-        }
-        if (o->count != UINT64_MAX) left = text ? o->count : o->count * info.record_size;
+    /* --from: the library positions at the record alike from a file (the
+     * index) and a pipe (decoding forward); --count: spans that end at a
+     * record boundary, in the unit of the member they come from */
+    if (o->ranged && (rc = trz_seek(r, o->from)) != TRZ_OK) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
     }
-    uint64_t total = 0;
+    uint64_t left = o->ranged ? o->count : UINT64_MAX, total = 0;
     int status = 0;
-    while (left) {
+    for (;;) {
         const void *v;
+        uint64_t n = 0;
         /* written straight from the reader's chunk: no copy on the way out */
-        int64_t g = trz_read_view(r, &v, !text && left < SIZE_MAX ? (size_t)left : SIZE_MAX);
+        int64_t g = left == UINT64_MAX ? trz_read_view(r, &v, SIZE_MAX) : trz_read_span(r, &v, left, &n);
         if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = o->salvage ? 2 : 1; break; }
         if (g == 0) break;
-        const uint8_t *buf = v;
-        size_t n = (size_t)g;
-        if (text && left != UINT64_MAX) { /* stop after `count` lines */
-            size_t i = 0;
-            while (i < n && left) {
-                const uint8_t *nl = memchr(buf + i, '\n', n - i);
-                if (!nl) { i = n; break; }
-                i = (size_t)(nl - buf) + 1;
-                left--;
-            }
-            n = i;
-        } else if (left != UINT64_MAX) {
-            left -= n;
-        }
-        if (out >= 0 && write_all(out, buf, n)) {
+        if (left != UINT64_MAX) left -= n;
+        if (out >= 0 && write_all(out, v, (size_t)g)) {
             msg_error("%s: write error: %s", name, strerror(errno));
             status = 1;
             break;
         }
-        total += n;
+        total += (uint64_t)g;
         if (pg) show_progress(pg, total, total);
     }
     if (pg) end_progress(pg);

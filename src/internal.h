@@ -114,6 +114,8 @@ uint64_t trz_count_lines(const uint8_t *p, size_t n, int midline);
 size_t trz_line_offset(const uint8_t *p, size_t n, int midline, uint64_t k);
 void trz_io_mem(trz_io *io, void *memstate);
 const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order);
+/* The codec and byte order of the member that the last span came from. */
+const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
 /* Print records of a buffer (dump.c). */
 void trz_dump_records(FILE *f, const trz_codec *c, int bo, const uint8_t *p, size_t n, uint64_t first);
 typedef struct trz_memio { const uint8_t *p; size_t n, pos; } trz_memio;

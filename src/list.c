@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -77,11 +78,48 @@ int list_file(const cli_opts *o, const char *name)
     return 0;
 }
 
-static int is_trz(int fd)
+/* A pipe's first bytes, read to tell an archive from a raw trace, then
+ * served again before the rest of the pipe. */
+typedef struct peeked {
+    int fd;
+    uint8_t head[4];
+    size_t n, pos;
+} peeked;
+
+static int64_t peeked_read(void *opaque, void *buf, size_t n)
 {
-    unsigned char m[4];
-    ssize_t n = pread(fd, m, 4, 0);
-    return n == 4 && m[0] == 0x89 && m[1] == 'T' && m[2] == 'R' && m[3] == 'Z';
+    peeked *p = opaque;
+    if (p->pos < p->n) {
+        size_t k = p->n - p->pos < n ? p->n - p->pos : n;
+        memcpy(buf, p->head + p->pos, k);
+        p->pos += k;
+        return (int64_t)k;
+    }
+    for (;;) {
+        ssize_t k = read(p->fd, buf, n);
+        if (k >= 0 || errno != EINTR) return k;
+    }
+}
+
+static const uint8_t trz_magic[4] = { 0x89, 'T', 'R', 'Z' };
+
+/* How many of the 4 magic bytes h[0..n) has right. */
+static int magic_match(const uint8_t *h, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < 4 && i < n; i++) k += h[i] == trz_magic[i];
+    return k;
+}
+
+/* A file that starts with most of the magic, or ends with the footer's,
+ * is a damaged archive, not a raw trace to hex-dump. */
+static int looks_damaged(int fd, const uint8_t *head, size_t n)
+{
+    if (n == 4 && magic_match(head, n) >= 3) return 1;
+    struct stat st;
+    uint8_t t[4];
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 4 && pread(fd, t, 4, st.st_size - 4) == 4 &&
+           memcmp(t, "TZEN", 4) == 0;
 }
 
 int dump_main(int argc, char **argv)
@@ -109,21 +147,30 @@ int dump_main(int argc, char **argv)
         }
     }
     int fd = strcmp(file, "-") == 0 ? STDIN_FILENO : open(file, O_RDONLY);
+    const char *shown = fd == STDIN_FILENO ? "(stdin)" : file;
     if (fd < 0) { msg_error("%s: %s", file, strerror(errno)); return 1; }
+    /* the first bytes tell an archive from a raw trace, from a pipe as well */
+    peeked pk = { fd, { 0 }, 0, 0 };
+    int seekable = lseek(fd, 0, SEEK_CUR) >= 0;
+    ssize_t k = 0;
+    while (pk.n < 4 && (k = seekable ? pread(fd, pk.head + pk.n, 4 - pk.n, (off_t)pk.n) : read(fd, pk.head + pk.n, 4 - pk.n)) > 0)
+        pk.n += (size_t)k;
+    if (k < 0) { msg_error("%s: %s", shown, strerror(errno)); if (fd != STDIN_FILENO) close(fd); return 1; }
+    trz_io io;
+    int f = fd;
+    if (seekable) trz_io_fd(&io, &f);
+    else io = (trz_io){ &pk, peeked_read, NULL, NULL, NULL };
     int rc;
-    if (is_trz(fd) || (fd == STDIN_FILENO && strcmp(format, "auto") == 0 && lseek(fd, 0, SEEK_CUR) < 0 && 0)) {
+    if (magic_match(pk.head, pk.n) == 4 || looks_damaged(fd, pk.head, pk.n)) {
         trz_reader *r;
-        rc = trz_reader_open_fd(&r, fd);
+        rc = trz_reader_open_io(&r, &io);
         if (!rc) rc = trz_dump(r, stdout, first, count);
-        if (rc) msg_error("%s: %s", file, trz_reader_error(r));
+        if (rc) msg_error("%s: %s", shown, rc == TRZ_ERR_NOT_TRZ ? "a damaged archive (bad magic)" : trz_reader_error(r));
         trz_reader_close(r);
     } else {
-        trz_io io;
-        int f = fd;
-        trz_io_fd(&io, &f);
         char err[256] = "";
         rc = trz_dump_raw(&io, format, stdout, first, count, err, sizeof err);
-        if (rc) msg_error("%s: %s", file, err);
+        if (rc) msg_error("%s: %s", shown, err);
     }
     if (fd != STDIN_FILENO) close(fd);
     if (fflush(stdout) != 0 && rc == 0) { msg_error("write error: %s", strerror(errno)); rc = 1; }

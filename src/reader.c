@@ -16,6 +16,8 @@ typedef struct rchunk {
     uint64_t offset, first_record, first_byte;
     uint32_t nrec, raw, stored;
     uint8_t codec, flags, byte_order;
+    uint8_t mcodec, mbo;  /* the member's codec and byte order */
+    uint8_t mfirst;       /* the member's first chunk */
 } rchunk;
 
 typedef struct dchunk { /* a decoded chunk */
@@ -25,6 +27,8 @@ typedef struct dchunk { /* a decoded chunk */
     uint64_t first_byte;
     uint64_t off, stored;  /* where it is in the archive */
     int numbers_ok;        /* no and first_record are exact (see counts_ok) */
+    const trz_codec *mcodec; /* the member's codec: what a record is */
+    int mbo, mfirst;       /* the member's byte order; first chunk of its member */
     const trz_codec *codec;
     int byte_order, flags, rc;
     /* decode inputs */
@@ -69,10 +73,18 @@ struct trz_reader {
     int in_member, at_end, opened;
     uint64_t member_start, member_chunks, seq_chunk_no, seq_records, seq_bytes;
     uint64_t member_first_chunk;
+    const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
+    int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
     /* the chunk being served */
     dchunk cur;
     size_t cur_pos;
     int have_cur;
+    size_t cur_rec_pos;   /* records of cur that start before cur_rec_pos: */
+    uint64_t cur_rec_n;   /* a cache for trz_tell on text */
+    uint64_t end_rec;     /* without a current chunk: the next record's number */
+    /* the chunk served before cur, for checks that span two chunks */
+    uint64_t prev_no;
+    int prev_valid, prev_nl;
     uint64_t next_chunk;  /* index mode: next chunk number to decode */
     /* decode-ahead queue */
     dchunk q[MAXQ];
@@ -187,6 +199,24 @@ static int check_member_header(const uint8_t *h, size_t n, size_t *len)
     return TRZ_OK;
 }
 
+/* Whether a chunk fits its member (FORMAT.md, "Records"): it is coded with
+ * the member's codec (in the member's byte order) or stored raw; in a
+ * fixed-size member it holds whole records, or else only the partial last
+ * record (*tail), which must end the member; only text chunks may start
+ * mid-line, and never the member's first one. */
+static int chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
+                      uint64_t raw, int first, int *tail)
+{
+    *tail = 0;
+    if (codec != m->id && codec != TRZ_CODEC_RAW) return 0;
+    if (codec == m->id && codec != TRZ_CODEC_RAW && bo != (unsigned)mbo) return 0;
+    if (m->record_size == 0) return !(first && (flags & TRZ_CHUNK_MIDLINE)) && nrec <= raw;
+    if (flags) return 0;
+    if (nrec * m->record_size == raw) return 1;
+    *tail = codec == TRZ_CODEC_RAW && nrec == 0 && raw < m->record_size;
+    return *tail;
+}
+
 static int parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len)
 {
     int rc = check_member_header(h, n, len);
@@ -231,6 +261,9 @@ static int seq_member_header(trz_reader *r, int first)
         int bad_magic = !rc && !first && magic_damaged(r); /* reads on, then gives the bytes back */
         if (have > 1 && push_back(r, h + 1, have - 1)) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
         if (first && have == 4) { r->open_damaged = 1; r->open_rc = TRZ_ERR_NOT_TRZ; r->open_at = start; }
+        int near = have == 4 && (h[0] == trz_file_magic[0]) + (h[1] == trz_file_magic[1]) +
+                                    (h[2] == trz_file_magic[2]) + (h[3] == trz_file_magic[3]) >= 3;
+        if (first && near) return rerr(r, TRZ_ERR_CORRUPT, "damaged file header at byte 0 (bad magic)");
         if (first && !(rc && have && memcmp(h, trz_file_magic, have) == 0))
             return rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file");
         if (rc && memcmp(h, trz_file_magic, have) == 0)
@@ -258,6 +291,9 @@ static int seq_member_header(trz_reader *r, int first)
         return rerr(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
     r->in_member = 1;
+    r->seq_mcodec = trz_codec_by_id(h[5]);
+    r->seq_mbo = h[6];
+    r->seq_tail = 0;
     r->member_start = start;
     r->member_chunks = 0;
     r->member_first_chunk = r->seq_chunk_no;
@@ -298,6 +334,7 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
     rchunk *c = NULL;
     if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;
     uint64_t pos = hlen, rec = 0, byte = 0;
+    const trz_codec *mc = rc ? NULL : trz_codec_by_id(h[5]);
     for (uint64_t i = 0; i < n && !rc; i++) {
         const uint8_t *e = ix + 8 + i * TRZ_INDEX_ENTRY;
         rchunk *k = &c[i];
@@ -309,11 +346,16 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         k->stored = trz_ld_le32(e + 32);
         k->codec = e[36];
         k->flags = e[37];
+        k->mcodec = mc->id;
+        k->mbo = h[6];
+        k->mfirst = i == 0;
         const trz_codec *kc = trz_codec_by_id(k->codec);
-        /* chunks tile the member exactly, and records add up */
+        int tail;
+        /* chunks tile the member exactly, records add up, and each fits the member */
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
             k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
-            k->stored < TRZ_CHUNK_HDR_FIXED + 4 || e[38] || e[39])
+            !chunk_fits(mc, h[6], k->codec, h[6], k->flags, k->nrec, k->raw, i == 0, &tail) ||
+            (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4 || e[38] || e[39])
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
         rec += k->nrec;
@@ -397,8 +439,16 @@ static int open_common(trz_reader *r)
         if (rc && rc != TRZ_ERR_IO && rc != TRZ_ERR_NOMEM) {
             uint8_t m[4] = { 0 };
             if (read_at(r, 0, m, 4) == TRZ_OK && memcmp(m, trz_file_magic, 4) != 0) {
+                /* most of the magic, or a footer at the end: an archive whose first bytes are damaged */
+                uint8_t t[4] = { 0 };
+                int near = (m[0] == trz_file_magic[0]) + (m[1] == trz_file_magic[1]) + (m[2] == trz_file_magic[2]) +
+                           (m[3] == trz_file_magic[3]) >= 3;
+                int footer = r->file_size >= 4 && read_at(r, r->file_size - 4, t, 4) == TRZ_OK &&
+                             memcmp(t, trz_footer_magic, 4) == 0;
+                if (read_at(r, 0, m, 4) != TRZ_OK) return rerr(r, TRZ_ERR_IO, "read error: %s", strerror(errno));
                 /* salvage may still find chunks after a damaged magic */
                 if (push_back(r, m + 1, 3) == TRZ_OK) { r->open_damaged = 1; r->open_rc = TRZ_ERR_NOT_TRZ; r->open_at = 0; }
+                if (near || footer) return rerr(r, TRZ_ERR_CORRUPT, "damaged file header at byte 0 (bad magic)");
                 return rerr(r, TRZ_ERR_NOT_TRZ, "not a trz file");
             }
         }
@@ -536,7 +586,8 @@ int trz_reader_info(trz_reader *r, trz_info *i)
 {
     memset(i, 0, sizeof *i);
     i->format = r->mixed ? "mixed" : r->codec ? r->codec->name : "raw";
-    i->record_size = r->mixed || !r->codec ? 1 : r->codec->record_size;
+    /* members of different formats count records each in their own unit */
+    i->record_size = r->mixed ? 0 : !r->codec ? 1 : r->codec->record_size;
     i->byte_order = r->byte_order;
     i->seekable = r->seekable;
     i->records = r->seekable ? (int64_t)r->total_records : -1;
@@ -704,6 +755,8 @@ static int skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int ex
     if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
     if (index || !r->in_member) { /* chunks of a member whose header is lost */
         r->in_member = 1;
+        r->seq_mcodec = NULL; /* its format is not known: each chunk stands for itself */
+        r->seq_tail = 0;
         r->member_start = header ? at : end;
         r->member_chunks = 0;
         r->member_first_chunk = r->seq_chunk_no;
@@ -843,10 +896,21 @@ static int seq_fetch(trz_reader *r, dchunk *d)
         else if (rc)
             rc = rerr(r, rc, "chunk %llu: damaged header at byte %llu (%s)", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, trz_strerror(rc));
+        int tail = 0;
+        if (!rc && r->seq_mcodec &&
+            (r->seq_tail || !chunk_fits(r->seq_mcodec, r->seq_mbo, d->h.codec, d->h.byte_order, d->h.flags, d->h.nrec,
+                                        d->h.raw, r->member_chunks == 0, &tail)))
+            rc = rerr(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: %s", (unsigned long long)r->seq_chunk_no,
+                      (unsigned long long)at, r->seq_tail ? "a chunk after the member's partial last record"
+                                                          : "its record count or flags do not fit the member's format");
         if (rc) {
             if ((rc = damaged(r, rc, at, hb, have, 0))) return rc;
             continue;
         }
+        r->seq_tail = tail;
+        d->mcodec = r->seq_mcodec ? r->seq_mcodec : trz_codec_by_id(d->h.codec);
+        d->mbo = r->seq_mcodec ? r->seq_mbo : d->h.byte_order;
+        d->mfirst = r->member_chunks == 0;
         d->off = at;
         if ((rc = read_payload(r, d, hb))) {
             if (rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM || !r->salvage)
@@ -1013,11 +1077,14 @@ static int idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     if (rc) return rerr(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
     size_t need;
     rc = trz_chunk_parse_hdr(d->raw, c->stored, &d->h, &need);
-    if (rc == TRZ_OK && (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
-                         d->h.flags != c->flags))
-        rc = TRZ_ERR_CORRUPT;
     if (rc) return rerr(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)n, trz_strerror(rc));
+    if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
+        d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
+        return rerr(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
     d->raw_len = c->stored;
+    d->mcodec = trz_codec_by_id(c->mcodec);
+    d->mbo = c->mbo;
+    d->mfirst = c->mfirst;
     d->no = n;
     d->first_record = c->first_record;
     d->first_byte = c->first_byte;
@@ -1041,6 +1108,15 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     d->err[0] = 0;
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
     d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->err, sizeof d->err);
+    /* a text member's record count is its line starts: count them */
+    if (d->rc == TRZ_OK && d->mcodec && d->mcodec->record_size == 0) {
+        uint64_t lines = trz_count_lines(d->data, d->len, d->flags & TRZ_CHUNK_MIDLINE);
+        if (lines != d->h.nrec) {
+            d->rc = TRZ_ERR_CORRUPT;
+            snprintf(d->err, sizeof d->err, "it holds %llu line starts where its header says %lu",
+                     (unsigned long long)lines, (unsigned long)d->h.nrec);
+        }
+    }
     (void)r;
 }
 
@@ -1298,6 +1374,20 @@ static int next_chunk(trz_reader *r)
             }
             return r->failed = rerr(r, r->cur.rc, "chunk %llu: %s", (unsigned long long)r->cur.no, r->cur.err);
         }
+        /* a text chunk starts mid-line exactly when the one before it in the
+         * member did not end a line (the member's first: checked at fetch) */
+        const dchunk *c = &r->cur;
+        if (c->mcodec && c->mcodec->record_size == 0 && !c->mfirst && r->prev_valid && c->numbers_ok &&
+            c->no == r->prev_no + 1 && ((c->flags & TRZ_CHUNK_MIDLINE) != 0) == r->prev_nl) {
+            r->have_cur = 0;
+            return r->failed = rerr(r, TRZ_ERR_CORRUPT, "chunk %llu: its mid-line flag disagrees with the end of "
+                                    "chunk %llu", (unsigned long long)c->no, (unsigned long long)r->prev_no);
+        }
+        r->prev_valid = c->numbers_ok;
+        r->prev_no = c->no;
+        if (c->len) r->prev_nl = c->data[c->len - 1] == '\n';
+        r->cur_rec_pos = 0;
+        r->cur_rec_n = 0;
         return 1;
     }
 }
@@ -1305,6 +1395,7 @@ static int next_chunk(trz_reader *r)
 static void drop_queue(trz_reader *r)
 {
     pool_stop(r);
+    r->prev_valid = 0;
     for (size_t i = 0; i < MAXQ; i++) {
         dchunk_free(&r->q[i]);
         r->qstate[i] = Q_FREE;
@@ -1348,27 +1439,35 @@ static int host_bo(void)
     return *(const uint8_t *)&one ? TRZ_BO_LITTLE : TRZ_BO_BIG;
 }
 
-/* Bytes per record as trz_reader_info reports them: members of different
- * formats are read as bytes. */
-static size_t rec_size(const trz_reader *r)
+/* Bytes per record of the current chunk's member (0: lines), and whether
+ * the chunk holds whole records (else it is a partial last record). */
+static size_t cur_rs(const trz_reader *r)
 {
-    return r->mixed || !r->codec ? 1 : r->codec->record_size;
+    return r->cur.mcodec ? r->cur.mcodec->record_size : 1;
+}
+static int cur_whole(const trz_reader *r)
+{
+    size_t rs = cur_rs(r);
+    return rs == 0 || (uint64_t)r->cur.h.nrec * rs == r->cur.len;
 }
 
 /* Records in host order on request.  The member's codec and byte order
  * apply, also to a chunk stored raw inside it (tail or fallback). */
 static void to_host(const trz_reader *r, uint8_t *p, size_t len)
 {
-    if (r->host_order && !r->mixed && r->codec && r->codec->convert && r->byte_order &&
-        r->byte_order != host_bo())
-        r->codec->convert(p, len, r->byte_order, host_bo());
+    const trz_codec *m = r->cur.mcodec;
+    if (r->host_order && m && m->convert && r->cur.mbo && r->cur.mbo != host_bo())
+        m->convert(p, len, r->cur.mbo, host_bo());
 }
 
 int64_t trz_read(trz_reader *r, void *buf, size_t max)
 {
     uint8_t *out = buf;
     size_t got = 0;
-    if (r->codec && r->codec->record_size == 0 && !r->mixed)
+    if (r->mixed)
+        return rerr(r, TRZ_ERR_UNSUPPORTED, "trz_read: the members differ in format or byte order; use "
+                                            "trz_read_span or trz_read_bytes");
+    if (r->codec && r->codec->record_size == 0)
         return rerr(r, TRZ_ERR_UNSUPPORTED, "trz_read needs fixed-size records; use trz_read_bytes for text");
     while (got < max) {
         if (!r->have_cur || r->cur_pos == r->cur.len) {
@@ -1377,8 +1476,8 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
             if (rc == 0) break;
             continue;
         }
-        size_t rs = rec_size(r);
-        if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
+        size_t rs = cur_rs(r);
+        if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
         size_t n = (r->cur.len - r->cur_pos) / rs;
         if (n > max - got) n = max - got;
         uint8_t *dst = out + got * rs;
@@ -1390,26 +1489,123 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
     return (int64_t)got;
 }
 
+/* Record starts of a text chunk in [a, b). */
+static uint64_t text_starts(const dchunk *c, size_t a, size_t b)
+{
+    if (b <= a) return 0;
+    int mid = a == 0 ? (c->flags & TRZ_CHUNK_MIDLINE) != 0 : c->data[a - 1] != '\n';
+    return trz_count_lines(c->data + a, b - a, mid);
+}
+
+/* Record starts of the current chunk before offset pos. */
+static uint64_t starts_before(trz_reader *r, size_t pos)
+{
+    size_t rs = cur_rs(r);
+    if (rs == 0) { /* counted on from where the last count stopped */
+        if (pos < r->cur_rec_pos) r->cur_rec_pos = 0, r->cur_rec_n = 0;
+        r->cur_rec_n += text_starts(&r->cur, r->cur_rec_pos, pos);
+        r->cur_rec_pos = pos;
+        return r->cur_rec_n;
+    }
+    if (!cur_whole(r)) return 0;
+    return (pos + rs - 1) / rs;
+}
+
+uint64_t trz_tell(trz_reader *r)
+{
+    if (!r->have_cur) return r->end_rec;
+    return r->cur.first_record + starts_before(r, r->cur_pos);
+}
+
+int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *records)
+{
+    *data = NULL;
+    *records = 0;
+    while (!r->have_cur || r->cur_pos == r->cur.len) {
+        int rc = next_chunk(r);
+        if (rc <= 0) return rc;
+    }
+    const dchunk *c = &r->cur;
+    size_t rs = cur_rs(r), pos = r->cur_pos, end = c->len;
+    uint64_t n = 0;
+    if (rs == 0) { /* up to the (max + 1)-th line start */
+        const uint8_t *p = c->data;
+        size_t q = pos;
+        int at_start = pos == 0 ? !(c->flags & TRZ_CHUNK_MIDLINE) : p[pos - 1] == '\n';
+        int stop = 0;
+        if (at_start && max == 0) end = pos, stop = 1;
+        else if (at_start) n = 1;
+        while (!stop) {
+            const uint8_t *nl = memchr(p + q, '\n', c->len - q);
+            if (!nl || (size_t)(nl - p) + 1 >= c->len) break; /* no more line starts in this chunk */
+            q = (size_t)(nl - p) + 1;
+            if (n == max) { end = q; break; }
+            n++;
+        }
+    } else if (cur_whole(r)) {
+        uint64_t k = (pos + rs - 1) / rs, avail = c->h.nrec - k;
+        if (max < avail) {
+            end = (size_t)((k + max) * rs);
+            n = max;
+        } else {
+            n = avail;
+        }
+    }
+    if (rs == 0 && r->cur_rec_pos == pos) r->cur_rec_pos = end, r->cur_rec_n += n;
+    *data = c->data + pos;
+    *records = n;
+    r->cur_pos = end;
+    return (int64_t)(end - pos);
+}
+
+const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order)
+{
+    *byte_order = r->have_cur ? r->cur.mbo : r->byte_order;
+    return r->have_cur && r->cur.mcodec ? r->cur.mcodec : r->codec ? r->codec : &trz_codec_raw;
+}
+
+/* trz_seek without an index: decode forward, counting records as a span
+ * does, so that a pipe and the index agree on where record `rec` starts. */
+static int skip_to(trz_reader *r, uint64_t rec)
+{
+    uint64_t at = trz_tell(r);
+    if (rec < at)
+        return rerr(r, TRZ_ERR_UNSUPPORTED, "cannot go back to record %llu: the input is a pipe or its index is "
+                    "damaged", (unsigned long long)rec);
+    for (;;) { /* the records before it, then what still belongs to the last of them */
+        const void *v;
+        uint64_t n;
+        int64_t g = trz_read_span(r, &v, rec - at, &n);
+        if (g < 0) return (int)g;
+        if (g == 0) break;
+        at += n;
+    }
+    if (at < rec)
+        return rerr(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)", (unsigned long long)rec,
+                    (unsigned long long)at);
+    if (!r->have_cur) r->end_rec = at;
+    return TRZ_OK;
+}
+
 int trz_seek(trz_reader *r, uint64_t rec)
 {
-    if (!r->seekable) return rerr(r, TRZ_ERR_UNSUPPORTED, "cannot seek: the input is a pipe or its index is damaged");
+    if (!r->seekable) return skip_to(r, rec);
     if (rec > r->total_records) return rerr(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)",
                                             (unsigned long long)rec, (unsigned long long)r->total_records);
     drop_queue(r);
     dchunk_free(&r->cur);
     r->have_cur = 0;
-    /* binary search: the last chunk whose first record <= rec and that holds records */
+    r->prev_valid = 0;
+    r->end_rec = rec;
+    /* binary search: the first chunk in which a record after rec starts */
     uint64_t lo = 0, hi = r->nchunks;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (r->chunks[mid].first_record + r->chunks[mid].nrec <= rec) lo = mid + 1;
         else hi = mid;
     }
-    /* at the end: a partial last record (a chunk of no records) still follows */
-    if (lo == r->nchunks)
-        while (lo > 0 && r->chunks[lo - 1].nrec == 0 && r->chunks[lo - 1].first_record == rec) lo--;
     r->next_chunk = lo;
-    if (lo >= r->nchunks) return TRZ_OK; /* at the end */
+    if (lo >= r->nchunks) return TRZ_OK; /* the end: what follows the last record start belongs to that record */
     int threads = r->threads; /* decode just the chunk that holds the record */
     r->threads = 1;
     int rc = next_chunk(r);
@@ -1417,7 +1613,7 @@ int trz_seek(trz_reader *r, uint64_t rec)
     if (rc < 0) return rc;
     if (rc == 0) return TRZ_OK;
     uint64_t k = rec - r->cur.first_record;
-    size_t rs = rec_size(r);
+    size_t rs = cur_rs(r);
     if (rs) r->cur_pos = (size_t)(k * rs);
     else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
     return TRZ_OK;
@@ -1432,15 +1628,15 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
             if (rc == 0) return TRZ_OK;
             continue;
         }
-        size_t rs = rec_size(r);
+        size_t rs = cur_rs(r);
         uint8_t *p = r->cur.data + r->cur_pos;
         size_t len = r->cur.len - r->cur_pos, n;
         uint64_t first;
         if (rs == 0) {
-            n = (size_t)trz_count_lines(p, len, r->cur_pos == 0 ? (r->cur.flags & TRZ_CHUNK_MIDLINE) : 0);
+            n = (size_t)text_starts(&r->cur, r->cur_pos, r->cur.len);
             first = r->cur.first_record + r->cur.h.nrec - n;
         } else {
-            if ((uint64_t)r->cur.h.nrec * rs != r->cur.len) { r->cur_pos = r->cur.len; continue; }
+            if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; }
             n = len / rs;
             len = n * rs;
             first = r->cur.first_record + r->cur_pos / rs;
@@ -1464,15 +1660,19 @@ int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
     static const size_t ncodec = 256;
     uint64_t (*acc)[TRZ_MAX_STREAMS][2] = calloc(ncodec, sizeof *acc);
     if (!acc) return rerr(r, TRZ_ERR_NOMEM, "out of memory");
-    uint8_t hb[TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4];
+    /* each chunk is read whole: its header must agree with the index and its
+     * stored bytes with their checksum, or what is listed is not what is there */
+    dchunk d = { 0 };
     int rc = TRZ_OK;
     for (uint64_t i = 0; i < r->nchunks && rc == TRZ_OK; i++) {
-        rchunk *c = &r->chunks[i];
-        size_t want = c->stored < sizeof hb ? c->stored : sizeof hb, need;
-        trz_chunk_hdr h;
-        rc = read_at(r, c->offset, hb, want);
-        if (!rc) rc = trz_chunk_parse_hdr(hb, want, &h, &need);
-        if (rc) { rc = rerr(r, rc, "chunk %llu: damaged header", (unsigned long long)i); break; }
+        rc = idx_fetch(r, i, &d);
+        if (rc < 0) break;
+        rc = TRZ_OK;
+        const trz_chunk_hdr h = d.h;
+        if (trz_xxh32low(d.raw + h.hdr_len, h.payload) != h.pcheck) {
+            rc = rerr(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)i);
+            break;
+        }
         for (unsigned k = 0; k < h.nstreams; k++) {
             acc[h.codec][h.sid[k]][0] += h.rsize[k];
             acc[h.codec][h.sid[k]][1] += h.csize[k];
@@ -1487,6 +1687,7 @@ int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
                 fn(ctx, k->name, s, nm ? nm : "?", acc[c][s][0], acc[c][s][1]);
             }
     }
+    dchunk_free(&d);
     free(acc);
     return rc;
 }

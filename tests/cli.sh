@@ -203,6 +203,31 @@ cp "$ROOT/corpus/bus-1cpu.pbus" "$W/r.pbus"; : > "$W/r.pbus.trz"
 expect "existing output without -f" 1 "already exists" -- "$TRZ" --rm "$W/r.pbus"
 [ -e "$W/r.pbus" ] && [ ! -s "$W/r.pbus.trz" ] && ok "input and existing output untouched" || bad "input and existing output untouched"
 
+# ---- records: a file and a pipe agree, on concatenations of different formats too ----
+"$TRZ" -q -c --chunk-size=4K "$ROOT/corpus/sjeng-like.trace" > "$W/t.trz"
+cat "$W/t.trz" "$W/c2.trz" > "$W/tb.trz"
+agree=0
+for r in "0 5" "200 3" "14999 3" "15000 2" "114999 9" "115000 1"; do
+    set -- $r
+    a=$("$TRZ" -dc --from=$1 --count=$2 "$W/tb.trz" | md5sum); b=$(cat "$W/tb.trz" | "$TRZ" -dc --from=$1 --count=$2 | md5sum)
+    [ "$a" = "$b" ] || { agree=1; echo "  --from=$1 --count=$2: file and pipe differ"; }
+done
+[ $agree = 0 ] && ok "--from/--count: file and pipe agree (text + BYU)" || bad "--from/--count: file and pipe agree"
+"$TRZ" -dc --from=14999 --count=1 "$W/tb.trz" | cmp -s - <(tail -n 1 "$ROOT/corpus/sjeng-like.trace") \
+    && ok "--from: the last line of the text member" || bad "--from: the last line of the text member"
+"$TRZ" -dc --from=15000 --count=2 "$W/tb.trz" | cmp -s - <(head -c 24 "$ROOT/corpus/bus-2cpu.byu") \
+    && ok "--from: the BYU member counts its own records" || bad "--from: the BYU member counts its own records"
+expect "--from past the end (file)" 1 "record 115001 is past the end \\(115000 records\\)" -- "$TRZ" -dc --from=115001 "$W/tb.trz"
+expect "--from past the end (pipe)" 1 "record 115001 is past the end \\(115000 records\\)" -- sh -c "cat \"$W/tb.trz\" | \"$TRZ\" -dc --from=115001"
+"$TRZ" dump -s 14998 -n 4 "$W/tb.trz" > "$W/d1"; cat "$W/tb.trz" | "$TRZ" dump -s 14998 -n 4 > "$W/d2"
+cmp -s "$W/d1" "$W/d2" && [ "$(wc -l < "$W/d1")" = 4 ] && grep -q '^15001: .*FETCH' "$W/d1" \
+    && ok "dump: a pipe is read as an archive, each member in its format" || bad "dump from a pipe"
+expect "dump -s past the end" 1 "past the end" -- "$TRZ" dump -s 200000 "$W/tb.trz"
+cp "$W/t.trz" "$W/badmagic.trz"; printf 'X' | dd of="$W/badmagic.trz" bs=1 seek=1 conv=notrunc status=none
+expect "dump of an archive with a damaged magic" 1 "damaged file header at byte 0 \\(bad magic\\)" -- "$TRZ" dump "$W/badmagic.trz"
+cp "$W/t.trz" "$W/flip.trz"; printf '\377' | dd of="$W/flip.trz" bs=1 seek=3000 conv=notrunc status=none
+expect "-l -v on a damaged chunk" 1 "chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" -l -v "$W/flip.trz"
+
 # ---- damaged archives: truncation and corruption give one-line errors, exit 1 ----
 "$TRZ" -c --chunk-records=2000 "$ROOT/corpus/loops-4cpu.rst" > "$W/d.trz"
 size=$(stat -c %s "$W/d.trz")

@@ -337,8 +337,9 @@ static void test_real_pipe(const sample *s)
     if (check(rc == TRZ_OK, "%s: open a pipe fd: %s", s->name, trz_reader_error(r))) {
         trz_reader_info(r, &info);
         check(!info.seekable && info.records == -1, "%s: a pipe is not seekable", s->name);
-        check(trz_seek(r, 0) == TRZ_ERR_UNSUPPORTED, "%s: trz_seek on a pipe must be TRZ_ERR_UNSUPPORTED", s->name);
+        check(trz_seek(r, 0) == TRZ_OK, "%s: trz_seek forward on a pipe: %s", s->name, trz_reader_error(r));
         expect_bytes(r, s, 65536, "a pipe fd");
+        check(trz_seek(r, 0) == TRZ_ERR_UNSUPPORTED, "%s: trz_seek back on a pipe must be TRZ_ERR_UNSUPPORTED", s->name);
     }
     trz_reader_close(r);
     close(fds[0]);

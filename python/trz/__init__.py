@@ -195,13 +195,16 @@ class Reader:
     def _remaining(self):
         return None if self.n_records < 0 else max(self.n_records - self._pos, 0)
 
-    def _read_into(self, n):
-        """n records (fewer at the end) as a uint8 numpy array."""
+    def _no_mixed(self):
         if self.format == "mixed":
             # Concatenated members of different formats or byte orders have no
-            # one record size (and trz_read would copy the first member's).
+            # one record size: each member counts records in its own unit.
             raise TrzError("%s: its members differ in format or byte order: read records from each member's "
                            "own archive, or bytes with read_bytes()" % self.name, _lib.ERR_UNSUPPORTED)
+
+    def _read_into(self, n):
+        """n records (fewer at the end) as a uint8 numpy array."""
+        self._no_mixed()
         rs = self.record_size
         if n is None:
             n = self._remaining()
@@ -230,6 +233,7 @@ class Reader:
 
     def _read_lines(self, n):
         """Up to n whole lines (the last line of the file may lack '\\n')."""
+        self._no_mixed()
         parts, have = [self._text], self._text.count(b"\n")
         step = 1 << 20
         eof = False

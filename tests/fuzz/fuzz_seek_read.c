@@ -109,7 +109,8 @@ static void probe(trz_reader *r, const arc *a, uint64_t from, size_t count, int 
     int rc = trz_seek(r, from);
     if (from > a->records) { if (rc != TRZ_ERR_RANGE) abort(); return; }
     if (rc) { fprintf(stderr, "seek %llu: %s\n", (unsigned long long)from, trz_reader_error(r)); abort(); }
-    size_t at = a->rs ? (size_t)from * a->rs : line_start(a->src, a->n, from);
+    /* the record count is the very end: a partial last record belongs to the record before it */
+    size_t at = from == a->records ? a->n : a->rs ? (size_t)from * a->rs : line_start(a->src, a->n, from);
     if (a->rs == 0 || bytes) {
         size_t want = count * (a->rs ? a->rs : 1);
         int64_t g = trz_read_bytes(r, buf, want);
