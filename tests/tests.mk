@@ -4,7 +4,7 @@
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_LIB_SRC := $(LIB_SRC)
-TEST_HDRS := tests/bus_test.h tests/corpus.h
+TEST_HDRS := tests/bus_test.h tests/corpus.h tests/oracle.h tests/fuzz/archive.h tests/fuzz/fuzz_common.h
 CHECK_UNITS := $(patsubst tests/%.c,$(B)/san/%,$(filter-out tests/gen_samples.c tests/codec_harness.c,$(wildcard tests/test_*.c)))
 
 $(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(TEST_HDRS) $(B)/deps.ok

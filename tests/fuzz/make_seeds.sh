@@ -14,7 +14,7 @@ OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,seek_read}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,seek_read,oracle}
 find "$OUT" -type f ! -name 'regress-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -87,6 +87,11 @@ cp "$D/uop-8lines.trz" "$D/flip-index.trz"
 m=$(wc -c < "$D/uop-8lines.trz")
 printf '\001' | dd of="$D/flip-index.trz" bs=1 seek=$((m - 40)) conv=notrunc status=none
 printf 'not a trz file\n' > "$D/not-trz"
+
+# ---- oracle: the intact archives; its mutator changes and reseals them ----
+for f in "$D"/*.trz; do
+    case $(basename "$f") in cut-*|flip-*) ;; *) cp "$f" "$OUT/oracle/";; esac
+done
 
 # ---- roundtrip_<codec>: two parameter bytes, then records ----
 rt() { # CODEC NAME P1 P2 FILE OFFSET LENGTH
