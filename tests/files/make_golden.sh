@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# make_golden.sh - write the golden archives of this version into
+# tests/files/ and append them to MANIFEST: small archives of every codec,
+# byte order, back-end and level family (the model variants the levels
+# pick), and bad-* archives with the error each must give.  Run once per
+# release that changes what the writer produces, with PREFIX naming it:
+#   tests/files/make_golden.sh 0.9
+# It never replaces a file: golden archives are only ever added.
+set -eu
+cd "$(dirname "$0")/../.." || exit 1
+V=${1:?usage: make_golden.sh VERSION}
+TRZ=./trz
+S=corpus
+F=tests/files
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cc -std=c11 -O2 -o "$W/hash" tests/test_golden.c libtrz.a $(pkg-config --libs libzstd zlib libxxhash) -lpthread
+cc -std=c11 -O2 -o "$W/reseal" tests/fuzz/reseal.c -lxxhash
+slice() { tail -c +"$(($2 + 1))" "$1" | head -c "$3"; }
+
+add() { # NAME: hash the archive $W/NAME into the manifest, then keep it
+    local name=$V-$1.trz
+    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
+    cp "$W/$1.trz" "$F/$name"
+    echo "$name $("$W/hash" --hash "$F/$name")" >> "$F/MANIFEST"
+}
+arc() { # NAME INPUT TRZ-OPTIONS...
+    local name=$1 in=$2; shift 2
+    "$TRZ" -q -f -c "$@" "$in" > "$W/$name.trz"
+    add "$name"
+}
+
+# sources: slices of the project's generated samples
+slice $S/loops-4cpu.rst 0 96000 > "$W/be.rst"
+slice $S/blaze-like-1cpu-le.rst 0 72005 > "$W/le.rst"              # and a 5-byte tail
+slice $S/bus-2cpu.byu 0 60002 > "$W/a.byu"                          # 2 processors, a 2-byte tail
+slice $S/bus-1cpu.pbus 0 48003 > "$W/a.pbus"
+slice $S/sjeng-like.trace 0 60000 > "$W/a.trace"
+slice $S/tabs-variant.trace 0 30000 > "$W/tabs.trace"
+{ slice $S/sjeng-like.trace 0 3000; head -c 9000 /dev/zero | tr '\0' 'x'; echo; slice $S/sjeng-like.trace 3000 2000; } > "$W/long.trace"
+slice $S/bus-2cpu.byu 12000 40000 > "$W/a.raw"
+tail -c +3 tests/fuzz/corpus/roundtrip_pbus/grain > "$W/grain.pbus"   # PEL at instruction grain
+
+for l in 1 9 19; do arc rst-be-l$l "$W/be.rst" -$l --chunk-records=1500; done
+arc rst-le-l9-tail "$W/le.rst" --chunk-records=1000
+arc rst-be-gzip "$W/be.rst" --backend=gzip --chunk-records=2000
+for l in 1 6 9 12; do arc byu-l$l "$W/a.byu" -$l --chunk-records=2000; done
+arc byu-gzip "$W/a.byu" --backend=gzip --chunk-records=2000
+for l in 1 6 9; do arc pbus-l$l "$W/a.pbus" -$l --chunk-records=3000; done
+arc pbus-grain-l1 "$W/grain.pbus" -1
+arc pbus-grain-l9 "$W/grain.pbus" -9
+for l in 1 9 19; do arc uop-l$l "$W/a.trace" -$l --chunk-size=16K; done
+arc uop-tabs "$W/tabs.trace"
+arc uop-midline "$W/long.trace" --chunk-size=4K
+arc uop-gzip "$W/a.trace" --backend=gzip --chunk-size=16K
+arc raw-l9 "$W/a.raw" --format=raw --chunk-size=16K
+arc raw-l1-gzip "$W/a.raw" --format=raw -1 --backend=gzip --chunk-size=16K
+arc rst-forced-raw "$W/be.rst" --format=raw --chunk-size=32K
+printf 'no newline at the end' > "$W/nonl.trace"
+arc uop-no-final-newline "$W/nonl.trace" --format=uop
+: > "$W/empty"
+arc empty "$W/empty"
+cat "$F/$V-rst-be-l9.trz" "$F/$V-byu-l1.trz" "$F/$V-uop-l9.trz" > "$W/concat-mixed.trz"; add concat-mixed
+split -b 24000 -d "$W/be.rst" "$W/part."
+for p in "$W"/part.0*; do "$TRZ" -q -f --chunk-records=400 "$p"; done
+"$TRZ" join -o "$W/joined.trz" "$W"/part.0*.trz; add joined
+
+# bad archives: the error each must give (the reader's message)
+bad() { # NAME: the archive $W/NAME.trz fails with the message it gives now
+    local name=$V-bad-$1.trz
+    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
+    cp "$W/$1.trz" "$F/$name"
+    local got; got=$("$W/hash" --hash "$F/$name")
+    case $got in error*) echo "$name $got" >> "$F/MANIFEST";; *) echo "$name decodes: not a bad file" >&2; exit 1;; esac
+}
+U=$F/$V-uop-l9.trz
+n=$(wc -c < "$U")
+head -c $((n / 2)) "$U" > "$W/truncated.trz"; bad truncated
+head -c $((n - 10)) "$U" > "$W/no-footer.trz"; bad no-footer
+cp "$U" "$W/payload-flip.trz"; printf '\377' | dd of="$W/payload-flip.trz" bs=1 seek=300 conv=notrunc status=none; bad payload-flip
+cp "$U" "$W/magic.trz"; printf 'X' | dd of="$W/magic.trz" bs=1 seek=1 conv=notrunc status=none; bad magic
+cp "$U" "$W/version.trz"; printf '\002' | dd of="$W/version.trz" bs=1 seek=4 conv=notrunc status=none
+"$W/reseal" "$W/version.trz" "$W/version.trz" seal; bad version
+"$W/reseal" "$U" "$W/text-count.trz" nrec 2 1; bad text-count
+"$W/reseal" "$U" "$W/text-count-100.trz" nrec 2 100; bad text-count-100
+M=$F/$V-uop-midline.trz
+"$W/reseal" "$M" "$W/midline-flag.trz" flags 1 1; bad midline-flag
+"$W/reseal" "$W/midline-flag.trz" "$W/midline-consistent.trz" nrec 1 -1; bad midline-consistent  # the count fits the flag
+"$W/reseal" "$F/$V-byu-l1.trz" "$W/byu-count.trz" nrec 1 -1; bad byu-count
+echo "$(grep -c . "$F/MANIFEST") lines in $F/MANIFEST"
