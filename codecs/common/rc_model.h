@@ -86,18 +86,19 @@ RC_INLINE int64_t rc_sint(rc *c, rc_prob *len, rc_prob *bits, int64_t v)
 #define RC_BIT_COST 256u
 
 /* -log2(q / 65536) * 256 for q in 1..65535: the exponent from the leading
- * bit, the mantissa's log2 by linear interpolation in a 33-entry table
- * (within 0.5 units). */
+ * bit, the mantissa's log2 by linear interpolation in a 33-entry table of
+ * 1/4096 bits (within 0.6 units of the exact value). */
 static inline uint32_t rc_log_cost(uint32_t q)
 {
-    static const uint16_t lg[33] = { /* round(256 * log2(1 + i / 32)) */
-        0,   11,  22,  33,  44,  54,  63,  73,  82,  92,  100, 109, 118, 126, 134, 142, 150,
-        157, 165, 172, 179, 186, 193, 200, 207, 213, 220, 226, 232, 238, 244, 250, 256 };
-    int e = rc_bitlen64(q) - 1;         /* 0..15 */
+    static const uint16_t lg[33] = { /* round(4096 * log2(1 + i / 32)) */
+           0,  182,  358,  530,  696,  858, 1016, 1169, 1319, 1465, 1607, 1746,
+        1882, 2015, 2145, 2272, 2396, 2518, 2637, 2754, 2869, 2982, 3092, 3200,
+        3307, 3412, 3514, 3615, 3715, 3812, 3908, 4003, 4096 };
+    int e = rc_bitlen64(q) - 1;            /* 0..15 */
     uint32_t f = (q << (15 - e)) & 0x7FFF; /* mantissa below the leading one, 15 bits */
     uint32_t i = f >> 10, w = f & 1023;
-    uint32_t l = (lg[i] * (1024 - w) + lg[i + 1] * w + 512) >> 10;
-    return (uint32_t)(16 - e) * 256 - l;
+    uint32_t l = (lg[i] * (1024 - w) + lg[i + 1] * w + 512) >> 10; /* 1/4096 bits */
+    return ((uint32_t)(16 - e) * 4096 - l + 8) >> 4;
 }
 
 /* Cost of coding bit with P(0) = p / 65536. */
