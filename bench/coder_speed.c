@@ -55,7 +55,7 @@ RC_INLINE void m_hashed(rc *c, rc_table *t, const hits *h, uint8_t *hist)
         uint32_t pc = h->pc[i];
         uint8_t *hs = &hist[pc & 4095];
         rc_prob *b = rc_table_at(t, rc_hash_add(rc_hash(pc), *hs & 3));
-        int bit = rc_bit(c, &b[1], h->hit[i]);
+        int bit = rc_bit(c, b, h->hit[i]);
         h->hit[i] = (uint8_t)bit;
         *hs = (uint8_t)(*hs << 1 | bit);
     }
@@ -238,7 +238,7 @@ static void speed(void)
             ref[i] = urand() < bias[k];
         }
         rc_table t;
-        if (rc_table_init(&t, rc_table_bits(np * 4, 1, RC_TABLE_MAX_BYTES), 1) == 0) {
+        if (rc_table_init(&t, rc_table_bits(np * 4, 0, RC_TABLE_MAX_BYTES), 0) == 0) {
             BENCH("hashed contexts (table)", &r, (double)nr, (memcpy(h.hit, ref, nr), enc_hashed(&r.out, &t, &h, hist)),
                   (r.ok = dec_hashed(&r.out, &t, &h, hist) && !memcmp(ref, h.hit, nr)));
             rc_table_free(&t);
