@@ -176,7 +176,7 @@ static inline uint32_t rc_hash_add(uint32_t h, uint64_t x) { return rc_hash(x + 
 /* 2^bits blocks of 2^blog probabilities each, a block picked by the top
  * bits of a context hash.  Contexts whose hashes meet in a block share its
  * statistics: no check tells them apart (one that resets a block taken by
- * another context coded 30-45% more in the measurements of coder.md). */
+ * another context coded 23-44% more in the measurements of coder.md). */
 typedef struct rc_table {
     rc_prob *p;
     size_t bytes;
