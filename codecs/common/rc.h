@@ -9,12 +9,13 @@
 
 #include "../codec.h"
 
+/* Every coding function is inlined: with the rc a local of the function
+ * running a model's loop, the compiler then knows the direction and keeps
+ * the coder's state in registers (coder.md, design notes). */
 #if defined(__GNUC__)
 #define RC_INLINE static inline __attribute__((always_inline))
-#define RC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define RC_INLINE static inline
-#define RC_UNLIKELY(x) (x)
 #endif
 
 /* A probability: P(bit = 0) in 1/65536 units, always in 1..65535 (LZMA's
