@@ -19,7 +19,7 @@ LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 
 LIB_SRC := $(wildcard codecs/*.c) src/safefile.c src/backend.c src/chunk.c src/util.c src/unwrap.c src/writer.c src/reader.c src/dump.c src/index.c src/join.c
 CLI_SRC := src/cli.c src/fileio.c src/list.c src/bench.c
-HDRS    := include/trz.h codecs/codec.h src/internal.h src/unwrap.h src/safefile.h src/cli.h src/xxh.h $(wildcard codecs/*.h)
+HDRS    := include/trz.h codecs/codec.h src/internal.h src/unwrap.h src/safefile.h src/cli.h src/xxh.h $(wildcard codecs/*.h) $(wildcard codecs/common/*.h)
 
 B := build
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)

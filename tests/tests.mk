@@ -11,6 +11,9 @@ $(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(TEST_HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_SRC) $(LIBS)
 
+# test_coder measures sizes against the entropy (log2)
+$(B)/san/test_coder: LIBS += -lm
+
 $(B)/san/trz: $(CLI_SRC) $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $(CLI_SRC) $(SAN_LIB_SRC) $(LIBS)
