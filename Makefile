@@ -17,9 +17,9 @@ CFLAGS  ?=
 BASE_CFLAGS = $(STD) $(WARN) $(OPT) $(CFLAGS)
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
 
-LIB_SRC := $(wildcard codecs/*.c) src/safefile.c src/backend.c src/chunk.c src/util.c src/unwrap.c src/writer.c src/reader.c src/dump.c src/index.c src/join.c
-CLI_SRC := src/cli.c src/fileio.c src/list.c src/bench.c
-HDRS    := include/trz.h codecs/codec.h src/internal.h src/unwrap.h src/safefile.h src/cli.h src/xxh.h $(wildcard codecs/*.h) $(wildcard codecs/common/*.h)
+LIB_SRC := $(wildcard src/common/*.c src/format/*.c src/compress/*.c src/decompress/*.c src/tools/*.c codecs/*.c codecs/*/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+HDRS    := $(wildcard include/*.h src/*/*.h codecs/*.h codecs/*/*.h)
 
 B := build
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
@@ -47,7 +47,7 @@ deps: $(B)/deps.ok
 
 $(B)/pic/%.o: %.c $(HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -fPIC $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
 
 $(B)/obj/%.o: %.c $(HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)

@@ -1,4 +1,5 @@
 /* registry.c - the table of codecs.  Adding a format is one row here. */
+#include "../include/trz.h"
 #include "codec.h"
 
 static const trz_codec *const codecs[] = {
@@ -26,4 +27,17 @@ const trz_codec *trz_codec_by_name(const char *name)
     for (size_t i = 0; trz_codec_at(i); i++)
         if (strcmp(codecs[i]->name, name) == 0) return codecs[i];
     return NULL;
+}
+
+/* The public names of the table (trz.h). */
+const char *trz_format_name(size_t i)
+{
+    const trz_codec *c = trz_codec_at(i);
+    return c ? c->name : NULL;
+}
+
+const char *trz_format_description(size_t i)
+{
+    const trz_codec *c = trz_codec_at(i);
+    return c ? c->description : NULL;
 }

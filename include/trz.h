@@ -11,7 +11,7 @@
  * *_free / *_close, which accept NULL.  One context must not be used by two
  * threads at once; different contexts are independent.
  *
- * The container format is specified in src/FORMAT.md, each codec's streams
+ * The container format is specified in src/format/FORMAT.md, each codec's streams
  * in codecs/<name>.md.
  */
 #ifndef TRZ_H
@@ -24,14 +24,22 @@
 extern "C" {
 #endif
 
+/* Every function of the library is declared TRZ_API: the shared library
+ * exports these and nothing else (it is built with hidden visibility). */
+#if defined(__GNUC__)
+#define TRZ_API __attribute__((visibility("default")))
+#else
+#define TRZ_API
+#endif
+
 #define TRZ_VERSION_MAJOR 0
 #define TRZ_VERSION_MINOR 9
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
 /* The library's version, TRZ_VERSION_NUMBER as built, and as a string. */
-unsigned trz_version_number(void);
-const char *trz_version_string(void);
+TRZ_API unsigned trz_version_number(void);
+TRZ_API const char *trz_version_string(void);
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -52,7 +60,7 @@ typedef enum trz_result {
 } trz_result;
 
 /* A static, one-line description of a trz_result. */
-const char *trz_strerror(int result);
+TRZ_API const char *trz_strerror(int result);
 
 /* ---- I/O callbacks --------------------------------------------------------
  * Everything reads and writes through this struct, so files, pipes, memory
@@ -72,7 +80,7 @@ typedef struct trz_io {
 
 /* Fill *io for a file descriptor (seekable when the fd is a regular file).
  * The caller keeps ownership of fd. */
-void trz_io_fd(trz_io *io, int *fd_storage); /* *fd_storage must outlive io */
+TRZ_API void trz_io_fd(trz_io *io, int *fd_storage); /* *fd_storage must outlive io */
 
 /* ---- formats and byte order ------------------------------------------- */
 
@@ -80,15 +88,15 @@ enum { TRZ_BYTE_ORDER_NONE = 0, TRZ_BYTE_ORDER_LITTLE = 1, TRZ_BYTE_ORDER_BIG = 
 
 /* Name of the i-th codec ("raw", "rst", "byu", "pbus", "uop"), NULL past
  * the end; and a one-line description of it. */
-const char *trz_format_name(size_t i);
-const char *trz_format_description(size_t i);
+TRZ_API const char *trz_format_name(size_t i);
+TRZ_API const char *trz_format_description(size_t i);
 
 /* ---- compression ---------------------------------------------------------- */
 
 typedef struct trz_cctx trz_cctx;
 
-trz_cctx *trz_cctx_create(void);
-void trz_cctx_free(trz_cctx *cctx);
+TRZ_API trz_cctx *trz_cctx_create(void);
+TRZ_API void trz_cctx_free(trz_cctx *cctx);
 
 typedef enum trz_cparam {
     TRZ_C_LEVEL = 1,       /* 1..19, default TRZ_LEVEL_DEFAULT */
@@ -108,26 +116,26 @@ enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
 #define TRZ_LEVEL_MAX 19
 #define TRZ_LEVEL_DEFAULT 9
 
-int trz_cctx_set(trz_cctx *cctx, trz_cparam param, int64_t value);
+TRZ_API int trz_cctx_set(trz_cctx *cctx, trz_cparam param, int64_t value);
 
 /* Choose the codec by name ("auto", the default, probes the first chunk and
  * falls back to "raw").  TRZ_ERR_PARAM for an unknown name. */
-int trz_cctx_set_format(trz_cctx *cctx, const char *name);
+TRZ_API int trz_cctx_set_format(trz_cctx *cctx, const char *name);
 
 /* Called from the compressing thread after each chunk is written. */
 typedef void (*trz_progress_fn)(void *ctx, uint64_t raw_in, uint64_t bytes_out);
-void trz_cctx_set_progress(trz_cctx *cctx, trz_progress_fn fn, void *ctx);
+TRZ_API void trz_cctx_set_progress(trz_cctx *cctx, trz_progress_fn fn, void *ctx);
 
 /* Compress everything `in` yields into one trz member written to `out`.
  * `out` needs only write (pipes work): the index is written at the end. */
-int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
+TRZ_API int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
 
 /* After trz_compress: the codec it chose and the byte order it found. */
-const char *trz_cctx_format(const trz_cctx *cctx);
-int trz_cctx_byte_order(const trz_cctx *cctx);
+TRZ_API const char *trz_cctx_format(const trz_cctx *cctx);
+TRZ_API int trz_cctx_byte_order(const trz_cctx *cctx);
 
 /* The message for the last failure of this context ("" if none). */
-const char *trz_cctx_error(const trz_cctx *cctx);
+TRZ_API const char *trz_cctx_error(const trz_cctx *cctx);
 
 /* ---- reading: sequential, random access, iteration -------------------------
  * A reader decodes a .trz file (one member or several concatenated) and
@@ -138,18 +146,18 @@ const char *trz_cctx_error(const trz_cctx *cctx);
 
 typedef struct trz_reader trz_reader;
 
-int trz_reader_open_path(trz_reader **reader, const char *path);
+TRZ_API int trz_reader_open_path(trz_reader **reader, const char *path);
 /* The caller keeps ownership of fd and must keep it open until close. */
-int trz_reader_open_fd(trz_reader **reader, int fd);
+TRZ_API int trz_reader_open_fd(trz_reader **reader, int fd);
 /* The memory must stay valid until close; the reader does not copy it. */
-int trz_reader_open_mem(trz_reader **reader, const void *data, size_t len);
+TRZ_API int trz_reader_open_mem(trz_reader **reader, const void *data, size_t len);
 /* *io is copied; io->opaque must stay valid until close. */
-int trz_reader_open_io(trz_reader **reader, const trz_io *io);
-void trz_reader_close(trz_reader *reader);
+TRZ_API int trz_reader_open_io(trz_reader **reader, const trz_io *io);
+TRZ_API void trz_reader_close(trz_reader *reader);
 
 /* On failure of an open call, *reader is still set (unless out of memory) so
  * that trz_reader_error can tell why; close it as usual. */
-const char *trz_reader_error(const trz_reader *reader);
+TRZ_API const char *trz_reader_error(const trz_reader *reader);
 
 typedef enum trz_rparam {
     TRZ_R_THREADS = 1,    /* decode-ahead threads for sequential reads; 0 = all
@@ -171,7 +179,7 @@ typedef enum trz_rparam {
                              past it.  Damage that cost no data leaves its
                              message in trz_reader_error. */
 } trz_rparam;
-int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
+TRZ_API int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
 
 typedef struct trz_info {
     const char *format;      /* codec name; "mixed" when members differ in
@@ -187,12 +195,16 @@ typedef struct trz_info {
     int64_t chunks;          /* -1 when unknown */
     int64_t members;         /* concatenated members, -1 when unknown */
 } trz_info;
-int trz_reader_info(trz_reader *reader, trz_info *info);
+TRZ_API int trz_reader_info(trz_reader *reader, trz_info *info);
 
 /* Count the distinct CPUs in the whole trace (decodes every chunk; the
  * codec must know CPUs).  Returns the count, or 0 if the format has no CPUs,
  * or a negative trz_result. */
-int trz_reader_cpus(trz_reader *reader);
+TRZ_API int trz_reader_cpus(trz_reader *reader);
+
+/* The chunks this reader has decoded so far: what seeks and reads cost
+ * (a seek decodes one chunk; sequential reads decode each once). */
+TRZ_API uint64_t trz_reader_chunks_decoded(const trz_reader *reader);
 
 /* Per chunk (index only): where it is and what it holds. */
 typedef struct trz_chunk_info {
@@ -201,7 +213,7 @@ typedef struct trz_chunk_info {
     uint64_t offset, stored_bytes; /* in the archive */
     const char *format;
 } trz_chunk_info;
-int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
+TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
 /* Bytes per stream over the whole archive.  Reads every chunk's stored
  * bytes (without decoding them) and fails, naming the chunk, when a header
@@ -209,7 +221,7 @@ int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
  * once per (format, stream) pair with its totals. */
 typedef void (*trz_stream_fn)(void *ctx, const char *format, unsigned stream_id,
                               const char *stream_name, uint64_t raw, uint64_t compressed);
-int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
+TRZ_API int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
 
 /* Read up to max_records whole records into buf, which must hold
  * max_records * record_size bytes.  Returns the number of records read, 0 at
@@ -218,17 +230,17 @@ int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
  * returns it.  Text formats (record_size 0) have no fixed record: for them
  * this returns TRZ_ERR_UNSUPPORTED; use trz_read_bytes, or trz_foreach,
  * which hands out whole lines. */
-int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
+TRZ_API int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
 
 /* Read up to cap decoded bytes, record boundaries ignored.  Returns the count,
  * 0 at the end, or a negative trz_result. */
-int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
+TRZ_API int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
 
 /* trz_read_bytes without the copy: point *data at up to cap decoded bytes
  * inside the reader (at most the rest of the current chunk) and return
  * their count, 0 at the end, or a negative trz_result.  The bytes stay
  * valid until the next call on the reader. */
-int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
+TRZ_API int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
 
 /* Position the reader at the start of record (line) `record`.  Through the
  * index, this decodes only the chunk that holds the record, whatever
@@ -238,12 +250,12 @@ int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
  * it).  TRZ_ERR_RANGE past that.
  * Records are numbered on across concatenated members, each member counting
  * in its own unit: fixed-size records, lines for text, bytes for raw data
- * (src/FORMAT.md, "Records"), the same from a pipe and through the index. */
-int trz_seek(trz_reader *reader, uint64_t record);
+ * (src/format/FORMAT.md, "Records"), the same from a pipe and through the index. */
+TRZ_API int trz_seek(trz_reader *reader, uint64_t record);
 
 /* The number of the next record that starts at or after the current
  * position (0 after opening; the record count at the end). */
-uint64_t trz_tell(trz_reader *reader);
+TRZ_API uint64_t trz_tell(trz_reader *reader);
 
 /* trz_read_view that stops at a record boundary: point *data at the decoded
  * bytes from the current position up to, not including, the start of the
@@ -256,7 +268,7 @@ uint64_t trz_tell(trz_reader *reader);
  * call returns only such bytes, or 0 at a record start.  Returns the byte
  * count, 0 at the end (or at a record start with max_records 0), or a
  * negative trz_result; the bytes stay valid until the next call. */
-int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_records, uint64_t *records);
+TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_records, uint64_t *records);
 
 /* Call fn with batches of decoded records (a chunk's worth, at most), from
  * the current position to the end, in order: `n_bytes` bytes holding
@@ -267,13 +279,13 @@ int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_record
  * A non-zero return from fn stops the iteration and is returned.  With
  * TRZ_R_HOST_ORDER, records come in host order. */
 typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, size_t n_bytes, uint64_t first);
-int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
+TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 
 /* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.
  * Returns the number of ranges; fills up to max of them.  A field that
  * cannot be known (no index survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
-size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
+TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
 
 /* ---- whole files -------------------------------------------------------- */
 
@@ -283,18 +295,18 @@ size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t 
  * re-encoded.  All inputs must have the same format and byte order
  * (TRZ_ERR_PARAM otherwise: concatenate such archives with cat instead).
  * On failure a message is written to err (errlen bytes). */
-int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
+TRZ_API int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
 /* Compress the file at `in` into the file at `out` with the settings of
  * cctx.  The archive is written to a temporary file beside `out` that
  * replaces it only on success; TRZ_ERR_PARAM when `out` is `in` itself
  * (the same file under any name). */
-int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
+TRZ_API int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
 
 /* Decompress the archive at `in` into the file at `out` with `threads`
  * decode-ahead threads (0 = all cores), through a temporary file as
  * trz_compress_path does. */
-int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen);
+TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen);
 
 /* ---- printing records ------------------------------------------------------ */
 
@@ -303,11 +315,19 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
  * mixed archive in its own format).  count = UINT64_MAX means to the end.
  * Seeks when it can, else reads forward; TRZ_ERR_RANGE when first is past
  * the end. */
-int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
+TRZ_API int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or
  * "auto" probes. */
-int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
+TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
+                 uint64_t first, uint64_t count, char *err, size_t errlen);
+
+/* trz_dump or trz_dump_raw, whichever `in` holds: an input that starts with
+ * trz's magic is an archive (a pipe too); one with most of the magic, or a
+ * footer at its end, is a damaged archive (an error, not bytes to print);
+ * anything else is a raw trace of `format`.  On failure a message is
+ * written to err. */
+TRZ_API int trz_dump_any(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
  * checks.  The includer defines TEST_BYTE_ORDER first. */
 #include <glob.h>
 
+#include "codec_args.h"
 #include "corpus.h"
 
 static int passed, failed;
@@ -37,7 +38,7 @@ static void enc_free(enc_out *e)
 static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
 {
     memset(e, 0, sizeof *e);
-    trz_enc_args ea = { in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s };
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s);
     int rc = c->encode_chunk(&ea);
     if (rc == TRZ_CODEC_OK) {
         if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6;

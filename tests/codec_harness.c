@@ -5,6 +5,7 @@
  *   codec_harness CODEC FILE [level] [chunk_bytes] [byte_order 0|1|2|auto]
  */
 #define _POSIX_C_SOURCE 200809L
+#include "codec_args.h"
 #include "../codecs/codec.h"
 #include <time.h>
 #include <zstd.h>
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         }
         trz_buf s[TRZ_MAX_STREAMS];
         memset(s, 0, sizeof s);
-        trz_enc_args ea = { data + off, len, rs ? len / rs : 0, bo, level, s };
+        trz_enc_args ea = TEST_ENC_ARGS(data + off, len, rs ? len / rs : 0, bo, level, s);
         double t0 = now();
         int rc = c->encode_chunk(&ea);
         tenc += now() - t0;

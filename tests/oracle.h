@@ -1,6 +1,6 @@
 /* oracle.h - the record oracle: for any archive the reader accepts, every
  * way of reaching records must give exactly the slice of the full decode
- * that the archive's own structure defines (src/FORMAT.md, "Records"):
+ * that the archive's own structure defines (src/format/FORMAT.md, "Records"):
  * trz_seek + trz_read_span through the index and from a pipe, trz_read and
  * trz_dump.  The record starts are computed here from the decoded bytes and
  * the members' codecs (tests/fuzz/archive.h walks the members), never from
@@ -13,7 +13,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../src/internal.h"
+#include "../src/decompress/decompress.h"
+#include "../src/tools/tools.h"
 #include "fuzz/archive.h"
 #include "fuzz/fuzz_common.h"
 

@@ -6,10 +6,10 @@
 
 REL := $(B)/rel
 
-# the sweep with ASan and UBSan, on the sanitized library objects of fuzz.mk
-$(REL)/sweep: tests/fuzz/sweep.c tests/fuzz/fuzz_common.h $(FUZZ_SAN_OBJ)
+# the sweep with ASan and UBSan, on the sanitized library of tests.mk
+$(REL)/sweep: tests/fuzz/sweep.c tests/fuzz/fuzz_common.h $(SAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ tests/fuzz/sweep.c $(FUZZ_SAN_OBJ) $(LIBS)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ tests/fuzz/sweep.c $(SAN_LIB) $(LIBS)
 
 # the same, optimized, for the bulk of the positions
 $(REL)/sweep_fast: tests/fuzz/sweep.c tests/fuzz/fuzz_common.h libtrz.a

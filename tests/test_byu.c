@@ -2,8 +2,8 @@
  * edge cases, every corpus file of the format when present, and damaged
  * streams fed to the decoder (run under ASan/UBSan). */
 #include "../codecs/codec.h"
-#include "../codecs/addrmodel.h"
-#include "../codecs/cachesim.h"
+#include "../codecs/bus/addrmodel.h"
+#include "../codecs/bus/cachesim.h"
 
 #define TEST_BYTE_ORDER TRZ_BO_LITTLE
 #include "bus_test.h"

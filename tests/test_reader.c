@@ -11,8 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../codecs/rst_int.h"
-#include "../src/internal.h"
+#include "../codecs/rst/rst_int.h"
+#include "../src/decompress/decompress.h"
+#include "../src/tools/tools.h"
 
 static int npass, nfail;
 static char tmpdir[64];

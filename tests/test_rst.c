@@ -1,7 +1,8 @@
 /* test_rst.c - round-trip tests for the RST codec: generated edge cases
  * (unknown rtypes, reserved bits, cpuid 1023, garbage EAs, little-endian,
  * 1024 CPUs, 0xFF and random records), damaged streams, and the corpus. */
-#include "../codecs/rst_int.h"
+#include "codec_args.h"
+#include "../codecs/rst/rst_int.h"
 #include <stdio.h>
 #include "corpus.h"
 
@@ -32,7 +33,7 @@ static void free_streams(streams *st)
 static int encode(const uint8_t *in, size_t len, int bo, streams *st)
 {
     memset(st, 0, sizeof *st);
-    trz_enc_args ea = { in, len, len / RST_REC, bo, 9, st->s };
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, 9, st->s);
     return trz_codec_rst.encode_chunk(&ea);
 }
 

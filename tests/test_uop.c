@@ -1,6 +1,7 @@
 /* test_uop.c - round-trip and robustness tests for the uop text codec:
  * generated edge cases, both corpus traces at several chunk sizes (also cut
  * mid-line), and damaged streams fed to the decoder (run under ASan/UBSan). */
+#include "codec_args.h"
 #include "../codecs/codec.h"
 #include "corpus.h"
 
@@ -21,7 +22,7 @@ static int encode(const uint8_t *in, size_t len, int level, enc_out *e)
     memset(e, 0, sizeof *e);
     uint64_t nrec = 0;
     for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
-    trz_enc_args ea = { in, len, nrec, TRZ_BO_NONE, level, e->s };
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
     return trz_codec_uop.encode_chunk(&ea);
 }
 

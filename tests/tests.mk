@@ -3,23 +3,32 @@
 # parts (fuzz replay, analyzers, python, size regression) add CHECK_STEPS.
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-SAN_LIB_SRC := $(LIB_SRC)
-TEST_HDRS := tests/bus_test.h tests/corpus.h tests/oracle.h tests/fuzz/archive.h tests/fuzz/fuzz_common.h
+TEST_HDRS := tests/codec_args.h tests/bus_test.h tests/corpus.h tests/oracle.h tests/fuzz/archive.h tests/fuzz/fuzz_common.h
 CHECK_UNITS := $(patsubst tests/%.c,$(B)/san/%,$(filter-out tests/gen_samples.c tests/codec_harness.c,$(wildcard tests/test_*.c)))
 
-$(B)/san/test_%: tests/test_%.c $(SAN_LIB_SRC) $(HDRS) $(TEST_HDRS) $(B)/deps.ok
+# The library under ASan and UBSan, compiled once: every unit test, the
+# sanitized trz, the fuzz replay driver and the sweep link against it.
+SAN_LIB_OBJ := $(LIB_SRC:%.c=$(B)/san/lib/%.o)
+SAN_LIB := $(B)/san/libtrz.a
+$(B)/san/lib/%.o: %.c $(HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_SRC) $(LIBS)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+$(SAN_LIB): $(SAN_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/san/test_%: tests/test_%.c $(SAN_LIB) $(HDRS) $(TEST_HDRS) $(B)/deps.ok
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $< $(SAN_LIB) $(LIBS)
 
 # test_coder measures sizes against the entropy (log2)
 $(B)/san/test_coder: LIBS += -lm
 
-$(B)/san/trz: $(CLI_SRC) $(SAN_LIB_SRC) $(HDRS) $(B)/deps.ok
+$(B)/san/trz: $(CLI_SRC) $(SAN_LIB) $(HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $(CLI_SRC) $(SAN_LIB_SRC) $(LIBS)
+	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $(CLI_SRC) $(SAN_LIB) $(LIBS)
 
-$(B)/codec_harness: tests/codec_harness.c $(LIB_SRC) $(HDRS) $(B)/deps.ok
-	$(CC) $(STD) $(WARN) -O2 -o $@ tests/codec_harness.c $(LIB_SRC) $(LIBS)
+$(B)/codec_harness: tests/codec_harness.c libtrz.a $(HDRS) $(B)/deps.ok
+	$(CC) $(STD) $(WARN) -O2 -o $@ tests/codec_harness.c libtrz.a $(LIBS)
 
 -include tests/fuzz/fuzz.mk
 -include tests/regression/regression.mk
@@ -42,3 +51,7 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 
 check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
+
+# the library exports its API and nothing else
+CHECK_DEPS += libtrz.so
+CHECK_STEPS += tests/exports.sh

@@ -6,12 +6,9 @@ AN_HDRS := bench/analyzers/common.h $(HDRS)
 AN_PROGS := rst_stats bus_stats read_speed seek_time
 ANALYZERS += $(AN_PROGS:%=$(AN_DIR)/%)
 
-# seek_time counts decoded chunks by wrapping an internal function.
-$(AN_DIR)/seek_time: AN_LDFLAGS := -Wl,--wrap=trz_chunk_decode
-
 $(AN_DIR)/%: bench/analyzers/%.c bench/analyzers/common.c $(AN_HDRS) libtrz.a
 	@mkdir -p $(AN_DIR)
-	$(CC) $(STD) $(WARN) -O2 -Iinclude -o $@ $< bench/analyzers/common.c libtrz.a $(LIBS) $(AN_LDFLAGS)
+	$(CC) $(STD) $(WARN) -O2 -Iinclude -o $@ $< bench/analyzers/common.c libtrz.a $(LIBS)
 
 CHECK_DEPS += $(ANALYZERS) trz
 CHECK_STEPS += tests/reader.sh

@@ -2,29 +2,13 @@
  * seek to a record (the middle by default), read N records, close; repeat
  * and print the median, best and worst wall-clock time in ms, the median
  * CPU time of the process (less distorted on a busy machine), and how many chunks
- * each repetition decoded (counted by wrapping trz_chunk_decode at link
- * time: -Wl,--wrap=trz_chunk_decode).
+ * each repetition decoded (trz_reader_chunks_decoded).
  *   seek_time [-n records] [-r reps] [-s first] [-T threads] FILE.trz       */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "common.h"
-#include "../../src/internal.h" /* trz_chunk_decode's prototype, for the counter */
-
-static uint64_t decoded_chunks;
-
-int __real_trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                            char *err, size_t errlen);
-int __wrap_trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                            char *err, size_t errlen);
-int __wrap_trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                            char *err, size_t errlen)
-{
-    __atomic_add_fetch(&decoded_chunks, 1, __ATOMIC_RELAXED);
-    return __real_trz_chunk_decode(h, p, n, out, z, err, errlen);
-}
-
 static double clock_s(clockid_t id)
 {
     struct timespec t;
@@ -39,7 +23,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* open, seek, read `want` records, close; the records read, or -1 */
-static int64_t one(const char *path, int64_t *first, uint64_t want, int threads, uint8_t *buf, trz_info *info)
+static int64_t one(const char *path, int64_t *first, uint64_t want, int threads, uint8_t *buf, trz_info *info,
+                   uint64_t *decoded)
 {
     trz_reader *r;
     int64_t got = -1;
@@ -57,6 +42,7 @@ static int64_t one(const char *path, int64_t *first, uint64_t want, int threads,
         }
     }
     if (got < 0) fprintf(stderr, "seek_time: %s: %s\n", path, trz_reader_error(r));
+    *decoded = trz_reader_chunks_decoded(r);
     trz_reader_close(r);
     return got;
 }
@@ -86,13 +72,12 @@ int main(int argc, char **argv)
     trz_info info;
     memset(&info, 0, sizeof info);
     for (long k = 0; k < reps; k++) {
-        uint64_t c0 = decoded_chunks;
+        uint64_t c = 0;
         double t0 = clock_s(CLOCK_MONOTONIC), u0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-        got = one(argv[i], &first, (uint64_t)want, (int)threads, buf, &info);
+        got = one(argv[i], &first, (uint64_t)want, (int)threads, buf, &info, &c);
         t[k] = clock_s(CLOCK_MONOTONIC) - t0;
         cpu[k] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - u0;
         if (got < 0) return 1;
-        uint64_t c = decoded_chunks - c0;
         if (c < chunks_min) chunks_min = c;
         if (c > chunks_max) chunks_max = c;
     }

@@ -1,5 +1,5 @@
 /* archive.h - the tests' own walk over a .trz archive's structure (written
- * from src/FORMAT.md, not from the library's parser): list the members and
+ * from src/format/FORMAT.md, not from the library's parser): list the members and
  * chunks, and reseal an archive, recomputing every check (file header,
  * chunk header and payload checks, index check, footer offsets), so that a
  * mutated count or flag reaches past the hashes as a writer bug would.

@@ -28,12 +28,8 @@ $(FZ)/roundtrip_%: tests/fuzz/fuzz_roundtrip.c $(FUZZ_HDRS) $(FUZZ_LIB_OBJ)
 fuzz: $(FUZZ_TARGETS:%=$(FZ)/%)
 	@FZ=$(FZ) FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run_fuzz.sh $(FUZZ_TARGETS)
 
-# ---- replay (gcc, ASan + UBSan): every target in one binary ----
-FUZZ_SAN_OBJ := $(LIB_SRC:%.c=$(FZ)/san/%.o)
-$(FZ)/san/%.o: %.c $(HDRS) $(B)/deps.ok
-	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(WARN) $(SAN_FLAGS) $(FUZZ_PKG_CFLAGS) -c $< -o $@
-
+# ---- replay (gcc, ASan + UBSan): every target in one binary, on the
+# sanitized library of tests.mk ----
 $(FZ)/rp/decode_any.o $(FZ)/rp/seek_read.o $(FZ)/rp/oracle.o: $(FZ)/rp/%.o: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) $(FUZZ_PKG_CFLAGS) -DLLVMFuzzerTestOneInput=fz_$* -c $< -o $@
@@ -42,5 +38,5 @@ $(FZ)/rp/roundtrip_%.o: tests/fuzz/fuzz_roundtrip.c $(FUZZ_HDRS) $(B)/deps.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -DFUZZ_FORMAT='"$*"' -DLLVMFuzzerTestOneInput=fz_roundtrip_$* -c $< -o $@
 
-$(FZ)/replay: tests/fuzz/replay.c $(FUZZ_ALL:%=$(FZ)/rp/%.o) $(FUZZ_SAN_OBJ)
+$(FZ)/replay: tests/fuzz/replay.c $(FUZZ_ALL:%=$(FZ)/rp/%.o) $(SAN_LIB)
 	$(CC) $(STD) $(WARN) $(SAN_FLAGS) -o $@ $^ $(LIBS)

@@ -1,0 +1,408 @@
+/* pbus.c - codec for PEL Pentium bus traces (6-byte records: big-endian
+ * address, byte-enable byte, control byte).  The control byte is predicted
+ * like BYU's request kind, the address per transaction class (addrmodel.h),
+ * the byte enables from type and address alignment; at levels >= 6 a chunk
+ * may instead be arithmetic-coded (cm.h).  Format: codecs/bus/pbus.md. */
+#include "../codec.h"
+#include "hot.h"
+#include "addrmodel.h"
+#include "bus_cm.h"
+
+enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_MODE, S_COUNT, S_CM = 15 };
+/* Stream path models, named by stream S_MODE (absent = M_CYCLE). */
+enum { M_CYCLE, M_EXACT, M_EXACT_ILV };
+#define K_ESC 255    /* exact model: kind id escape, the kind follows in becode */
+#define MODE_SAMPLE 65536 /* records of a chunk's prefix that choose the model */
+
+static const char *const stream_names[S_COUNT] = {
+    "ctl", "fetchcode", "datacode", "fetchmiss", "datamiss", "becode", "be", "fetchnear", "datanear", "mode",
+};
+
+typedef struct pbus_state {
+    am_model am;
+    am_proc proc;
+    uint8_t be[16 * 8]; /* last byte enables per (type, address & 7) */
+    int mode;           /* stream path: M_CYCLE, M_EXACT or M_EXACT_ILV */
+    /* exact model: kinds (control byte, run length 0-8) get ids in order of
+     * first appearance (<= 255 of them), so that repeated sequences stay
+     * repeats for the back-end */
+    uint8_t kid[256][9]; /* kind -> id + 1, 0 = none yet */
+    uint16_t kinds[K_ESC]; /* id -> control byte | length << 8 */
+    unsigned nkinds;
+} pbus_state;
+
+static unsigned ctl_class(uint8_t ctl)
+{
+    switch (ctl >> 4) {
+    case 8: case 9: return AM_FETCH;
+    case 12: case 13: return AM_READ;
+    case 14: case 15: return AM_WRITE;
+    default: return AM_OTHER;
+    }
+}
+
+/* The exact model (codecs/bus/pbus.md): byte enables whose requested bytes
+ * (zero bits) form one run, at an 8-byte-aligned address, are the run's
+ * first byte and length.  Traces made at instruction grain (a tool's, or
+ * BYU traces converted) then show the byte addresses and access sizes the
+ * program used: fetches step by the instruction's length and data by its
+ * element size, where bus cycles hide both.  Sets *off and *len and
+ * returns 1 for such byte enables. */
+static int be_run(uint8_t be, unsigned *off, unsigned *len)
+{
+    uint32_t req = (uint8_t)~be;
+    if (!req) return 0;
+    unsigned o = trz_ctz32(req);
+    uint32_t r = req >> o;
+    if (r & (r + 1)) return 0; /* requested bytes not contiguous */
+    *off = o;
+    *len = trz_popcount32(r);
+    return 1;
+}
+
+/* Exact model: gives kind (ctl, len) the next id, while ids remain. */
+static void kind_add(pbus_state *s, uint8_t ctl, unsigned len)
+{
+    if (s->nkinds < K_ESC) {
+        s->kinds[s->nkinds++] = (uint16_t)(ctl | len << 8);
+        s->kid[ctl][len] = (uint8_t)s->nkinds;
+    }
+}
+
+static int st_init(pbus_state *s, uint64_t nrec)
+{
+    memset(s, 0, sizeof *s);
+    s->proc.step = 8;
+    return am_init(&s->am, nrec);
+}
+
+/* ---- encoder ------------------------------------------------------------- */
+
+AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
+{
+    am_proc *p = &s->proc;
+    uint8_t ctl = r[5];
+    unsigned c = ctl_class(ctl), off = 0, len = 0;
+    uint32_t addr = trz_ld_be32(r), step = 8;
+    if (s->mode == M_CYCLE) trz_put_u8(&st[S_CTL], ctl); /* as is: repeats of control sequences stay repeats */
+    else {
+        if ((addr & 7) != 0 || !be_run(r[4], &off, &len)) len = 0; /* byte enables follow whole */
+        uint8_t id = s->kid[ctl][len];
+        trz_put_u8(&st[S_CTL], (uint8_t)(id ? id - 1 : K_ESC));
+        if (!id) {
+            trz_put_u8(&st[S_BECODE], ctl);
+            trz_put_u8(&st[S_BECODE], (uint8_t)len);
+            kind_add(s, ctl, len);
+        }
+        if (!len) trz_put_u8(&st[S_BE], r[4]);
+        else step = len;
+        addr += off; /* the first requested byte */
+    }
+    unsigned code = am_code(&s->am, p, c, addr);
+    trz_put_u8(&st[c == AM_FETCH ? S_FCODE : S_DCODE], (uint8_t)code);
+    if (code >= AM_NEAR)
+        am_put_miss(&st[c == AM_FETCH ? S_FDELTA : S_DDELTA], &st[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, addr,
+                 am_base(&s->am, p, c));
+    if (s->mode == M_CYCLE) {
+        uint8_t *bp = &s->be[(ctl >> 4) * 8 + (addr & 7)];
+        trz_put_u8(&st[S_BECODE], r[4] != *bp);
+        if (r[4] != *bp) trz_put_u8(&st[S_BE], r[4]);
+        *bp = r[4];
+    }
+    am_update(&s->am, p, c, addr, step);
+}
+
+/* The stream path with model mode (M_EXACT: M_EXACT_ILV where the
+ * interleaved layout compresses smaller at back-end level zl; a fast
+ * level, as for BYU: comparing at level 9 found under 1% more on three
+ * tool-made traces, for the cost of compressing the streams twice more). */
+TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int zl)
+{
+    pbus_state *s = malloc(sizeof *s);
+    if (!s) return TRZ_CODEC_NOMEM;
+    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    s->mode = mode;
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
+        enc_record(s, a->streams, a->in + i * 6);
+    am_free(&s->am);
+    free(s);
+    if (rc == TRZ_CODEC_OK && mode == M_EXACT) {
+        int ilv = bus_interleave(a, a->streams, S_CTL, S_FCODE, S_DCODE, a->in, 6, 5, ctl_class, zl);
+        if (ilv < 0) rc = TRZ_CODEC_NOMEM;
+        trz_put_u8(&a->streams[S_MODE], ilv == 1 ? M_EXACT_ILV : M_EXACT);
+    }
+    for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
+        if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    return rc;
+}
+
+/* zs_encode_mode as bus_trial calls it: arg points to the mode. */
+static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
+{
+    return zs_encode_mode(a, *(const int *)arg, BUS_LAYOUT_ZLEVEL);
+}
+
+/* Encoder: the model that codes the chunk's prefix smaller after the
+ * back-end (at a fast level).  The cycle model wins where cycle addresses
+ * are regular and the byte runs within them are not (the exact model's
+ * addresses would scatter); on bus captures the two come out close.
+ * Returns the mode or a negative error code. */
+static int pick_mode(const trz_enc_args *a)
+{
+    static const int modes[2] = { M_CYCLE, M_EXACT };
+    size_t sz[2];
+    for (int m = 0; m < 2; m++) {
+        int rc = bus_trial(a, 6, MODE_SAMPLE, zs_encode_cb_mode, &modes[m], BUS_LAYOUT_ZLEVEL, &sz[m]);
+        if (rc != TRZ_CODEC_OK) return rc;
+    }
+    return sz[1] < sz[0] ? M_EXACT : M_CYCLE;
+}
+
+static int zs_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    int mode = pick_mode(a);
+    return mode < 0 ? mode : zs_encode_mode(a, mode, BUS_LAYOUT_ZLEVEL);
+}
+
+/* ---- decoder ------------------------------------------------------------- */
+
+AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
+{
+    am_proc *p = &s->proc;
+    uint8_t ctl, be = 0;
+    unsigned len = 0;
+    if (s->mode == M_CYCLE) ctl = trz_get_u8(&rd[S_CTL]);
+    else {
+        unsigned id = trz_get_u8(&rd[S_CTL]), kind;
+        if (id < s->nkinds) kind = s->kinds[id];
+        else if (id == K_ESC) {
+            kind = trz_get_u8(&rd[S_BECODE]);
+            kind |= (unsigned)trz_get_u8(&rd[S_BECODE]) << 8;
+            if (kind >> 8 > 8 || s->kid[kind & 255][kind >> 8]) return -1; /* a known kind must use its id */
+            kind_add(s, (uint8_t)kind, kind >> 8);
+        } else return -1;
+        ctl = (uint8_t)kind;
+        len = kind >> 8;
+        if (!len) be = trz_get_u8(&rd[S_BE]);
+    }
+
+    unsigned c = ctl_class(ctl);
+    unsigned code = trz_get_u8(&rd[s->mode == M_EXACT_ILV ? S_CTL : c == AM_FETCH ? S_FCODE : S_DCODE]);
+    uint32_t addr, bus, step = 8;
+    if (code < AM_NEAR) addr = am_decode(&s->am, p, c, code);
+    else if (code <= AM_MISS) {
+        if (am_get_miss(&rd[c == AM_FETCH ? S_FDELTA : S_DDELTA], &rd[c == AM_FETCH ? S_FNEAR : S_DNEAR], code, p, c,
+                        am_base(&s->am, p, c), &addr) != 0)
+            return -1;
+    } else return -1;
+    bus = addr;
+    if (s->mode == M_CYCLE) {
+        uint8_t *bp = &s->be[(ctl >> 4) * 8 + (addr & 7)];
+        uint8_t bc = trz_get_u8(&rd[S_BECODE]);
+        if (bc > 1) return -1;
+        if (bc) *bp = trz_get_u8(&rd[S_BE]);
+        be = *bp;
+    } else if (len) {
+        unsigned off = addr & 7;
+        if (off + len > 8) return -1; /* a run within the 8-byte cycle */
+        be = (uint8_t)~(((1u << len) - 1) << off);
+        bus = addr - off;
+        step = len;
+    }
+    am_update(&s->am, p, c, addr, step);
+    trz_st_be32(out, bus);
+    out[4] = be;
+    out[5] = ctl;
+    return 0;
+}
+
+TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
+{
+    if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
+    for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
+        if (a->stream_len[i]) return TRZ_CODEC_CORRUPT;
+    trz_rd rd[S_COUNT];
+    for (int i = 0; i < S_COUNT; i++)
+        trz_rd_init(&rd[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
+    pbus_state *s = malloc(sizeof *s);
+    if (!s) return TRZ_CODEC_NOMEM;
+    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    if (rc == TRZ_CODEC_OK && trz_rd_left(&rd[S_MODE])) { /* the chunk names its model */
+        s->mode = trz_get_u8(&rd[S_MODE]);
+        if (s->mode != M_EXACT && s->mode != M_EXACT_ILV) rc = TRZ_CODEC_CORRUPT;
+    }
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
+        if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
+    for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
+        if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
+    am_free(&s->am);
+    free(s);
+    return rc;
+}
+
+/* ---- arithmetic-coded path (levels >= BUS_CM_LEVEL) --------------------------- */
+
+typedef struct pbus_cm {
+    bus_acm a;
+    cm_p ctl[16][16][256]; /* by the types of the last two records */
+    cm_p ctl2[16][16][4][256]; /* by the types of the last two records and the one before, coarsely */
+    cm_p ctl3[16][BUS_NB][256]; /* by the last type and its address code bucket */
+    int32_t cw[256][CM_MAXIN];
+    cm_p besame[16 * 8];   /* by (type, address & 7) */
+    cm_p be[16][256];      /* by type */
+    uint16_t apc[16][256 * CM_APM_N]; /* refinement of the control byte by the last type */
+    uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
+} pbus_cm;
+
+static void cm_model_init(pbus_cm *m)
+{
+    bus_acm_init(&m->a);
+    cm_init_probs(&m->ctl[0][0][0], sizeof m->ctl / sizeof(cm_p));
+    cm_init_probs(&m->ctl2[0][0][0][0], sizeof m->ctl2 / sizeof(cm_p));
+    cm_init_probs(&m->ctl3[0][0][0], sizeof m->ctl3 / sizeof(cm_p));
+    cm_init_weights(m->cw, 256, CM_W0 * 3 / 2);
+    cm_init_probs(m->besame, sizeof m->besame / sizeof(cm_p));
+    cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
+    m->t1 = m->t2 = m->t3 = 0;
+    cm_apm_init(&m->apc[0][0], 16 * 256);
+}
+
+/* One record, both directions: r holds the record (encoding) or receives
+ * it (decoding). */
+static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
+{
+    am_proc *p = &s->proc;
+    CM_FIELD(c, 1);
+    cm_p *ts[3] = { m->ctl[m->t1][m->t2], m->ctl2[m->t1][m->t2][m->t3 >> 2], m->ctl3[m->t1][m->a.lastany] };
+    uint32_t sd[3] = { 0, 0, 0 };
+    if (c->mix) {
+        sd[0] = bus_pck(p, 100 + m->t1);
+        sd[1] = bus_pck(p, 0x20000 + m->t1 * 256 + m->t2 * 16 + m->t3);
+        sd[2] = bus_ack2(p->a1, p->a2, 0x100 + m->t1);
+    }
+    uint8_t ctl = r[5] = (uint8_t)cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 3, m->cw, 8, r[5],
+                                              m->apc[m->t1]);
+    CM_FIELD(c, 2);
+    unsigned cls = ctl_class(ctl);
+    int bad = 0;
+    unsigned ext = (unsigned)(ctl >> 4) << 2 | (m->t1 >> 2); /* this type, the last one coarsely */
+    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_be32(r), ext, &bad);
+    if (bad) return TRZ_CODEC_CORRUPT;
+    am_update(&s->am, p, cls, addr, 8);
+    trz_st_be32(r, addr);
+    CM_FIELD(c, 5);
+    unsigned bi = (ctl >> 4) * 8 + (addr & 7);
+    uint8_t *bp = &s->be[bi];
+    if (cm_bit(c, &m->besame[bi], r[4] == *bp)) r[4] = *bp;
+    else if ((r[4] = (uint8_t)cm_tree(c, m->be[ctl >> 4], 8, r[4])) == *bp) return TRZ_CODEC_CORRUPT;
+    *bp = r[4];
+    m->t3 = m->t2;
+    m->t2 = m->t1;
+    m->t1 = (uint8_t)(ctl >> 4);
+    return TRZ_CODEC_OK;
+}
+
+/* The arithmetic path through bus_cm.h's driver. */
+static int cm_state_init(void *s, uint64_t nrec) { return st_init(s, nrec); }
+static void cm_state_free(void *s) { am_free(&((pbus_state *)s)->am); }
+static void cm_model_init_v(void *m) { cm_model_init(m); }
+static int cm_record_v(void *s, void *m, cm_coder *c, uint8_t *r) { return cm_record(s, m, c, r); }
+static const bus_cm_path cm_path = { 6, S_CM, sizeof(pbus_state), sizeof(pbus_cm), offsetof(pbus_cm, a),
+                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v };
+
+static int cm_encode_to(const trz_enc_args *a, size_t stop) { return bus_cm_encode_to(&cm_path, a, stop); }
+static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
+static int cm_decode(const trz_dec_args *a) { return bus_cm_decode(&cm_path, a); }
+
+/* zs_encode as bus_pick_cm calls it (the extra argument is unused). */
+static int zs_encode_cb(const trz_enc_args *a, const void *arg)
+{
+    (void)arg;
+    return zs_encode(a);
+}
+
+/* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
+
+static int pbus_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    if (a->level < BUS_CM_LEVEL) return zs_encode(a);
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
+    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
+}
+
+static int pbus_decode(const trz_dec_args *a)
+{
+    if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
+    return a->stream[S_CM] && a->stream_len[S_CM] ? cm_decode(a) : zs_decode(a);
+}
+
+/* ---- probe, names, dump -------------------------------------------------- */
+
+static const char *const op_names[16] = {
+    "INVALID", "INT_ACK", "INVALID", "SPECIAL", "INVALID", "IO_READ", "INVALID", "IO_WRITE",
+    "I_FETCH", "NC_I_FETCH", "INVALID", "INVALID", "D_READ", "NC_D_READ", "WRITE_BACK", "D_WRITE",
+};
+
+static int valid_type(unsigned t) { return t == 1 || t == 3 || t == 5 || t == 7 || t >= 8; }
+
+/* Byte enables whose requested bytes (zero bits) lie within the 8-byte
+ * group at the address's alignment. */
+static int plausible_be(uint32_t addr, uint8_t be)
+{
+    if ((addr & 7) == 0) return 1;
+    uint8_t below = (uint8_t)((1u << (addr & 7)) - 1);
+    return (be & below) == below;
+}
+
+static int pbus_probe(const uint8_t *buf, size_t len, int *byte_order)
+{
+    *byte_order = TRZ_BO_BIG;
+    size_t n = len / 6;
+    if (n > 8192) n = 8192;
+    if (n < 2) return 0;
+    size_t type = 0, align = 0, lownib = 0, mem = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *r = buf + i * 6;
+        unsigned t = r[5] >> 4;
+        type += valid_type(t);
+        mem += t >= 8;
+        lownib += (r[5] & 15) == 0;
+        align += plausible_be(trz_ld_be32(r), r[4]);
+    }
+    if (type * 100 < n * 97 || align * 100 < n * 95 || mem * 100 < n * 50) return 0;
+    return lownib * 100 >= n * 90 ? 80 : 50;
+}
+
+static const char *pbus_stream_name(unsigned id)
+{
+    return id < S_COUNT ? stream_names[id] : id == S_CM ? "cm" : NULL;
+}
+
+static void pbus_dump(FILE *f, uint64_t recno, const uint8_t *r, int byte_order)
+{
+    (void)byte_order;
+    fprintf(f, "%llu: %08x %02x %s\n", (unsigned long long)recno, (unsigned)trz_ld_be32(r), r[4],
+            op_names[r[5] >> 4]);
+}
+
+/* The address (bytes 0-3) is the only multi-byte field. */
+static void pbus_convert(uint8_t *recs, size_t len, int from, int to)
+{
+    if (from == to || from == TRZ_BO_NONE || to == TRZ_BO_NONE) return;
+    for (size_t off = 0; off + 6 <= len; off += 6) trz_st_le32(recs + off, trz_ld_be32(recs + off));
+}
+
+const trz_codec trz_codec_pbus = {
+    .id = TRZ_CODEC_PBUS,
+    .name = "pbus",
+    .record_size = 6,
+    .description = "PEL Pentium bus trace (6-byte records, big-endian address)",
+    .probe = pbus_probe,
+    .encode_chunk = pbus_encode,
+    .decode_chunk = pbus_decode,
+    .stream_name = pbus_stream_name,
+    .dump_record = pbus_dump,
+    .convert = pbus_convert,
+};

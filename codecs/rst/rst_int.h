@@ -1,0 +1,43 @@
+/* rst_int.h - internals shared by the RST codec files (rst.c, rst_util.c):
+ * record-type constants, canonical (big-endian) field access and the
+ * byte-order permutation that maps little-endian records onto the BE layout. */
+#ifndef TRZ_RST_INT_H
+#define TRZ_RST_INT_H
+#include "../codec.h"
+
+#define RST_REC 24
+enum {
+    RT_HEADER = 2, RT_INSTR = 3, RT_TRACEINFO = 4, RT_TLB = 5, RT_THREAD = 6, RT_TRAP = 7,
+    RT_TRAPEXIT = 8, RT_REGVAL = 9, RT_CPU = 11, RT_PROCESS = 12, RT_DMA = 13, RT_STRDESC = 14,
+    RT_PREG = 17, RT_PHYSADDR = 18, RT_PAVADIFF = 19, RT_STRCONT = 21, RT_FMARKER = 22,
+    RT_MEMVAL = 26, RT_TSB = 29, RT_TRAPPING = 34
+};
+
+/* 1 for the rtypes the format defines (2..19, 21..34 without 10 and 20). */
+static inline int rst_known_rtype(unsigned t)
+{
+    return t >= 2 && t <= 34 && t != 10 && t != 20;
+}
+
+/* cpuid of an INSTR record in canonical layout (bits 5..0 in byte 2, 9..6 across 2..3). */
+static inline unsigned rst_instr_cpu(const uint8_t *r)
+{
+    return (unsigned)(r[2] >> 2) | (unsigned)(((r[2] & 3) << 2) | (r[3] >> 6)) << 6;
+}
+static inline unsigned rst_pv_cpu(const uint8_t *r) /* PAVADIFF / PHYSADDR */
+{
+    return (unsigned)(r[1] & 0x7f) | (unsigned)(r[2] >> 5) << 7;
+}
+
+/* Map one record between the source byte order and the canonical BE layout. */
+void rst_to_canon(uint8_t *dst, const uint8_t *src);   /* LE source -> BE canon */
+void rst_from_canon(uint8_t *dst, const uint8_t *src); /* BE canon -> LE source */
+
+/* cpuid carried by a canonical record, or -1 when the rtype has none. */
+int rst_rec_cpu(const uint8_t *r);
+
+int rst_probe(const uint8_t *buf, size_t len, int *byte_order);
+void rst_dump(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order);
+void rst_convert(uint8_t *recs, size_t len, int from, int to);
+void rst_cpus_seen(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16]);
+#endif

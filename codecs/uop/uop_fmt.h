@@ -1,0 +1,54 @@
+/* uop_fmt.h - text side of the uop codec: the learned column layout, fast
+ * parsing of one line into typed fields and exact re-rendering.  The model
+ * in uop.c only ever sees uop_t values. */
+#ifndef TRZ_UOP_FMT_H
+#define TRZ_UOP_FMT_H
+
+#include "../codec.h"
+
+#define UOP_NCOL 14
+#define UOP_MAX_SEP 8
+#define UOP_MAX_WIDTH 63
+#define UOP_MAX_STR 255
+/* Bound on one rendered line: 14 x (separator + width + longest token) + eol. */
+#define UOP_MAX_LINE 8192
+
+enum { UF_LEFT = 1, UF_ZERO = 2, UF_UPPER = 4, UF_0X = 8 };
+
+typedef struct {
+    uint8_t sep[UOP_MAX_SEP];
+    uint8_t seplen, width, flags;
+} uop_col_t;
+
+typedef struct {
+    uop_col_t c[UOP_NCOL];
+    uint8_t eol[UOP_MAX_SEP + 1];
+    uint8_t eollen;
+} layout_t;
+
+/* One micro-op.  s[] = src1, src2, dest; ch[] = flags, branch, ld/st. */
+typedef struct {
+    int64_t u, s[3], imm;
+    uint64_t pc, addr, ft, tgt;
+    uint8_t ch[3];
+    uint8_t immu;          /* imm printed as unsigned 64-bit */
+    uint8_t sl[2];
+    uint32_t op[2];        /* dictionary indices (model) */
+    const uint8_t *sp[2];  /* macro / micro opcode text (render) */
+} uop_t;
+
+void layout_learn(layout_t *l, const uint8_t *in, size_t len);
+void layout_write(const layout_t *l, trz_buf *b);
+int layout_read(layout_t *l, trz_rd *r);
+
+/* Parse one line (n bytes, may include its '\n').  0 on success; the line
+ * still has to be rendered and compared to know it is exact. */
+int uop_parse(const layout_t *l, const uint8_t *p, size_t n, uop_t *x);
+
+/* Render x into out (at least UOP_MAX_LINE bytes); returns the length. */
+size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out);
+
+/* 1 if the line (without '\n') has 14 fields with numeric first two. */
+int uop_looks_like(const uint8_t *p, size_t n);
+
+#endif

@@ -1,0 +1,29 @@
+/* cli.h - what the command-line front end shares between its files. */
+#ifndef TRZ_CLI_H
+#define TRZ_CLI_H
+#include <stdint.h>
+#include "../../include/trz.h"
+
+enum { MODE_COMPRESS, MODE_DECOMPRESS, MODE_TEST, MODE_LIST };
+
+typedef struct cli_opts {
+    int mode;
+    int to_stdout, force, keep, rm, verbose, quiet, salvage, verify;
+    int level, threads, backend;
+    int64_t chunk_bytes, chunk_records;
+    const char *format;
+    const char *out_name;
+    uint64_t from, count; /* count = UINT64_MAX: to the end */
+    int ranged;
+} cli_opts;
+
+/* fileio.c: one input name ("-" = stdin); returns 0 or 1 (error printed). */
+int fio_process(const cli_opts *o, const char *name);
+/* list.c */
+int list_file(const cli_opts *o, const char *name);
+/* commands.c: trz dump, trz join */
+int dump_main(int argc, char **argv);
+int join_main(int argc, char **argv);
+/* bench command (bench.c) */
+int bench_main(int argc, char **argv);
+#endif

@@ -1,0 +1,382 @@
+/* fileio.c - files for the command line: choose output names, write through
+ * a temporary file in the target directory that is renamed only on success
+ * (and removed on failure or on SIGINT/SIGTERM), remove the input only after
+ * a verified write, and report every failure as one line. */
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "msg.h"
+#include "../tools/safefile.h"
+
+#define SUFFIX ".trz"
+
+/* The output being written, for the signal handler. */
+static trz_outfile *volatile g_out;
+
+static void on_signal(int sig)
+{
+    trz_outfile *o = g_out;
+    if (o && o->tmp[0]) unlink(o->tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* A pipe's default 64 KiB buffer makes the two ends take turns several
+ * times per megabyte; 1 MiB (the unprivileged limit by default) lets the
+ * decoder write a whole stretch while the reader works.  Best effort:
+ * other systems, and other file types, are left as they are. */
+static void grow_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+#else
+    (void)fd;
+#endif
+}
+
+static void install_signals(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error, reported */
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n > k && strcmp(s + n - k, suf) == 0;
+}
+
+/* ---- progress on a terminal, a few times a second at most ---- */
+typedef struct progress {
+    const char *name;
+    double last;
+    int shown;
+} progress;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(void *ctx, uint64_t in, uint64_t out)
+{
+    progress *p = ctx;
+    double t = now();
+    if (t - p->last < 0.25) return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r%s: %.1f MiB -> %.1f MiB   ", p->name, in / 1048576.0, out / 1048576.0);
+}
+
+static void end_progress(progress *p)
+{
+    if (p->shown) fputs("\r\033[K", stderr);
+}
+
+/* ---- the operations, on open descriptors ---- */
+
+static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+{
+    trz_cctx *c = trz_cctx_create();
+    if (!c) { msg_error("%s: out of memory", name); return 1; }
+    int rc = trz_cctx_set(c, TRZ_C_LEVEL, o->level);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_THREADS, o->threads);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_BACKEND, o->backend);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_VERIFY, o->verify);
+    if (!rc && o->chunk_bytes) {
+        rc = trz_cctx_set(c, TRZ_C_CHUNK_BYTES, o->chunk_bytes);
+        if (rc) { msg_error("chunk size must be 4K..256M"); trz_cctx_free(c); return 1; }
+    }
+    if (!rc && o->chunk_records) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, o->chunk_records);
+    if (!rc && trz_cctx_set_format(c, o->format)) {
+        msg_error("unknown format '%s' (auto, raw, rst, byu, pbus, uop)", o->format);
+        trz_cctx_free(c);
+        return 1;
+    }
+    if (pg) trz_cctx_set_progress(c, show_progress, pg);
+    int ifd = in, ofd = out;
+    trz_io iio, oio;
+    trz_io_fd(&iio, &ifd);
+    trz_io_fd(&oio, &ofd);
+    rc = trz_compress(c, &iio, &oio);
+    if (pg) end_progress(pg);
+    if (rc) msg_error("%s: %s", name, trz_cctx_error(c));
+    else if (g_verbosity >= 2)
+        fprintf(stderr, "%s: compressed as %s%s\n", name, trz_cctx_format(c),
+                trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
+                : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "");
+    trz_cctx_free(c);
+    return rc ? 1 : 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    trz_io io;
+    int f = fd;
+    trz_io_fd(&io, &f);
+    return io.write(io.opaque, p, n) == (int64_t)n ? 0 : -1;
+}
+
+/* One line per loss found by --salvage; UINT64_MAX marks what the reader
+ * could not know (no usable index after the damage). */
+static void report_lost(const char *name, const trz_lost_range *l)
+{
+    unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
+    if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
+        msg_error("%s: chunk %llu damaged: lost a %llu-byte tail at raw offset %llu", name, c, raw, b);
+    else if (n != UINT64_MAX && c != UINT64_MAX)
+        msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, c, f,
+                  f + n - 1, raw, b);
+    else if (n != UINT64_MAX)
+        msg_error("%s: a damaged chunk (its number is unknown after an earlier loss): lost %llu records (%llu bytes)",
+                  name, n, raw);
+    else if (c != UINT64_MAX)
+        msg_error("%s: chunk %llu on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
+                  "the end; how many is unknown without an intact index", name, c, f, b);
+    else
+        msg_error("%s: damaged data after an earlier loss: lost an unknown number of records", name);
+}
+
+/* With --salvage: what was lost, or the damage that cost nothing.  Returns
+ * 1 when the archive was damaged at all. */
+static int report_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
+{
+    trz_lost_range lost[64];
+    size_t nl = trz_reader_lost(r, lost, 64);
+    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i]);
+    if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
+    if (nl) {
+        msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,
+                  (unsigned long long)total);
+        return 1;
+    }
+    const char *why = trz_reader_error(r);
+    if (*why && !failed) { /* a damaged index, footer or header: every record was recovered */
+        msg_error("%s: %s; all %llu bytes recovered", name, why, (unsigned long long)total);
+        return 1;
+    }
+    return 0;
+}
+
+/* Decode (out >= 0) or test (out < 0) an archive.  Returns 0, 1 on error, or
+ * 2 when --salvage recovered what it could from a damaged archive (exit
+ * status 1, but the output is kept). */
+static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+{
+    trz_reader *r;
+    int rc = trz_reader_open_fd(&r, in);
+    if (rc && o->salvage && r && trz_reader_set(r, TRZ_R_SALVAGE, 1) == TRZ_OK) {
+        rc = 0; /* a damaged first header: the chunks after it can still be read */
+    } else if (rc) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
+    }
+    trz_reader_set(r, TRZ_R_THREADS, o->threads);
+    trz_reader_set(r, TRZ_R_SALVAGE, o->salvage);
+    /* --from: the library positions at the record alike from a file (the
+     * index) and a pipe (decoding forward); --count: spans that end at a
+     * record boundary, in the unit of the member they come from */
+    if (o->ranged && (rc = trz_seek(r, o->from)) != TRZ_OK) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
+    }
+    uint64_t left = o->ranged ? o->count : UINT64_MAX, total = 0;
+    int status = 0;
+    for (;;) {
+        const void *v;
+        uint64_t n = 0;
+        /* written straight from the reader's chunk: no copy on the way out */
+        int64_t g = left == UINT64_MAX ? trz_read_view(r, &v, SIZE_MAX) : trz_read_span(r, &v, left, &n);
+        if (g < 0) { msg_error("%s: %s", name, trz_reader_error(r)); status = o->salvage ? 2 : 1; break; }
+        if (g == 0) break;
+        if (left != UINT64_MAX) left -= n;
+        if (out >= 0 && write_all(out, v, (size_t)g)) {
+            msg_error("%s: write error: %s", name, strerror(errno));
+            status = 1;
+            break;
+        }
+        total += (uint64_t)g;
+        if (pg) show_progress(pg, total, total);
+    }
+    if (pg) end_progress(pg);
+    if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
+    if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
+        fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
+    trz_reader_close(r);
+    return status;
+}
+
+/* Test an archive just written, before the input is removed. */
+static int verify_written(const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0) return 1;
+    cli_opts t = { 0 };
+    t.mode = MODE_TEST;
+    t.threads = 1;
+    t.count = UINT64_MAX;
+    int rc = do_decompress(&t, tmp, fd, -1, NULL);
+    close(fd);
+    return rc;
+}
+
+/* ---- one input ---- */
+int fio_process(const cli_opts *o, const char *name)
+{
+    install_signals();
+    int from_stdin = strcmp(name, "-") == 0;
+    const char *shown = from_stdin ? "(stdin)" : name;
+    int compress = o->mode == MODE_COMPRESS;
+    int test = o->mode == MODE_TEST;
+
+    char outname[PATH_MAX];
+    int to_stdout = !o->out_name && (o->to_stdout || from_stdin);
+    if (!test && !to_stdout) {
+        if (o->out_name) {
+            snprintf(outname, sizeof outname, "%s", o->out_name);
+        } else if (compress) {
+            if (has_suffix(name, SUFFIX)) { msg_error("%s: already has %s suffix -- ignored", name, SUFFIX); return 1; }
+            if (snprintf(outname, sizeof outname, "%s%s", name, SUFFIX) >= (int)sizeof outname) {
+                msg_error("%s: name too long", name);
+                return 1;
+            }
+        } else {
+            if (!has_suffix(name, SUFFIX)) { msg_error("%s: unknown suffix (expected %s) -- ignored; use -c or -o", name, SUFFIX); return 1; }
+            snprintf(outname, sizeof outname, "%.*s", (int)(strlen(name) - strlen(SUFFIX)), name);
+        }
+    }
+    if (compress && to_stdout && isatty(STDOUT_FILENO) && !o->force) {
+        msg_error("stdout is a terminal; not writing compressed data to it (use -f to force)");
+        return 1;
+    }
+
+    int in = STDIN_FILENO;
+    struct stat ist;
+    if (!from_stdin) {
+        in = open(name, O_RDONLY);
+        if (in < 0) { msg_error("%s: %s", name, strerror(errno)); return 1; }
+        if (fstat(in, &ist) != 0) {
+            msg_error("%s: %s", name, strerror(errno));
+            close(in);
+            return 1;
+        }
+        if (S_ISDIR(ist.st_mode)) {
+            msg_error("%s: is a directory -- ignored", name);
+            close(in);
+            return 1;
+        }
+    } else if (fstat(in, &ist) != 0) {
+        memset(&ist, 0, sizeof ist);
+    } else {
+        grow_pipe(in); /* a producer piping into trz also writes in longer runs */
+    }
+
+    int have_ist = from_stdin ? fstat(in, &ist) == 0 && S_ISREG(ist.st_mode) : 1;
+    if (!test && have_ist) { /* never write over the input itself (names, symlinks, hard links) */
+        struct stat ost;
+        int same = to_stdout ? fstat(STDOUT_FILENO, &ost) == 0 && S_ISREG(ost.st_mode) && trz_same_file(&ist, &ost)
+                             : stat(outname, &ost) == 0 && trz_same_file(&ist, &ost);
+        if (same) {
+            msg_error("%s: the output is the input itself; not overwriting it", shown);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+    }
+
+    progress pgs = { shown, 0, 0 };
+    progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
+    int status;
+    if (test) {
+        status = do_decompress(o, shown, in, -1, pg);
+    } else if (to_stdout) {
+        grow_pipe(STDOUT_FILENO);
+        status = compress ? do_compress(o, shown, in, STDOUT_FILENO, pg) : do_decompress(o, shown, in, STDOUT_FILENO, pg);
+    } else {
+        struct stat ost;
+        int exists = stat(outname, &ost) == 0;
+        if (exists && !S_ISREG(ost.st_mode)) {
+            /* a device such as /dev/null or /dev/full: write straight to it */
+            int out = open(outname, O_WRONLY);
+            if (out < 0) { msg_error("%s: %s", outname, strerror(errno)); if (!from_stdin) close(in); return 1; }
+            status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
+            if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
+            if (!from_stdin) close(in);
+            return status ? 1 : 0;
+        }
+        if (exists && !o->force) {
+            msg_error("%s: already exists; use -f to overwrite", outname);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        trz_outfile of;
+        if (trz_outfile_open(&of, outname, from_stdin ? TRZ_OUT_UMASK : ist.st_mode)) {
+            msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        g_out = &of;
+        status = compress ? do_compress(o, shown, in, of.fd, pg) : do_decompress(o, shown, in, of.fd, pg);
+        if (status == 0 && compress && o->rm && verify_written(of.tmp)) {
+            msg_error("%s: the archive written does not verify; input kept", name);
+            status = 1;
+        }
+        /* status 2: --salvage recovered part of a damaged archive; keep it.
+         * With --rm the input goes only once its replacement is on disk. */
+        if (status == 1) {
+            trz_outfile_abort(&of);
+        } else if (trz_outfile_commit(&of, o->force, o->rm && status == 0) != 0) {
+            if (errno == EEXIST)
+                msg_error("%s: already exists (it appeared while trz was writing); %s kept", outname, shown);
+            else
+                msg_error("%s: %s", outname, strerror(errno));
+            status = 1;
+        }
+        g_out = NULL;
+        if (status == 0) {
+            struct timespec ts[2] = { ist.st_atim, ist.st_mtim };
+            if (!from_stdin) utimensat(AT_FDCWD, outname, ts, 0);
+            struct stat now;
+            /* another writer may have replaced it since (-f): then the input stays */
+            if (o->rm && (stat(outname, &now) != 0 || !trz_same_file(&now, &of.st))) {
+                msg_error("%s: replaced by another program while trz was finishing; %s kept", outname, shown);
+                status = 1;
+            }
+        }
+    }
+    if (!from_stdin) close(in);
+    if (status == 0 && o->rm && !from_stdin && !test && !to_stdout) {
+        struct stat now;
+        if (stat(name, &now) != 0) now.st_ino = 0;
+        if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
+            msg_error("%s: changed while trz was reading it; not removed", name);
+            status = 1;
+        } else if (unlink(name) != 0) {
+            msg_error("%s: cannot remove: %s", name, strerror(errno));
+            status = 1;
+        }
+    }
+    return status ? 1 : 0;
+}

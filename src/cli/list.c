@@ -1,0 +1,78 @@
+/* list.c - `trz -l`: what an archive holds (format, byte order, records,
+ * chunks, sizes; with -v the chunks and the bytes per stream). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "msg.h"
+
+static const char *order_name(int bo)
+{
+    return bo == TRZ_BYTE_ORDER_BIG ? "big" : bo == TRZ_BYTE_ORDER_LITTLE ? "little" : "-";
+}
+
+static void stream_row(void *ctx, const char *format, unsigned id, const char *name, uint64_t raw, uint64_t comp)
+{
+    uint64_t total = *(uint64_t *)ctx;
+    printf("    %-6s %2u %-18s %12llu -> %10llu  %5.1f%%\n", format, id, name, (unsigned long long)raw,
+           (unsigned long long)comp, total ? 100.0 * (double)comp / (double)total : 0.0);
+}
+
+int list_file(const cli_opts *o, const char *name)
+{
+    trz_reader *r;
+    int rc = strcmp(name, "-") == 0 ? trz_reader_open_fd(&r, STDIN_FILENO) : trz_reader_open_path(&r, name);
+    if (rc) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
+    }
+    trz_info in;
+    trz_reader_info(r, &in);
+    if (!in.seekable) {
+        msg_error("%s: cannot list: %s", name, strcmp(name, "-") == 0 ? "the input is a pipe" : "the index is damaged or missing");
+        trz_reader_close(r);
+        return 1;
+    }
+    double ratio = in.compressed_bytes ? (double)in.raw_bytes / (double)in.compressed_bytes : 0;
+    printf("%-8s %-6s %7s %12s %14s %12s %8s %9s  %s\n", "Format", "Order", "Chunks", "Records", "Raw", "Compressed",
+           "Ratio", "Bits/rec", "File");
+    printf("%-8s %-6s %7lld %12lld %14lld %12lld %8.2f %9.3f  %s\n", in.format, order_name(in.byte_order),
+           (long long)in.chunks, (long long)in.records, (long long)in.raw_bytes, (long long)in.compressed_bytes, ratio,
+           in.records ? 8.0 * (double)in.compressed_bytes / (double)in.records : 0.0, name);
+    /* records per chunk: the usual count, and the last chunk's */
+    if (in.chunks > 0) {
+        trz_chunk_info first, last;
+        trz_reader_chunk(r, 0, &first);
+        trz_reader_chunk(r, (uint64_t)in.chunks - 1, &last);
+        printf("  records per chunk: %llu", (unsigned long long)first.records);
+        if (in.chunks > 1) printf(" (last chunk %llu)", (unsigned long long)last.records);
+        printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
+    }
+    if (o->verbose) {
+        int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
+        if (cpus > 0) printf("  CPUs: %d\n", cpus);
+        printf("  %8s %12s %10s %12s %14s %12s %6s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored", "Codec");
+        for (int64_t i = 0; i < in.chunks; i++) {
+            trz_chunk_info c;
+            trz_reader_chunk(r, (uint64_t)i, &c);
+            printf("  %8lld %12llu %10llu %12llu %14llu %12llu %6s\n", (long long)i, (unsigned long long)c.first_record,
+                   (unsigned long long)c.records, (unsigned long long)c.raw_bytes, (unsigned long long)c.offset,
+                   (unsigned long long)c.stored_bytes, c.format);
+        }
+        printf("  bytes per stream (raw -> compressed, share of the archive):\n");
+        uint64_t total = (uint64_t)in.compressed_bytes;
+        if (trz_reader_streams(r, stream_row, &total)) {
+            msg_error("%s: %s", name, trz_reader_error(r));
+            trz_reader_close(r);
+            return 1;
+        }
+    }
+    trz_reader_close(r);
+    return 0;
+}

@@ -1,0 +1,202 @@
+/* main.c - the cli room: trz, the program.  This file parses the
+ * arguments and hands each file to fileio.c (compress, decompress, test)
+ * or list.c (-l); commands.c has `dump` and `join`, bench.c and
+ * bench_report.c `bench`, msg.c the messages.  The room uses the library
+ * through trz.h (and the tools room's safefile.h); nothing in the library
+ * includes anything from here. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "msg.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "Usage: trz [OPTION]... [FILE]...\n"
+        "       trz dump [-s N] [-n M] [--format=F] [FILE]\n"
+        "       trz bench [--quick] [--streams] [--csv F] [--plot F.png] FILE...\n"
+        "       trz join -o OUT.trz IN.trz...   (one archive, one index)\n"
+        "Compress or decompress computer-architecture traces (RST, BYU, PEL bus,\n"
+        "uop text; anything else raw).  With no FILE, or FILE '-', read stdin.\n"
+        "\n"
+        "  -z, --compress     compress (default)        -d, --decompress  decompress\n"
+        "  -t, --test         test integrity            -l, --list        list contents\n"
+        "  -c, --stdout       write to standard output  -o FILE           output file\n"
+        "  -k, --keep         keep input (default)      --rm              remove input after success\n"
+        "  -f, --force        overwrite; write to a terminal\n"
+        "  -#                 level 1..19 (default 9)   -T#, --threads=#  threads (0 = all cores)\n"
+        "  --format=NAME      auto, raw, rst, byu, pbus, uop (default auto)\n"
+        "  --backend=NAME     zstd (default) or gzip    --chunk-size=SIZE raw bytes per chunk (16M)\n"
+        "  --chunk-records=N  records per chunk at most --no-verify       skip the encoder's self-check\n"
+        "  --from=N --count=M with -d: only records (lines) N..N+M-1\n"
+        "  --salvage          with -d: recover every intact chunk, report what was lost\n"
+        "  -v, --verbose      more (with -l: chunks and bytes per stream)   -q, --quiet  less\n"
+        "  -h, --help         this help                 -V, --version     version\n"
+        "\n"
+        "Exit status: 0 success, 1 error, 2 usage.  See trz(1) for details.\n");
+}
+
+static int parse_size(const char *s, int64_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!*s || *s == '-') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Long options: returns 0, or 2 after printing a usage error. */
+static int long_opt(cli_opts *o, const char *a, int *exit_now)
+{
+    const char *eq = strchr(a, '=');
+    size_t klen = eq ? (size_t)(eq - a) : strlen(a);
+    const char *v = eq ? eq + 1 : NULL;
+#define IS(k) (klen == strlen(k) && strncmp(a, k, klen) == 0)
+    if (IS("compress")) o->mode = MODE_COMPRESS;
+    else if (IS("decompress") || IS("uncompress")) o->mode = MODE_DECOMPRESS;
+    else if (IS("test")) o->mode = MODE_TEST;
+    else if (IS("list")) o->mode = MODE_LIST;
+    else if (IS("stdout")) o->to_stdout = 1;
+    else if (IS("keep")) o->keep = 1;
+    else if (IS("rm")) o->rm = 1;
+    else if (IS("force")) o->force = 1;
+    else if (IS("verbose")) o->verbose++;
+    else if (IS("quiet")) o->quiet++;
+    else if (IS("salvage")) o->salvage = 1;
+    else if (IS("no-verify")) o->verify = 0;
+    else if (IS("help")) { usage(stdout); *exit_now = 1; }
+    else if (IS("version")) { printf("trz %s\n", trz_version_string()); *exit_now = 1; }
+    else if (IS("format") && v) o->format = v;
+    else if (IS("backend") && v) {
+        if (strcmp(v, "zstd") == 0) o->backend = TRZ_BACKEND_ZSTD;
+        else if (strcmp(v, "gzip") == 0 || strcmp(v, "zlib") == 0) o->backend = TRZ_BACKEND_GZIP;
+        else { msg_error("unknown back-end '%s' (zstd or gzip)", v); return 2; }
+    } else if (IS("threads") && v) {
+        char *e;
+        long t = strtol(v, &e, 10);
+        if (*e || t < 0 || t > 256) { msg_error("bad thread count '%s'", v); return 2; }
+        o->threads = (int)t;
+    } else if (IS("chunk-size") && v) {
+        if (parse_size(v, &o->chunk_bytes)) { msg_error("bad size '%s'", v); return 2; }
+    } else if (IS("chunk-records") && v) {
+        uint64_t n;
+        if (parse_u64(v, &n)) { msg_error("bad record count '%s'", v); return 2; }
+        o->chunk_records = (int64_t)n;
+    } else if (IS("from") && v) {
+        if (parse_u64(v, &o->from)) { msg_error("bad record number '%s'", v); return 2; }
+        o->ranged = 1;
+    } else if (IS("count") && v) {
+        if (parse_u64(v, &o->count)) { msg_error("bad record count '%s'", v); return 2; }
+        o->ranged = 1;
+    } else {
+        msg_error("unknown option '--%s' (try --help)", a);
+        return 2;
+    }
+#undef IS
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "dump") == 0) return dump_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "join") == 0) return join_main(argc - 1, argv + 1);
+
+    cli_opts o = { 0 };
+    o.level = TRZ_LEVEL_DEFAULT;
+    o.threads = 1;
+    o.backend = TRZ_BACKEND_ZSTD;
+    o.verify = 1;
+    o.format = "auto";
+    o.count = UINT64_MAX;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0, only_files = 0;
+    if (!files) { msg_error("out of memory"); return 1; }
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || a[1] == 0) { files[nfiles++] = a; continue; }
+        if (a[1] == '-') {
+            if (a[2] == 0) { only_files = 1; continue; }
+            int exit_now = 0, rc = long_opt(&o, a + 2, &exit_now);
+            if (rc || exit_now) { free(files); return rc; }
+            continue;
+        }
+        for (const char *p = a + 1; *p; p++) {
+            if (*p >= '0' && *p <= '9') { /* -# level */
+                int lv = 0;
+                while (*p >= '0' && *p <= '9') lv = lv * 10 + (*p++ - '0');
+                p--;
+                if (lv < TRZ_LEVEL_MIN || lv > TRZ_LEVEL_MAX) { msg_error("level must be 1..19"); free(files); return 2; }
+                o.level = lv;
+                continue;
+            }
+            switch (*p) {
+            case 'z': o.mode = MODE_COMPRESS; break;
+            case 'd': o.mode = MODE_DECOMPRESS; break;
+            case 't': o.mode = MODE_TEST; break;
+            case 'l': o.mode = MODE_LIST; break;
+            case 'c': o.to_stdout = 1; break;
+            case 'k': o.keep = 1; break;
+            case 'f': o.force = 1; break;
+            case 'v': o.verbose++; break;
+            case 'q': o.quiet++; break;
+            case 'h': usage(stdout); free(files); return 0;
+            case 'V': printf("trz %s\n", trz_version_string()); free(files); return 0;
+            case 'T': case 'o': {
+                const char *v = p[1] ? p + 1 : (i + 1 < argc ? argv[++i] : NULL);
+                if (!v) { msg_error("option -%c needs a value", *p); free(files); return 2; }
+                if (*p == 'o') o.out_name = v;
+                else {
+                    char *e;
+                    long t = strtol(v, &e, 10);
+                    if (*e || t < 0 || t > 256) { msg_error("bad thread count '%s'", v); free(files); return 2; }
+                    o.threads = (int)t;
+                }
+                goto next_arg; /* the value used up this argument */
+            }
+            default:
+                msg_error("unknown option '-%c' (try --help)", *p);
+                free(files);
+                return 2;
+            }
+        }
+    next_arg:;
+    }
+    g_verbosity = 1 + o.verbose - o.quiet;
+    if (o.rm && o.keep) { msg_error("--rm and -k contradict each other"); free(files); return 2; }
+    if (o.ranged && o.mode != MODE_DECOMPRESS) { msg_error("--from/--count go with -d"); free(files); return 2; }
+    if (o.out_name && nfiles > 1) { msg_error("-o takes one input file"); free(files); return 2; }
+    if (nfiles == 0) files[nfiles++] = "-";
+
+    int status = 0;
+    for (int i = 0; i < nfiles; i++) {
+        int rc = o.mode == MODE_LIST ? list_file(&o, files[i]) : fio_process(&o, files[i]);
+        if (rc > status) status = rc;
+    }
+    free(files);
+    return status;
+}

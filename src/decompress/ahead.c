@@ -1,0 +1,268 @@
+/* ahead.c - the chunk queue: fetch chunks (through the index or
+ * sequentially), decode them here or on decode-ahead threads, and serve
+ * them in order with the checks that span two chunks. */
+#include <pthread.h>
+
+#include "reader.h"
+
+static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
+{
+    if (!d->data || d->cap < d->h.raw) { /* fresh pages fault in: keep buffers */
+        free(d->data);
+        d->data = trz_big_malloc(d->h.raw);
+        d->cap = d->data ? d->h.raw : 0;
+    }
+    d->len = d->h.raw;
+    d->codec = trz_codec_by_id(d->h.codec);
+    d->byte_order = d->h.byte_order;
+    d->flags = d->h.flags;
+    d->err[0] = 0;
+    if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
+    d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->err, sizeof d->err);
+    __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
+    /* a text member's record count is its line starts: count them */
+    if (d->rc == TRZ_OK && d->mcodec && d->mcodec->record_size == 0) {
+        uint64_t lines = trz_count_lines(d->data, d->len, d->flags & TRZ_CHUNK_MIDLINE);
+        if (lines != d->h.nrec) {
+            d->rc = TRZ_ERR_CORRUPT;
+            snprintf(d->err, sizeof d->err, "it holds %llu line starts where its header says %lu",
+                     (unsigned long long)lines, (unsigned long)d->h.nrec);
+        }
+    }
+}
+
+/* Fetch the next chunk's stored bytes into queue slot d.  1 = fetched,
+ * 0 = no more chunks, < 0 = error.  In salvage mode a chunk whose header is
+ * damaged is noted as lost and skipped. */
+static int fetch_one(trz_reader *r, dchunk *d)
+{
+    for (;;) {
+        int rc;
+        if (r->seekable) {
+            if (r->next_chunk >= r->nchunks) return 0;
+            rc = rd_idx_fetch(r, r->next_chunk++, d);
+            if (rc < 0 && r->salvage) { /* header damaged: skip, with the index's numbers */
+                d->no = r->next_chunk - 1;
+                d->first_record = r->chunks[d->no].first_record;
+                d->h.nrec = r->chunks[d->no].nrec;
+                d->h.raw = r->chunks[d->no].raw;
+                if (rd_add_lost(r, d)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+                continue;
+            }
+        } else {
+            rc = rd_seq_fetch(r, d);
+        }
+        return rc < 0 ? rc : rc > 0;
+    }
+}
+
+/* Fetch the next chunk into the queue's tail, to be decoded.  1 = queued;
+ * else what fetching ended with (0 = no more chunks, < 0 = error), kept
+ * until the chunks queued before it have been served. */
+static int queue_next(trz_reader *r)
+{
+    if (r->fetch_end) return r->fetch_rc;
+    size_t slot = (r->qhead + r->qlen) % MAXQ;
+    int rc = fetch_one(r, &r->q[slot]);
+    if (rc <= 0) {
+        r->fetch_end = 1;
+        r->fetch_rc = rc;
+        return rc;
+    }
+    if (r->nworkers) pthread_mutex_lock(&r->mu);
+    r->qstate[slot] = Q_PENDING;
+    r->qlen++;
+    if (r->nworkers) {
+        pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    return 1;
+}
+
+/* With the queue empty: what ended fetching, and fetching may start again
+ * (after a seek, or in a following member). */
+static int fetch_end_rc(trz_reader *r)
+{
+    int rc = r->fetch_rc;
+    r->fetch_end = 0;
+    r->fetch_rc = 0;
+    return rc;
+}
+
+static trz_zctx *zctx_at(trz_reader *r, int i)
+{
+    if (!r->z[i]) r->z[i] = trz_zctx_create();
+    return r->z[i];
+}
+
+/* ---- decode-ahead workers ---- */
+static void *worker(void *arg)
+{
+    const struct wref *w = arg;
+    trz_reader *r = w->r;
+    int id = w->id;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        size_t slot = MAXQ;
+        while (!r->stop) {
+            for (size_t i = 0; i < r->qlen && slot == MAXQ; i++)
+                if (r->qstate[(r->qhead + i) % MAXQ] == Q_PENDING) slot = (r->qhead + i) % MAXQ;
+            if (slot != MAXQ) break;
+            pthread_cond_wait(&r->work_cv, &r->mu);
+        }
+        if (r->stop) break;
+        r->qstate[slot] = Q_DECODING;
+        pthread_mutex_unlock(&r->mu);
+        decode_one(r, &r->q[slot], r->z[id]);
+        pthread_mutex_lock(&r->mu);
+        r->qstate[slot] = Q_DONE;
+        pthread_cond_broadcast(&r->done_cv);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* Start the workers; 0 = running, else fall back to one thread. */
+static int pool_start(trz_reader *r)
+{
+    if (!r->sync_ready) {
+        if (pthread_mutex_init(&r->mu, NULL)) return -1;
+        if (pthread_cond_init(&r->work_cv, NULL)) { pthread_mutex_destroy(&r->mu); return -1; }
+        if (pthread_cond_init(&r->done_cv, NULL)) {
+            pthread_cond_destroy(&r->work_cv);
+            pthread_mutex_destroy(&r->mu);
+            return -1;
+        }
+        r->sync_ready = 1;
+    }
+    int want = r->threads;
+    for (int i = 0; i < want; i++)
+        if (!zctx_at(r, i)) return -1;
+    r->stop = 0;
+    for (int i = 0; i < want; i++) {
+        r->wref[i].r = r;
+        r->wref[i].id = i;
+        if (pthread_create(&r->tid[i], NULL, worker, &r->wref[i]) != 0) break;
+        r->nworkers++;
+    }
+    return r->nworkers ? 0 : -1;
+}
+
+/* Let the workers finish the chunk each is decoding, then end them.  Chunks
+ * fetched but not decoded stay pending, for one thread or a new pool. */
+void rd_pool_stop(trz_reader *r)
+{
+    if (!r->nworkers) return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+    for (int i = 0; i < r->nworkers; i++) pthread_join(r->tid[i], NULL);
+    r->nworkers = 0;
+    r->stop = 0;
+}
+
+/* Keep the workers fed: fetch chunks until threads + 1 are queued. */
+static void fetch_ahead(trz_reader *r)
+{
+    while (r->qlen < (size_t)r->nworkers + 1 && queue_next(r) > 0) {}
+}
+
+/* Several threads: wait for the head of the queue, refilling it as it goes.
+ * 1 = the head is decoded, 0 = end, < 0 = error (fetching). */
+static int wait_head(trz_reader *r)
+{
+    if (!r->nworkers && pool_start(r) != 0) return -2; /* no threads: decode here */
+    fetch_ahead(r);
+    if (r->qlen == 0) return fetch_end_rc(r);
+    pthread_mutex_lock(&r->mu);
+    while (r->qstate[r->qhead] != Q_DONE) pthread_cond_wait(&r->done_cv, &r->mu);
+    pthread_mutex_unlock(&r->mu);
+    return 1;
+}
+
+/* Make r->cur the next decoded chunk.  1 = have one, 0 = end, <0 error. */
+int rd_next_chunk(trz_reader *r)
+{
+    if (r->failed) return r->failed;
+    for (;;) {
+        int rc = -2;
+        if (r->threads >= 2) rc = wait_head(r);
+        if (rc == -2) { /* one thread: fetch and decode here, when reached */
+            rc = r->qlen ? 1 : r->fetch_end ? fetch_end_rc(r) : queue_next(r);
+            if (rc > 0 && r->qstate[r->qhead] == Q_PENDING) {
+                if (!zctx_at(r, 0)) return r->failed = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+                dchunk *d = &r->q[r->qhead];
+                if (!d->data && r->cur.data) {
+                    /* the caller is done with the current chunk's bytes (a
+                     * view lasts until the next call): one buffer serves
+                     * every chunk, and the next one's pages are already in */
+                    d->data = r->cur.data, d->cap = r->cur.cap;
+                    r->cur.data = NULL, r->cur.cap = 0;
+                }
+                decode_one(r, d, r->z[0]);
+                r->qstate[r->qhead] = Q_DONE;
+            }
+            if (rc <= 0 && r->fetch_end) fetch_end_rc(r);
+        }
+        if (rc < 0) return r->failed = rc;
+        if (rc == 0) return 0;
+        /* the buffers of the chunk just consumed go to the slot the next
+         * fetch fills, so that a few buffers circulate (fresh ones cost
+         * page faults, and kept ones memory) */
+        dchunk spare = { .data = r->cur.data, .cap = r->cur.cap, .raw = r->cur.raw, .raw_cap = r->cur.raw_cap };
+        if (r->nworkers) pthread_mutex_lock(&r->mu);
+        r->cur = r->q[r->qhead];
+        memset(&r->q[r->qhead], 0, sizeof r->q[r->qhead]);
+        r->qstate[r->qhead] = Q_FREE;
+        r->qhead = (r->qhead + 1) % MAXQ;
+        r->qlen--;
+        dchunk *tail = &r->q[(r->qhead + r->qlen) % MAXQ];
+        if (!tail->data && !tail->raw) {
+            tail->data = spare.data, tail->cap = spare.cap;
+            tail->raw = spare.raw, tail->raw_cap = spare.raw_cap;
+        } else {
+            rd_dchunk_free(&spare);
+        }
+        if (r->nworkers) pthread_mutex_unlock(&r->mu);
+        if (r->nworkers) fetch_ahead(r); /* the workers go on while the caller uses this one */
+        r->cur_pos = 0;
+        r->have_cur = 1;
+        if (r->cur.rc) {
+            r->have_cur = 0; /* its bytes are not to be handed out, even when nothing follows */
+            if (r->salvage) {
+                if (rd_add_lost(r, &r->cur)) return r->failed = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+                continue;
+            }
+            return r->failed = rd_err(r, r->cur.rc, "chunk %llu: %s", (unsigned long long)r->cur.no, r->cur.err);
+        }
+        /* a text chunk starts mid-line exactly when the one before it in the
+         * member did not end a line (the member's first: checked at fetch) */
+        const dchunk *c = &r->cur;
+        if (c->mcodec && c->mcodec->record_size == 0 && !c->mfirst && r->prev_valid && c->numbers_ok &&
+            c->no == r->prev_no + 1 && ((c->flags & TRZ_CHUNK_MIDLINE) != 0) == r->prev_nl) {
+            r->have_cur = 0;
+            return r->failed = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its mid-line flag disagrees with the end of "
+                                    "chunk %llu", (unsigned long long)c->no, (unsigned long long)r->prev_no);
+        }
+        r->prev_valid = c->numbers_ok;
+        r->prev_no = c->no;
+        if (c->len) r->prev_nl = c->data[c->len - 1] == '\n';
+        r->cur_rec_pos = 0;
+        r->cur_rec_n = 0;
+        return 1;
+    }
+}
+
+void rd_drop_queue(trz_reader *r)
+{
+    rd_pool_stop(r);
+    r->prev_valid = 0;
+    for (size_t i = 0; i < MAXQ; i++) {
+        rd_dchunk_free(&r->q[i]);
+        r->qstate[i] = Q_FREE;
+    }
+    r->qhead = r->qlen = 0;
+    r->fetch_end = 0;
+    r->fetch_rc = 0;
+}

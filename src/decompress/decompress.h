@@ -1,0 +1,15 @@
+/* decompress.h - what the other rooms of the library may ask a reader
+ * beyond trz.h (the tools room's dump prints each member in its format). */
+#ifndef TRZ_DECOMPRESS_H
+#define TRZ_DECOMPRESS_H
+
+#include <stdio.h>
+
+#include "../format/format.h"
+
+/* The first member's codec (raw when none) and byte order. */
+const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order);
+/* The codec and byte order of the member that the last span came from. */
+const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
+
+#endif

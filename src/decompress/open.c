@@ -1,0 +1,292 @@
+/* open.c - the decompress room: trz_reader from open to close.  A reader
+ * decodes .trz archives sequentially from any input (pipes included), or
+ * through the index when the input can seek, so that a seek decodes only
+ * the chunk holding the record; concatenated members are one archive.
+ * Every size is checked before use and every chunk's XXH3 and counts
+ * before its bytes are handed out.  The room's files: open.c (input,
+ * member headers, open, settings, info), seek.c (the index, trz_seek),
+ * sequential.c (reading without an index), salvage.c (reading past
+ * damage), ahead.c (the chunk queue and decode-ahead threads), records.c
+ * (handing out bytes and records).  reader.h holds what they share. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+/* ---- errors ---- */
+int rd_err(trz_reader *r, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, sizeof r->err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+const char *trz_reader_error(const trz_reader *r) { return r ? r->err : "out of memory"; }
+
+/* ---- raw input ---- */
+/* Read from the look-ahead first, then from the input. */
+int64_t rd_raw_read(trz_reader *r, void *buf, size_t n)
+{
+    if (r->look_pos < r->look_len) {
+        size_t k = r->look_len - r->look_pos;
+        if (k > n) k = n;
+        memcpy(buf, r->look + r->look_pos, k);
+        r->look_pos += k;
+        return (int64_t)k;
+    }
+    return r->io.read(r->io.opaque, buf, n);
+}
+
+/* Give back the n bytes just read (they end at spos) to be read again. */
+int rd_push_back(trz_reader *r, const uint8_t *p, size_t n)
+{
+    size_t rest = r->look_len - r->look_pos;
+    uint8_t *nl = malloc(n + rest + 1);
+    if (!nl) return TRZ_ERR_NOMEM;
+    memcpy(nl, p, n);
+    if (rest) memcpy(nl + n, r->look + r->look_pos, rest);
+    free(r->look);
+    r->look = nl;
+    r->look_pos = 0;
+    r->look_len = n + rest;
+    r->spos -= n;
+    return TRZ_OK;
+}
+
+int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got)
+{
+    size_t have = 0;
+    while (have < n) {
+        int64_t k = rd_raw_read(r, (uint8_t *)buf + have, n - have);
+        if (k < 0) return TRZ_ERR_IO;
+        if (k == 0) break;
+        have += (size_t)k;
+    }
+    r->spos += have;
+    if (got) *got = have;
+    return have == n ? TRZ_OK : TRZ_ERR_TRUNCATED;
+}
+
+int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n)
+{
+    if (r->io.seek(r->io.opaque, off) != 0) return TRZ_ERR_IO;
+    r->spos = off;
+    r->look_pos = r->look_len = 0;
+    return rd_read_exact(r, buf, n, NULL);
+}
+
+int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f)
+{
+    int rc = trz_file_hdr_parse(h, n, f, len);
+    if (rc) return rc;
+    const trz_codec *c = trz_codec_by_id(f->codec);
+    if (!r->codec) {
+        r->codec = c;
+        r->byte_order = f->byte_order;
+    } else if (r->codec != c || r->byte_order != f->byte_order) {
+        r->mixed = 1;
+    }
+    return TRZ_OK;
+}
+
+/* ---- open / close ---- */
+static int open_common(trz_reader *r)
+{
+    r->threads = 1;
+    r->opened = 1;
+    int rc = TRZ_ERR_UNSUPPORTED;
+    if (r->io.seek && r->io.size) {
+        rc = rd_load_index(r);
+        /* the first bytes must be a trz header in any case */
+        if (rc && rc != TRZ_ERR_IO && rc != TRZ_ERR_NOMEM) {
+            uint8_t m[4] = { 0 };
+            if (rd_read_at(r, 0, m, 4) == TRZ_OK && memcmp(m, trz_file_magic, 4) != 0) {
+                /* most of the magic, or a footer at the end: an archive whose first bytes are damaged */
+                uint8_t t[4] = { 0 };
+                int near = trz_magic_match(m) >= 3;
+                int footer = r->file_size >= 4 && rd_read_at(r, r->file_size - 4, t, 4) == TRZ_OK &&
+                             memcmp(t, trz_footer_magic, 4) == 0;
+                if (rd_read_at(r, 0, m, 4) != TRZ_OK) return rd_err(r, TRZ_ERR_IO, "read error: %s", strerror(errno));
+                /* salvage may still find chunks after a damaged magic */
+                if (rd_push_back(r, m + 1, 3) == TRZ_OK) { r->open_damaged = 1; r->open_rc = TRZ_ERR_NOT_TRZ; r->open_at = 0; }
+                if (near || footer) return rd_err(r, TRZ_ERR_CORRUPT, "damaged file header at byte 0 (bad magic)");
+                return rd_err(r, TRZ_ERR_NOT_TRZ, "not a trz file");
+            }
+        }
+        if (rc == TRZ_ERR_NOMEM) return rd_err(r, rc, "out of memory loading the index");
+        if (rc == TRZ_ERR_IO) return rd_err(r, rc, "read error: %s", strerror(errno));
+        if (rc) { /* damaged or missing index: decode sequentially, which says where */
+            r->codec = NULL;
+            if (r->io.seek(r->io.opaque, 0) != 0) return rd_err(r, TRZ_ERR_IO, "seek failed");
+            r->spos = 0;
+        }
+    }
+    if (rc == TRZ_OK) {
+        if (r->nchunks == 0 && r->members == 0) return rd_err(r, TRZ_ERR_NOT_TRZ, "not a trz file");
+        return TRZ_OK;
+    }
+    r->seekable = 0;
+    return rd_seq_member_header(r, 1);
+}
+
+static trz_reader *alloc_reader(void)
+{
+    trz_reader *r = calloc(1, sizeof *r);
+    if (r) {
+        r->fd = -1;
+        r->counts_ok = 1;
+    }
+    return r;
+}
+
+int trz_reader_open_io(trz_reader **out, const trz_io *io)
+{
+    trz_reader *r = *out = alloc_reader();
+    if (!r) return TRZ_ERR_NOMEM;
+    r->io = *io;
+    return open_common(r);
+}
+
+int trz_reader_open_fd(trz_reader **out, int fd)
+{
+    trz_reader *r = *out = alloc_reader();
+    if (!r) return TRZ_ERR_NOMEM;
+    r->fd = fd;
+    trz_io_fd(&r->io, &r->fd);
+    int rc = open_common(r);
+    return rc;
+}
+
+int trz_reader_open_path(trz_reader **out, const char *path)
+{
+    trz_reader *r = *out = alloc_reader();
+    if (!r) return TRZ_ERR_NOMEM;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return rd_err(r, TRZ_ERR_IO, "%s", strerror(errno));
+    r->fd = fd;
+    trz_io_fd(&r->io, &r->fd);
+    r->opened = 2; /* owns fd */
+    int keep = 2;
+    int rc = open_common(r);
+    r->opened = keep;
+    return rc;
+}
+
+int trz_reader_open_mem(trz_reader **out, const void *data, size_t len)
+{
+    trz_reader *r = *out = alloc_reader();
+    if (!r) return TRZ_ERR_NOMEM;
+    r->mem.p = data;
+    r->mem.n = len;
+    trz_io_mem(&r->io, &r->mem);
+    return open_common(r);
+}
+
+void rd_dchunk_free(dchunk *d)
+{
+    free(d->data);
+    free(d->raw);
+    d->data = d->raw = NULL;
+    d->cap = d->raw_cap = 0;
+}
+
+void trz_reader_close(trz_reader *r)
+{
+    if (!r) return;
+    rd_pool_stop(r);
+    if (r->sync_ready) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work_cv);
+        pthread_cond_destroy(&r->done_cv);
+    }
+    rd_dchunk_free(&r->cur);
+    for (size_t i = 0; i < MAXQ; i++) {
+        rd_dchunk_free(&r->q[i]);
+        trz_zctx_free(r->z[i]);
+    }
+    if (r->opened == 2 && r->fd >= 0) close(r->fd);
+    free(r->chunks);
+    free(r->lost);
+    free(r->lost_at);
+    free(r->pos);
+    free(r->look);
+    free(r);
+    trz_big_trim(); /* the model tables kept for the next chunk */
+}
+
+int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
+{
+    switch (p) {
+    case TRZ_R_THREADS:
+        if (v < 0 || v > MAXQ) return TRZ_ERR_PARAM;
+        rd_pool_stop(r); /* chunks already fetched stay queued, decoded or not */
+        r->threads = v == 0 ? trz_ncpus() : (int)v;
+        if (r->threads > MAXQ / 2) r->threads = MAXQ / 2;
+        return TRZ_OK;
+    case TRZ_R_HOST_ORDER: r->host_order = v != 0; return TRZ_OK;
+    case TRZ_R_SALVAGE:
+        r->salvage = v != 0;
+        if (r->salvage && r->open_damaged) { /* the open failed on a damaged first header: go on past it */
+            static const uint8_t head[8] = { 0x89, 'T', 'R', 'Z' };
+            r->open_damaged = 0;
+            int rc = rd_skip_damage(r, r->open_at, head, 1);
+            if (rc) return r->failed = rc;
+            if (r->open_rc == TRZ_ERR_NOT_TRZ && r->at_end) /* nothing in it looks like trz */
+                return r->failed = rd_err(r, TRZ_ERR_NOT_TRZ, "not a trz file (no chunk found)");
+        }
+        return TRZ_OK;
+    }
+    return TRZ_ERR_PARAM;
+}
+
+int trz_reader_info(trz_reader *r, trz_info *i)
+{
+    memset(i, 0, sizeof *i);
+    i->format = r->mixed ? "mixed" : r->codec ? r->codec->name : "raw";
+    /* members of different formats count records each in their own unit */
+    i->record_size = r->mixed ? 0 : !r->codec ? 1 : r->codec->record_size;
+    i->byte_order = r->byte_order;
+    i->seekable = r->seekable;
+    i->records = r->seekable ? (int64_t)r->total_records : -1;
+    i->raw_bytes = r->seekable ? (int64_t)r->total_bytes : -1;
+    i->compressed_bytes = r->seekable ? (int64_t)r->file_size : -1;
+    i->chunks = r->seekable ? (int64_t)r->nchunks : -1;
+    i->members = r->seekable ? (int64_t)r->members : -1;
+    return TRZ_OK;
+}
+
+static int cpus_cb(void *ctx, const void *recs, size_t n, size_t len, uint64_t first)
+{
+    trz_reader *r = ctx;
+    (void)first;
+    if (n) r->codec->cpus_seen(recs, len, r->byte_order, r->cpu_bits); /* the member's codec, also for raw-stored chunks */
+    return 0;
+}
+
+int trz_reader_cpus(trz_reader *r)
+{
+    if (!r->codec || !r->codec->cpus_seen || r->mixed) return 0;
+    memset(r->cpu_bits, 0, sizeof r->cpu_bits);
+    int rc = r->seekable ? trz_seek(r, 0) : TRZ_OK;
+    if (rc) return rc;
+    int host = r->host_order;
+    r->host_order = 0;
+    rc = trz_foreach(r, cpus_cb, r);
+    r->host_order = host;
+    if (rc) return rc;
+    int n = 0;
+    for (int i = 0; i < 16; i++) n += __builtin_popcountll(r->cpu_bits[i]);
+    return n;
+}
+
+const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order)
+{
+    *byte_order = r->byte_order;
+    return r->codec ? r->codec : &trz_codec_raw;
+}
+
+uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return __atomic_load_n(&r->decoded, __ATOMIC_RELAXED); }

@@ -1,0 +1,160 @@
+/* reader.h - what the files of the decompress room share (open.c says
+ * which file does what): the reader's state, a chunk's place and its
+ * decoded bytes, and the functions one file calls in another. */
+#ifndef TRZ_READER_H
+#define TRZ_READER_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "decompress.h"
+
+typedef struct rchunk {
+    uint64_t offset, first_record, first_byte;
+    uint32_t nrec, raw, stored;
+    uint8_t codec, flags, byte_order;
+    uint8_t mcodec, mbo;  /* the member's codec and byte order */
+    uint8_t mfirst;       /* the member's first chunk */
+} rchunk;
+
+typedef struct dchunk { /* a decoded chunk */
+    uint8_t *data;
+    size_t len, cap;       /* cap: data's allocation, reused chunk after chunk */
+    uint64_t no, first_record;
+    uint64_t first_byte;
+    uint64_t off, stored;  /* where it is in the archive */
+    int numbers_ok;        /* no and first_record are exact (see counts_ok) */
+    const trz_codec *mcodec; /* the member's codec: what a record is */
+    int mbo, mfirst;       /* the member's byte order; first chunk of its member */
+    const trz_codec *codec;
+    int byte_order, flags, rc;
+    /* decode inputs */
+    uint8_t *raw;
+    size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
+    trz_chunk_hdr h;
+    char err[128];
+} dchunk;
+
+#define MAXQ 64
+enum { Q_FREE, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state */
+#define UNKNOWN UINT64_MAX /* in a trz_lost_range: not known */
+
+/* Where a loss lies in the archive (parallel to trz_reader.lost). */
+typedef struct lost_at {
+    uint64_t start, end; /* archive bytes [start, end) */
+    int open;            /* numbers still to be taken from the member's index */
+} lost_at;
+
+/* A chunk's place, from an index met while reading sequentially in salvage
+ * mode: resolves the losses in its member.  Numbers UNKNOWN when the
+ * member's first chunk number is not known. */
+typedef struct chunk_pos {
+    uint64_t off, chunk, first_record, first_byte;
+    uint32_t nrec, raw;
+} chunk_pos;
+
+struct trz_reader {
+    trz_io io;
+    int fd;       /* owned when opened by path */
+    trz_memio mem;
+    char err[320];
+    int threads, host_order, salvage;
+    /* what the archive holds */
+    int seekable;
+    rchunk *chunks;
+    uint64_t nchunks, members, total_records, total_bytes, file_size;
+    const trz_codec *codec; /* of the first member */
+    int byte_order, mixed;
+    /* sequential parse state */
+    uint64_t spos;        /* input offset */
+    int in_member, at_end, opened;
+    uint64_t member_start, member_chunks, seq_chunk_no, seq_records, seq_bytes;
+    uint64_t member_first_chunk;
+    const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
+    int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
+    /* the chunk being served */
+    dchunk cur;
+    size_t cur_pos;
+    int have_cur;
+    size_t cur_rec_pos;   /* records of cur that start before cur_rec_pos: */
+    uint64_t cur_rec_n;   /* a cache for trz_tell on text */
+    uint64_t end_rec;     /* without a current chunk: the next record's number */
+    /* the chunk served before cur, for checks that span two chunks */
+    uint64_t prev_no;
+    int prev_valid, prev_nl;
+    uint64_t next_chunk;  /* index mode: next chunk number to decode */
+    /* decode-ahead queue */
+    dchunk q[MAXQ];
+    size_t qhead, qlen;
+    trz_zctx *z[MAXQ];
+    /* decode-ahead workers (threads >= 2): the caller fetches chunks into the
+     * queue, the workers decode them while the caller serves earlier ones */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv, done_cv;
+    pthread_t tid[MAXQ];
+    struct wref { struct trz_reader *r; int id; } wref[MAXQ];
+    int nworkers, stop, sync_ready;
+    uint8_t qstate[MAXQ];  /* Q_FREE, Q_PENDING, Q_DECODING, Q_DONE */
+    int fetch_rc, fetch_end; /* what ended fetching ahead: served after the queue */
+    trz_lost_range *lost;
+    lost_at *lost_at;
+    size_t nlost, caplost;
+    uint64_t cpu_bits[16];
+    int failed; /* sticky: once a read fails, every later read fails too */
+    uint64_t decoded; /* chunks decoded (trz_reader_chunks_decoded); decode-ahead threads add too */
+    /* salvage in sequential mode */
+    uint8_t *look;        /* bytes read ahead (a scan, a damaged header), served before the input */
+    size_t look_pos, look_len;
+    int counts_ok;        /* seq_chunk_no/records/bytes exact: no loss of unknown size so far */
+    int member_base_ok;   /* member_first_* are exact */
+    uint64_t member_first_record, member_first_byte;
+    chunk_pos *pos;
+    size_t npos, cappos;
+    int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
+    int open_rc;
+    uint64_t open_at;
+};
+
+/* ---- open.c ---- */
+/* Set r's message (one line) and return rc. */
+int rd_err(trz_reader *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int64_t rd_raw_read(trz_reader *r, void *buf, size_t n);   /* the look-ahead, then the input */
+int rd_push_back(trz_reader *r, const uint8_t *p, size_t n); /* give back the n bytes just read */
+int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got);
+int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n);
+/* Parse a member header and note its format (mixed when members differ). */
+int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f);
+void rd_dchunk_free(dchunk *d);
+
+/* ---- seek.c ---- */
+int rd_load_index(trz_reader *r);
+/* Chunk n's stored bytes into d, its header checked against its entry. */
+int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
+
+/* ---- sequential.c ---- */
+int rd_seq_member_header(trz_reader *r, int first);
+/* A member starts at `start` (codec NULL: its header is lost). */
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order);
+/* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
+int rd_seq_fetch(trz_reader *r, dchunk *d);
+
+/* ---- salvage.c ---- */
+int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
+int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
+int rd_lost_at_end(trz_reader *r, uint64_t at);
+int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
+int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
+int rd_add_lost(trz_reader *r, const dchunk *d);
+
+/* ---- ahead.c ---- */
+/* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
+int rd_next_chunk(trz_reader *r);
+void rd_drop_queue(trz_reader *r);
+void rd_pool_stop(trz_reader *r);
+
+/* ---- records.c ---- */
+int rd_host_bo(void);
+/* Bytes per record of the current chunk's member (0: lines). */
+size_t rd_cur_rs(const trz_reader *r);
+
+#endif

@@ -1,0 +1,192 @@
+/* records.c - handing out what was decoded: bytes (trz_read_bytes and
+ * views), whole records (trz_read, trz_foreach) and spans that end at a
+ * record boundary (trz_read_span, trz_tell), in the unit of each member. */
+#include "reader.h"
+
+int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
+{
+    *data = NULL;
+    while (!r->have_cur || r->cur_pos == r->cur.len) {
+        int rc = rd_next_chunk(r);
+        if (rc <= 0) return rc;
+    }
+    size_t k = r->cur.len - r->cur_pos;
+    if (k > cap) k = cap;
+    *data = r->cur.data + r->cur_pos;
+    r->cur_pos += k;
+    return (int64_t)k;
+}
+
+int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        const void *v;
+        int64_t k = trz_read_view(r, &v, cap - got);
+        if (k < 0) return got ? (int64_t)got : k;
+        if (k == 0) break;
+        memcpy((uint8_t *)buf + got, v, (size_t)k);
+        got += (size_t)k;
+    }
+    return (int64_t)got;
+}
+
+int rd_host_bo(void)
+{
+    const uint16_t one = 1;
+    return *(const uint8_t *)&one ? TRZ_BO_LITTLE : TRZ_BO_BIG;
+}
+
+/* Bytes per record of the current chunk's member (0: lines), and whether
+ * the chunk holds whole records (else it is a partial last record). */
+size_t rd_cur_rs(const trz_reader *r)
+{
+    return r->cur.mcodec ? r->cur.mcodec->record_size : 1;
+}
+static int cur_whole(const trz_reader *r)
+{
+    size_t rs = rd_cur_rs(r);
+    return rs == 0 || (uint64_t)r->cur.h.nrec * rs == r->cur.len;
+}
+
+/* Records in host order on request.  The member's codec and byte order
+ * apply, also to a chunk stored raw inside it (tail or fallback). */
+static void to_host(const trz_reader *r, uint8_t *p, size_t len)
+{
+    const trz_codec *m = r->cur.mcodec;
+    if (r->host_order && m && m->convert && r->cur.mbo && r->cur.mbo != rd_host_bo())
+        m->convert(p, len, r->cur.mbo, rd_host_bo());
+}
+
+int64_t trz_read(trz_reader *r, void *buf, size_t max)
+{
+    uint8_t *out = buf;
+    size_t got = 0;
+    if (r->mixed)
+        return rd_err(r, TRZ_ERR_UNSUPPORTED, "trz_read: the members differ in format or byte order; use "
+                                            "trz_read_span or trz_read_bytes");
+    if (r->codec && r->codec->record_size == 0)
+        return rd_err(r, TRZ_ERR_UNSUPPORTED, "trz_read needs fixed-size records; use trz_read_bytes for text");
+    while (got < max) {
+        if (!r->have_cur || r->cur_pos == r->cur.len) {
+            int rc = rd_next_chunk(r);
+            if (rc < 0) return got ? (int64_t)got : rc;
+            if (rc == 0) break;
+            continue;
+        }
+        size_t rs = rd_cur_rs(r);
+        if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
+        size_t n = (r->cur.len - r->cur_pos) / rs;
+        if (n > max - got) n = max - got;
+        uint8_t *dst = out + got * rs;
+        memcpy(dst, r->cur.data + r->cur_pos, n * rs);
+        to_host(r, dst, n * rs);
+        r->cur_pos += n * rs;
+        got += n;
+    }
+    return (int64_t)got;
+}
+
+/* Record starts of a text chunk in [a, b). */
+static uint64_t text_starts(const dchunk *c, size_t a, size_t b)
+{
+    if (b <= a) return 0;
+    int mid = a == 0 ? (c->flags & TRZ_CHUNK_MIDLINE) != 0 : c->data[a - 1] != '\n';
+    return trz_count_lines(c->data + a, b - a, mid);
+}
+
+/* Record starts of the current chunk before offset pos. */
+static uint64_t starts_before(trz_reader *r, size_t pos)
+{
+    size_t rs = rd_cur_rs(r);
+    if (rs == 0) { /* counted on from where the last count stopped */
+        if (pos < r->cur_rec_pos) r->cur_rec_pos = 0, r->cur_rec_n = 0;
+        r->cur_rec_n += text_starts(&r->cur, r->cur_rec_pos, pos);
+        r->cur_rec_pos = pos;
+        return r->cur_rec_n;
+    }
+    if (!cur_whole(r)) return 0;
+    return (pos + rs - 1) / rs;
+}
+
+uint64_t trz_tell(trz_reader *r)
+{
+    if (!r->have_cur) return r->end_rec;
+    return r->cur.first_record + starts_before(r, r->cur_pos);
+}
+
+int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *records)
+{
+    *data = NULL;
+    *records = 0;
+    while (!r->have_cur || r->cur_pos == r->cur.len) {
+        int rc = rd_next_chunk(r);
+        if (rc <= 0) return rc;
+    }
+    const dchunk *c = &r->cur;
+    size_t rs = rd_cur_rs(r), pos = r->cur_pos, end = c->len;
+    uint64_t n = 0;
+    if (rs == 0) { /* up to the (max + 1)-th line start */
+        const uint8_t *p = c->data;
+        size_t q = pos;
+        int at_start = pos == 0 ? !(c->flags & TRZ_CHUNK_MIDLINE) : p[pos - 1] == '\n';
+        int stop = 0;
+        if (at_start && max == 0) end = pos, stop = 1;
+        else if (at_start) n = 1;
+        while (!stop) {
+            const uint8_t *nl = memchr(p + q, '\n', c->len - q);
+            if (!nl || (size_t)(nl - p) + 1 >= c->len) break; /* no more line starts in this chunk */
+            q = (size_t)(nl - p) + 1;
+            if (n == max) { end = q; break; }
+            n++;
+        }
+    } else if (cur_whole(r)) {
+        uint64_t k = (pos + rs - 1) / rs, avail = c->h.nrec - k;
+        if (max < avail) {
+            end = (size_t)((k + max) * rs);
+            n = max;
+        } else {
+            n = avail;
+        }
+    }
+    if (rs == 0 && r->cur_rec_pos == pos) r->cur_rec_pos = end, r->cur_rec_n += n;
+    *data = c->data + pos;
+    *records = n;
+    r->cur_pos = end;
+    return (int64_t)(end - pos);
+}
+
+const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order)
+{
+    *byte_order = r->have_cur ? r->cur.mbo : r->byte_order;
+    return r->have_cur && r->cur.mcodec ? r->cur.mcodec : r->codec ? r->codec : &trz_codec_raw;
+}
+
+int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
+{
+    for (;;) {
+        if (!r->have_cur || r->cur_pos == r->cur.len) {
+            int rc = rd_next_chunk(r);
+            if (rc < 0) return rc;
+            if (rc == 0) return TRZ_OK;
+            continue;
+        }
+        size_t rs = rd_cur_rs(r);
+        uint8_t *p = r->cur.data + r->cur_pos;
+        size_t len = r->cur.len - r->cur_pos, n;
+        uint64_t first;
+        if (rs == 0) {
+            n = (size_t)text_starts(&r->cur, r->cur_pos, r->cur.len);
+            first = r->cur.first_record + r->cur.h.nrec - n;
+        } else {
+            if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; }
+            n = len / rs;
+            len = n * rs;
+            first = r->cur.first_record + r->cur_pos / rs;
+            to_host(r, p, len);
+        }
+        r->cur_pos = r->cur.len;
+        int rc = fn(ctx, p, n, len, first);
+        if (rc) return rc;
+    }
+}

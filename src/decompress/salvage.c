@@ -1,0 +1,297 @@
+/* salvage.c - reading past damage (TRZ_R_SALVAGE): scan for the next
+ * structure that checks itself, note what lay between as lost, and give
+ * the losses their record numbers when a member's index survives. */
+#include <errno.h>
+
+#include "reader.h"
+
+/* ---- salvage in sequential mode ----
+ * A damaged structure does not end a salvaging read: the reader scans
+ * forward for the next structure that checks itself (a chunk header, a member
+ * header, or an index whose footer matches), goes on from there, and notes
+ * what lay between as lost.  How many records that was comes from the
+ * member's index when it is intact; otherwise only where the loss begins is
+ * known (UNKNOWN in the other fields). */
+
+enum { SCAN_EOF, SCAN_CHUNK, SCAN_MEMBER, SCAN_INDEX };
+#define SCAN_BLOCK (64u << 10)
+#define SCAN_INDEX_MAX (64u << 20) /* a larger index is not checked by a scan */
+
+/* What the n bytes at p (archive offset at) begin: SCAN_CHUNK, SCAN_MEMBER,
+ * SCAN_INDEX or -1; *need > n when it takes more bytes to tell. */
+static int scan_candidate(const uint8_t *p, size_t n, uint64_t at, size_t *need)
+{
+    *need = 4;
+    if (n < 4) return -1;
+    *need = 0;
+    if (memcmp(p, trz_chunk_magic, 4) == 0) {
+        trz_chunk_hdr h;
+        int rc = trz_chunk_parse_hdr(p, n, &h, need);
+        if (rc == TRZ_OK) return SCAN_CHUNK;
+        if (rc != TRZ_ERR_TRUNCATED) *need = 0;
+        return -1;
+    }
+    if (memcmp(p, trz_file_magic, 4) == 0) {
+        size_t len = 0;
+        trz_file_hdr f;
+        int rc = trz_file_hdr_parse(p, n, &f, &len);
+        if (rc == TRZ_OK) return SCAN_MEMBER;
+        if (rc == TRZ_ERR_TRUNCATED) *need = n < TRZ_FILE_HDR_FIXED ? TRZ_FILE_HDR_FIXED : len;
+        return -1;
+    }
+    if (memcmp(p, trz_index_magic, 4) == 0) {
+        if (n < 8) { *need = 8; return -1; }
+        uint64_t len = 8 + (uint64_t)trz_index_count(p) * TRZ_INDEX_ENTRY;
+        if (len + TRZ_FOOTER_SIZE > SCAN_INDEX_MAX) return -1;
+        if (n < len + TRZ_FOOTER_SIZE) { *need = (size_t)len + TRZ_FOOTER_SIZE; return -1; }
+        trz_footer f;
+        uint64_t end = at + len + TRZ_FOOTER_SIZE;
+        /* the cheap tests first: garbage full of magics must not cost a hash each */
+        if (trz_footer_parse(p + len, &f) == TRZ_OK && f.member_size <= end &&
+            end - f.member_size + f.index_offset == at && trz_index_ok(p, (size_t)len, &f))
+            return SCAN_INDEX;
+    }
+    return -1;
+}
+
+/* Scan from spos for the next structure that checks out; leave spos at it
+ * with the bytes from there on in the look-ahead.  tail gets the 4 bytes
+ * before it (zeros if fewer were scanned).  Returns SCAN_* or a negative
+ * trz_result. */
+static int scan(trz_reader *r, uint8_t tail[4])
+{
+    size_t wlen = r->look_len - r->look_pos, cap = wlen + SCAN_BLOCK, i = 0;
+    uint8_t *w = malloc(cap);
+    if (!w) return TRZ_ERR_NOMEM;
+    if (wlen) memcpy(w, r->look + r->look_pos, wlen);
+    free(r->look);
+    r->look = NULL;
+    r->look_pos = r->look_len = 0;
+    uint64_t base = r->spos; /* archive offset of w[0] */
+    int eof = 0, kind = SCAN_EOF;
+    memset(tail, 0, 4);
+    for (;;) {
+        size_t need = 4;
+        if (i < wlen) {
+            int k = scan_candidate(w + i, wlen - i, base + i, &need);
+            if (k >= 0) { kind = k; break; }
+        }
+        if (need > wlen - i && !eof) { /* read more, keeping 4 bytes before i */
+            size_t drop = i > 4 ? i - 4 : 0;
+            memmove(w, w + drop, wlen - drop);
+            wlen -= drop;
+            i -= drop;
+            base += drop;
+            size_t want = need - (wlen - i) > SCAN_BLOCK ? need - (wlen - i) : SCAN_BLOCK;
+            if (wlen + want > cap) {
+                uint8_t *nw = realloc(w, wlen + want);
+                if (!nw) { free(w); return TRZ_ERR_NOMEM; }
+                w = nw;
+                cap = wlen + want;
+            }
+            int64_t g = r->io.read(r->io.opaque, w + wlen, want);
+            if (g < 0) { free(w); return TRZ_ERR_IO; }
+            if (g == 0) eof = 1;
+            wlen += (size_t)g;
+            continue;
+        }
+        if (i >= wlen) break;
+        i++;
+    }
+    if (i >= 4) memcpy(tail, w + i - 4, 4);
+    r->look = w;
+    r->look_pos = i;
+    r->look_len = wlen;
+    r->spos = base + i;
+    return kind;
+}
+
+/* Whether damaged bytes [at, end) that begin with head[0..8) and end with
+ * tail[0..4) are this member's index and footer: the size fits the count
+ * they hold and a magic is intact, or the size fits the chunks read and two
+ * of the magic, the count and the footer magic are intact (one damaged byte
+ * spoils only one of them). */
+static int index_like(const trz_reader *r, uint64_t at, uint64_t end, const uint8_t *head, const uint8_t *tail)
+{
+    uint64_t mc = r->member_chunks, count = trz_index_count(head);
+    int magic = memcmp(head, trz_index_magic, 4) == 0, fmagic = memcmp(tail, trz_footer_magic, 4) == 0;
+    /* its own count fits (chunks may have been lost before it) */
+    if (end - at == 8 + count * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && (magic || fmagic)) return 1;
+    return end - at == 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && magic + (count == mc) + fmagic >= 2;
+}
+
+/* Salvage: the structure at `at` is damaged (r->err says how) and the bytes
+ * from at + 1 on are still to be read (in the look-ahead or the input); head
+ * holds its first 8 bytes.  Scan to the next good structure: the bytes in
+ * between are a loss, unless they were only a member header (expect_header)
+ * or this member's index.  Returns 0 to go on or a negative trz_result. */
+int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header)
+{
+    uint8_t tail[4];
+    int kind = scan(r, tail);
+    if (kind < 0) return rd_err(r, kind, "%s", kind == TRZ_ERR_IO ? strerror(errno) : "out of memory");
+    uint64_t end = r->spos;
+    int header = expect_header && end - at == TRZ_FILE_HDR_FIXED + 4 && kind != SCAN_EOF;
+    int index = !expect_header && r->in_member && index_like(r, at, end, head, tail);
+    if (!header && !index) {
+        trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
+        if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
+        if (rd_note_lost(r, l, at, end, 1)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        r->counts_ok = 0;
+    }
+    if (kind == SCAN_EOF) { r->at_end = 1; return TRZ_OK; }
+    if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
+    /* chunks of a member whose header is lost: its format is not known, so
+     * each chunk stands for itself */
+    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE);
+    return TRZ_OK;
+}
+
+/* After a damaged structure at `at`: fail, or in salvage mode give back the
+ * `got` bytes read from it but its first (head) and skip to the next good one. */
+int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header)
+{
+    if (!r->salvage || rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM) return rc;
+    uint8_t h8[8] = { 0 };
+    memcpy(h8, head, got < 8 ? got : 8);
+    if (got > 1 && rd_push_back(r, head + 1, got - 1)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    return rd_skip_damage(r, at, h8, expect_header);
+}
+
+/* Salvage: the input ends at `at` or inside the chunk there: from there
+ * on everything is lost. */
+int rd_lost_at_end(trz_reader *r, uint64_t at)
+{
+    trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
+    if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
+    r->counts_ok = 0;
+    r->at_end = 1;
+    return rd_note_lost(r, l, at, r->spos, 1) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+}
+
+/* Salvage: an intact index of the member [ms, at) read sequentially.  Note
+ * where its chunks are, give the losses inside it their numbers, and set the
+ * counts right again when the member's first chunk number is known. */
+int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at)
+{
+    uint64_t bc = UNKNOWN, brec = UNKNOWN, bbyte = UNKNOWN;
+    if (r->member_base_ok && r->member_start == ms) {
+        bc = r->member_first_chunk;
+        brec = r->member_first_record;
+        bbyte = r->member_first_byte;
+    }
+    for (size_t i = 0; i < r->nlost && bc == UNKNOWN; i++)
+        if (r->lost_at[i].start == ms && r->lost[i].chunk != UNKNOWN) {
+            bc = r->lost[i].chunk;
+            brec = r->lost[i].first_record;
+            bbyte = r->lost[i].first_byte;
+        }
+    if (r->npos + n > r->cappos) {
+        size_t nc = r->cappos ? r->cappos : 64;
+        while (nc < r->npos + n) nc *= 2;
+        chunk_pos *np = realloc(r->pos, nc * sizeof *np);
+        if (!np) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        r->pos = np;
+        r->cappos = nc;
+    }
+    uint64_t recs = 0, bytes = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        trz_index_entry e;
+        (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e); /* the index's check passed */
+        chunk_pos *p = &r->pos[r->npos++];
+        p->off = ms + e.offset;
+        p->nrec = e.nrec;
+        p->raw = e.raw;
+        p->chunk = bc == UNKNOWN ? UNKNOWN : bc + i;
+        p->first_record = bc == UNKNOWN ? UNKNOWN : brec + recs;
+        p->first_byte = bc == UNKNOWN ? UNKNOWN : bbyte + bytes;
+        recs += p->nrec;
+        bytes += p->raw;
+    }
+    chunk_pos *first = n ? r->pos + r->npos - n : NULL;
+    for (size_t i = 0; i < r->nlost;) { /* the member's open losses: exactly the chunks inside them */
+        lost_at *a = &r->lost_at[i];
+        if (!a->open || a->start < ms || a->end > at) { i++; continue; }
+        size_t k = 0, cnt = 0;
+        while (k < n && first[k].off < a->start) k++;
+        trz_lost_range *l = &r->lost[i];
+        l->records = l->raw_bytes = 0;
+        for (size_t j = k; j < n && first[j].off < a->end; j++, cnt++) {
+            l->records += first[j].nrec;
+            l->raw_bytes += first[j].raw;
+        }
+        if (cnt == 0) { /* no chunk there: nothing was lost */
+            memmove(r->lost + i, r->lost + i + 1, (r->nlost - i - 1) * sizeof *r->lost);
+            memmove(r->lost_at + i, r->lost_at + i + 1, (r->nlost - i - 1) * sizeof *r->lost_at);
+            r->nlost--;
+            continue;
+        }
+        l->chunk = first[k].chunk;
+        l->first_record = first[k].first_record;
+        l->first_byte = first[k].first_byte;
+        a->open = 0;
+        i++;
+    }
+    if (bc != UNKNOWN) {
+        r->seq_chunk_no = bc + n;
+        r->seq_records = brec + recs;
+        r->seq_bytes = bbyte + bytes;
+        r->counts_ok = 1;
+    }
+    return TRZ_OK;
+}
+
+/* Record a loss, in archive order.  An open one (numbers not known) that is
+ * exactly a chunk an index has placed gets that chunk's numbers. */
+int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open)
+{
+    if (r->nlost == r->caplost) {
+        size_t nc = r->caplost ? 2 * r->caplost : 16;
+        trz_lost_range *nl = realloc(r->lost, nc * sizeof *nl);
+        if (!nl) return TRZ_ERR_NOMEM;
+        r->lost = nl;
+        lost_at *na = realloc(r->lost_at, nc * sizeof *na);
+        if (!na) return TRZ_ERR_NOMEM;
+        r->lost_at = na;
+        r->caplost = nc;
+    }
+    size_t lo = 0, hi = r->npos;
+    while (open && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->pos[mid].off < start) lo = mid + 1;
+        else hi = mid;
+    }
+    if (open && lo < r->npos && r->pos[lo].off == start && r->pos[lo].chunk != UNKNOWN) {
+        l.chunk = r->pos[lo].chunk;
+        l.first_record = r->pos[lo].first_record;
+        l.first_byte = r->pos[lo].first_byte;
+        open = 0;
+    }
+    size_t i = r->nlost;
+    while (i > 0 && r->lost_at[i - 1].start > start) i--;
+    memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
+    memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
+    r->lost[i] = l;
+    r->lost_at[i] = (lost_at){ start, end, open };
+    r->nlost++;
+    return TRZ_OK;
+}
+
+/* A chunk that could not be read or decoded, skipped in salvage mode. */
+int rd_add_lost(trz_reader *r, const dchunk *d)
+{
+    trz_lost_range l = { d->no, d->first_record, d->h.nrec, d->first_byte, d->h.raw };
+    if (r->seekable) {
+        const rchunk *c = &r->chunks[d->no];
+        l.first_byte = c->first_byte;
+        return rd_note_lost(r, l, c->offset, c->offset + c->stored, 0);
+    }
+    if (!d->numbers_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
+    return rd_note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok);
+}
+
+size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)
+{
+    for (size_t i = 0; i < r->nlost && i < max; i++) out[i] = r->lost[i];
+    return r->nlost;
+}

@@ -1,0 +1,272 @@
+/* seek.c - the index: load every member's index from the footers back,
+ * check that the chunks tile each member and fit it, fetch a chunk by
+ * number, and seek to a record (forward decoding when there is no index). */
+#include <errno.h>
+
+#include "reader.h"
+
+/* ---- index ---- */
+/* The member that ends at `end`: its footer, index and header, every entry
+ * checked (the chunks tile the member, records add up, each fits it). */
+static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, rchunk **out, uint64_t *nout)
+{
+    uint8_t fb[TRZ_FOOTER_SIZE];
+    trz_footer ft;
+    if (end < TRZ_FOOTER_SIZE + 8 + TRZ_FILE_HDR_FIXED + 4) return TRZ_ERR_TRUNCATED;
+    if (rd_read_at(r, end - TRZ_FOOTER_SIZE, fb, sizeof fb)) return TRZ_ERR_IO;
+    if (trz_footer_parse(fb, &ft) != TRZ_OK) return TRZ_ERR_TRUNCATED;
+    uint64_t ix_off = ft.index_offset, msize = ft.member_size;
+    if (msize > end || ix_off + 8 + TRZ_FOOTER_SIZE > msize) return TRZ_ERR_CORRUPT;
+    uint64_t start = end - msize;
+    uint64_t ix_len = msize - TRZ_FOOTER_SIZE - ix_off;
+    if ((ix_len - 8) % TRZ_INDEX_ENTRY) return TRZ_ERR_CORRUPT;
+    uint64_t n = (ix_len - 8) / TRZ_INDEX_ENTRY;
+    uint8_t *ix = malloc(ix_len);
+    if (!ix) return TRZ_ERR_NOMEM;
+    int rc = rd_read_at(r, start + ix_off, ix, ix_len);
+    if (!rc && !trz_index_ok(ix, ix_len, &ft)) rc = TRZ_ERR_CORRUPT;
+    /* the member header, so that a damaged one is caught here too */
+    uint8_t h[TRZ_FILE_HDR_MAX];
+    size_t hlen = 0;
+    trz_file_hdr fh;
+    if (!rc) {
+        size_t want = sizeof h < ix_off ? sizeof h : (size_t)ix_off;
+        rc = rd_read_at(r, start, h, want);
+        if (!rc) rc = rd_parse_member_header(r, h, want, &hlen, &fh);
+    }
+    rchunk *c = NULL;
+    if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;
+    uint64_t pos = hlen, rec = 0, byte = 0;
+    const trz_codec *mc = rc ? NULL : trz_codec_by_id(fh.codec);
+    for (uint64_t i = 0; i < n && !rc; i++) {
+        trz_index_entry e;
+        rchunk *k = &c[i];
+        rc = trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e);
+        k->offset = e.offset;
+        k->first_record = e.first_record;
+        k->first_byte = e.first_byte;
+        k->nrec = e.nrec;
+        k->raw = e.raw;
+        k->stored = e.stored;
+        k->codec = e.codec;
+        k->flags = e.flags;
+        k->mcodec = mc->id;
+        k->mbo = fh.byte_order;
+        k->mfirst = i == 0;
+        const trz_codec *kc = trz_codec_by_id(k->codec);
+        int tail;
+        if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
+            k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
+            !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0, &tail) ||
+            (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4)
+            rc = TRZ_ERR_CORRUPT;
+        pos += k->stored;
+        rec += k->nrec;
+        byte += k->raw;
+        k->offset += start;
+    }
+    if (!rc && pos != ix_off) rc = TRZ_ERR_CORRUPT;
+    free(ix);
+    if (rc) { free(c); return rc; }
+    *start_out = start;
+    *out = c;
+    *nout = n;
+    return TRZ_OK;
+}
+
+/* Walk the footers back from the end of the file; every member's index.
+ * The members come last first: their tables are kept apart and joined once
+ * at the end, so that many members cost linear time. */
+int rd_load_index(trz_reader *r)
+{
+    int64_t size = r->io.size ? r->io.size(r->io.opaque) : -1;
+    if (size < 0 || !r->io.seek) return TRZ_ERR_UNSUPPORTED;
+    r->file_size = (uint64_t)size;
+    uint64_t end = (uint64_t)size;
+    struct part { rchunk *c; uint64_t n; } *parts = NULL;
+    uint64_t nall = 0, members = 0, cap = 0;
+    int rc = TRZ_OK;
+    r->codec = NULL;
+    r->mixed = 0;
+    while (end > 0 && rc == TRZ_OK) {
+        rchunk *c;
+        uint64_t n, start;
+        if ((rc = load_member_index(r, end, &start, &c, &n))) break;
+        if (members == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct part *np = realloc(parts, cap * sizeof *np);
+            if (!np) { free(c); rc = TRZ_ERR_NOMEM; break; }
+            parts = np;
+        }
+        parts[members++] = (struct part){ c, n };
+        nall += n;
+        if (nall > TRZ_MAX_CHUNKS) rc = TRZ_ERR_LIMIT;
+        end = start;
+    }
+    rchunk *all = NULL;
+    if (rc == TRZ_OK && !(all = malloc((nall + 1) * sizeof *all))) rc = TRZ_ERR_NOMEM;
+    uint64_t k = 0;
+    for (uint64_t m = members; m-- > 0;) {
+        if (all && parts[m].n) memcpy(all + k, parts[m].c, parts[m].n * sizeof *all);
+        k += parts[m].n;
+        free(parts[m].c);
+    }
+    free(parts);
+    if (rc) { free(all); return rc; }
+    /* members were read last first: renumber records and bytes globally */
+    uint64_t rec = 0, byte = 0;
+    for (uint64_t i = 0; i < nall; i++) {
+        all[i].first_record = rec;
+        all[i].first_byte = byte;
+        rec += all[i].nrec;
+        byte += all[i].raw;
+    }
+    r->chunks = all;
+    r->nchunks = nall;
+    r->members = members;
+    r->total_records = rec;
+    r->total_bytes = byte;
+    r->seekable = 1;
+    return TRZ_OK;
+}
+
+int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
+{
+    if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
+    if (n >= r->nchunks) return TRZ_ERR_RANGE;
+    rchunk *c = &r->chunks[n];
+    ci->first_record = c->first_record;
+    ci->records = c->nrec;
+    ci->first_byte = c->first_byte;
+    ci->raw_bytes = c->raw;
+    ci->offset = c->offset;
+    ci->stored_bytes = c->stored;
+    const trz_codec *k = trz_codec_by_id(c->codec);
+    ci->format = k ? k->name : "?";
+    return TRZ_OK;
+}
+
+/* Read chunk number n's bytes through the index. */
+int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
+{
+    rchunk *c = &r->chunks[n];
+    if (d->raw_cap < c->stored) {
+        size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
+        free(d->raw);
+        d->raw = trz_big_malloc(want);
+        d->raw_cap = d->raw ? want : 0;
+        if (!d->raw) return rd_err(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
+    }
+    int rc = rd_read_at(r, c->offset, d->raw, c->stored);
+    if (rc) return rd_err(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
+    size_t need;
+    rc = trz_chunk_parse_hdr(d->raw, c->stored, &d->h, &need);
+    if (rc) return rd_err(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)n, trz_strerror(rc));
+    if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
+        d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
+        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
+    d->raw_len = c->stored;
+    d->mcodec = trz_codec_by_id(c->mcodec);
+    d->mbo = c->mbo;
+    d->mfirst = c->mfirst;
+    d->no = n;
+    d->first_record = c->first_record;
+    d->first_byte = c->first_byte;
+    d->off = c->offset;
+    d->stored = c->stored;
+    d->numbers_ok = 1;
+    return 1;
+}
+
+/* trz_seek without an index: decode forward, counting records as a span
+ * does, so that a pipe and the index agree on where record `rec` starts. */
+static int skip_to(trz_reader *r, uint64_t rec)
+{
+    uint64_t at = trz_tell(r);
+    if (rec < at)
+        return rd_err(r, TRZ_ERR_UNSUPPORTED, "cannot go back to record %llu: the input is a pipe or its index is "
+                    "damaged", (unsigned long long)rec);
+    for (;;) { /* the records before it, then what still belongs to the last of them */
+        const void *v;
+        uint64_t n;
+        int64_t g = trz_read_span(r, &v, rec - at, &n);
+        if (g < 0) return (int)g;
+        if (g == 0) break;
+        at += n;
+    }
+    if (at < rec)
+        return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)", (unsigned long long)rec,
+                    (unsigned long long)at);
+    if (!r->have_cur) r->end_rec = at;
+    return TRZ_OK;
+}
+
+int trz_seek(trz_reader *r, uint64_t rec)
+{
+    if (!r->seekable) return skip_to(r, rec);
+    if (rec > r->total_records) return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)",
+                                            (unsigned long long)rec, (unsigned long long)r->total_records);
+    rd_drop_queue(r);
+    rd_dchunk_free(&r->cur);
+    r->have_cur = 0;
+    r->prev_valid = 0;
+    r->end_rec = rec;
+    /* binary search: the first chunk in which a record after rec starts */
+    uint64_t lo = 0, hi = r->nchunks;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (r->chunks[mid].first_record + r->chunks[mid].nrec <= rec) lo = mid + 1;
+        else hi = mid;
+    }
+    r->next_chunk = lo;
+    if (lo >= r->nchunks) return TRZ_OK; /* the end: what follows the last record start belongs to that record */
+    int threads = r->threads; /* decode just the chunk that holds the record */
+    r->threads = 1;
+    int rc = rd_next_chunk(r);
+    r->threads = threads;
+    if (rc < 0) return rc;
+    if (rc == 0) return TRZ_OK;
+    uint64_t k = rec - r->cur.first_record;
+    size_t rs = rd_cur_rs(r);
+    if (rs) r->cur_pos = (size_t)(k * rs);
+    else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
+    return TRZ_OK;
+}
+
+int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
+{
+    if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
+    static const size_t ncodec = 256;
+    uint64_t (*acc)[TRZ_MAX_STREAMS][2] = calloc(ncodec, sizeof *acc);
+    if (!acc) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    /* each chunk is read whole: its header must agree with the index and its
+     * stored bytes with their checksum, or what is listed is not what is there */
+    dchunk d = { 0 };
+    int rc = TRZ_OK;
+    for (uint64_t i = 0; i < r->nchunks && rc == TRZ_OK; i++) {
+        rc = rd_idx_fetch(r, i, &d);
+        if (rc < 0) break;
+        rc = TRZ_OK;
+        const trz_chunk_hdr h = d.h;
+        if (!trz_chunk_payload_ok(&h, d.raw)) {
+            rc = rd_err(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)i);
+            break;
+        }
+        for (unsigned k = 0; k < h.nstreams; k++) {
+            acc[h.codec][h.sid[k]][0] += h.rsize[k];
+            acc[h.codec][h.sid[k]][1] += h.csize[k];
+        }
+    }
+    for (size_t c = 0; c < ncodec && rc == TRZ_OK; c++) {
+        const trz_codec *k = trz_codec_by_id((unsigned)c);
+        if (!k) continue;
+        for (unsigned s = 0; s < TRZ_MAX_STREAMS; s++)
+            if (acc[c][s][0]) {
+                const char *nm = k->stream_name ? k->stream_name(s) : NULL;
+                fn(ctx, k->name, s, nm ? nm : "?", acc[c][s][0], acc[c][s][1]);
+            }
+    }
+    rd_dchunk_free(&d);
+    free(acc);
+    return rc;
+}

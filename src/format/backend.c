@@ -1,0 +1,177 @@
+/* backend.c - the entropy back-ends that code each stream: zstd (default),
+ * zlib deflate, or stored when neither makes the stream smaller.
+ * zstd frames are written without magic, content size or checksum: the
+ * stream table holds the sizes and the chunk's XXH3 covers the data. */
+#define ZSTD_STATIC_LINKING_ONLY /* for ZSTD_c_format / ZSTD_f_zstd1_magicless */
+#include <zlib.h>
+#include <zstd.h>
+
+#include "format.h"
+
+struct trz_zctx {
+    ZSTD_CCtx *c;
+    ZSTD_CCtx *t; /* codecs' trials (trz_backend_size), made when first wanted */
+    ZSTD_DCtx *d;
+    int c_level;
+    uint8_t *scratch[3]; /* reused across chunks: see trz_zctx_scratch */
+    size_t scratch_cap[3];
+    trz_buf streams[TRZ_MAX_STREAMS]; /* see trz_zctx_streams */
+};
+
+trz_buf *trz_zctx_streams(trz_zctx *z)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        z->streams[i].n = 0;
+        z->streams[i].oom = 0;
+    }
+    return z->streams;
+}
+
+uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
+{
+    if (n > z->scratch_cap[which] || !z->scratch[which]) {
+        size_t want = n + n / 4; /* sizes vary from chunk to chunk: room to grow, not a new buffer each time */
+        if (want < n) want = n;
+        free(z->scratch[which]);
+        z->scratch[which] = trz_big_malloc(want);
+        z->scratch_cap[which] = z->scratch[which] ? want : 0;
+    }
+    return z->scratch[which];
+}
+
+/* zstd's match tables at the default level are tens of MiB per context:
+ * on huge pages they cost a few dozen page faults instead of thousands, and
+ * the faults of several workers' contexts no longer queue in the kernel. */
+static void *zalloc_big(void *opaque, size_t n)
+{
+    (void)opaque;
+    return trz_big_malloc(n);
+}
+
+static void zfree_big(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
+
+trz_zctx *trz_zctx_create(void)
+{
+    trz_zctx *z = calloc(1, sizeof *z);
+    if (!z) return NULL;
+    const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
+    z->c = ZSTD_createCCtx_advanced(mem);
+    z->d = ZSTD_createDCtx();
+    if (!z->c || !z->d) { trz_zctx_free(z); return NULL; }
+    z->c_level = -1000;
+    if (ZSTD_isError(ZSTD_DCtx_setParameter(z->d, ZSTD_d_format, ZSTD_f_zstd1_magicless)) ||
+        /* streams of a chunk are at most 2 * 256 MiB: a window up to 2^30 is legitimate */
+        ZSTD_isError(ZSTD_DCtx_setParameter(z->d, ZSTD_d_windowLogMax, 30))) {
+        trz_zctx_free(z);
+        return NULL;
+    }
+    return z;
+}
+
+void trz_zctx_free(trz_zctx *z)
+{
+    if (!z) return;
+    ZSTD_freeCCtx(z->c);
+    ZSTD_freeCCtx(z->t);
+    ZSTD_freeDCtx(z->d);
+    for (int i = 0; i < 3; i++) free(z->scratch[i]);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(z->streams[i].p);
+    free(z);
+}
+
+static int zstd_setup(trz_zctx *z, int level, size_t n)
+{
+    ZSTD_CCtx_reset(z->c, ZSTD_reset_session_and_parameters);
+    if (ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_compressionLevel, level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_format, ZSTD_f_zstd1_magicless)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_contentSizeFlag, 0)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_checksumFlag, 0)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_dictIDFlag, 0)))
+        return -1;
+    /* Trace streams repeat over long distances (loops re-run): at the
+     * strong levels let matches reach across the whole stream. */
+    if (level >= 16 && n > (8u << 20)) {
+        int wlog = 23;
+        while (wlog < 27 && ((size_t)1 << wlog) < n) wlog++;
+        ZSTD_CCtx_setParameter(z->c, ZSTD_c_windowLog, wlog);
+        ZSTD_CCtx_setParameter(z->c, ZSTD_c_enableLongDistanceMatching, 1);
+    }
+    return 0;
+}
+
+int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst)
+{
+    size_t start = dst->n;
+    if (n == 0) return TRZ_BACKEND_STORE;
+    if (backend == TRZ_BACKEND_ZSTD) {
+        size_t bound = ZSTD_compressBound(n);
+        if (trz_buf_reserve(dst, bound)) return TRZ_ERR_NOMEM;
+        if (zstd_setup(z, level, n)) return TRZ_ERR_CODEC;
+        size_t r = ZSTD_compress2(z->c, dst->p + start, bound, src, n);
+        if (ZSTD_isError(r)) return TRZ_ERR_CODEC;
+        if (r < n) { dst->n = start + r; return TRZ_BACKEND_ZSTD; }
+    } else if (backend == TRZ_BACKEND_GZIP) {
+        uLong bound = compressBound((uLong)n);
+        if ((size_t)bound != bound || n > 0xffffffffu) return TRZ_ERR_LIMIT;
+        if (trz_buf_reserve(dst, bound)) return TRZ_ERR_NOMEM;
+        uLongf out = bound;
+        int zl = level > 9 ? 9 : level < 1 ? 1 : level;
+        if (compress2(dst->p + start, &out, src, (uLong)n, zl) != Z_OK) return TRZ_ERR_CODEC;
+        if (out < n) { dst->n = start + out; return TRZ_BACKEND_GZIP; }
+    } else if (backend != TRZ_BACKEND_STORE) {
+        return TRZ_ERR_PARAM;
+    }
+    dst->n = start;
+    trz_put_bytes(dst, src, n);
+    return dst->oom ? TRZ_ERR_NOMEM : TRZ_BACKEND_STORE;
+}
+
+size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n)
+{
+    if (n == 0) return 0;
+    if (backend == TRZ_BACKEND_GZIP) {
+        uLong bound = compressBound((uLong)n);
+        uint8_t *dst = (size_t)bound == bound ? trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, bound) : NULL;
+        uLongf out = bound;
+        int zl = level > 9 ? 9 : level < 1 ? 1 : level;
+        if (!dst || n > 0xffffffffu || compress2(dst, &out, src, (uLong)n, zl) != Z_OK || out > n) return n;
+        return out;
+    }
+    /* a one-shot zstd frame at the level: what the codecs' trials have
+     * always compared (a context of its own: the frame parameters of
+     * trz_backend_compress stay as they are) */
+    size_t bound = ZSTD_compressBound(n);
+    uint8_t *dst = trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, bound);
+    if (!z->t) z->t = ZSTD_createCCtx();
+    size_t r = dst && z->t ? ZSTD_compressCCtx(z->t, dst, bound, src, n, level) : n;
+    return ZSTD_isError(r) || r > n ? n : r;
+}
+
+int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len)
+{
+    switch (backend) {
+    case TRZ_BACKEND_STORE:
+        if (n != raw_len) return TRZ_ERR_CORRUPT;
+        if (n) memcpy(dst, src, n);
+        return TRZ_OK;
+    case TRZ_BACKEND_ZSTD: {
+        size_t r = ZSTD_decompressDCtx(z->d, dst, raw_len, src, n);
+        if (ZSTD_isError(r) || r != raw_len) return TRZ_ERR_CORRUPT;
+        return TRZ_OK;
+    }
+    case TRZ_BACKEND_GZIP: {
+        uLongf out = (uLongf)raw_len;
+        uLong in = (uLong)n;
+        if (raw_len > 0xffffffffu || n > 0xffffffffu) return TRZ_ERR_LIMIT;
+        int rc = uncompress2(dst, &out, src, &in);
+        if (rc != Z_OK || out != raw_len || in != n) return TRZ_ERR_CORRUPT;
+        return TRZ_OK;
+    }
+    default:
+        return TRZ_ERR_UNSUPPORTED;
+    }
+}

@@ -1,0 +1,243 @@
+/* chunk.c - one chunk on disk (FORMAT.md, "Chunk"): run the codec, code
+ * every stream with the back-end, serialize header + stream table +
+ * payload; and the reverse, with every field checked against the limits
+ * before it is used, and the chunk checked against its member. */
+#include <stdio.h>
+
+#include "format.h"
+
+/* Serialize streams into job->out; returns a trz_result. */
+static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx *z, uint64_t xxh)
+{
+    int ids[TRZ_MAX_STREAMS], n = 0;
+    uint64_t total = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        if (s[i].oom) return TRZ_ERR_NOMEM;
+        if (!s[i].n) continue;
+        if (s[i].n > TRZ_STREAM_RAW_LIMIT(job->raw_len) || s[i].n > 0xffffffffu) return TRZ_ERR_LIMIT;
+        total += s[i].n;
+        ids[n++] = i;
+    }
+    if (total > TRZ_STREAMS_RAW_LIMIT(job->raw_len)) return TRZ_ERR_LIMIT;
+
+    trz_buf *o = &job->out;
+    o->n = 0;
+    size_t table = TRZ_CHUNK_HDR_FIXED;
+    size_t data = table + (size_t)n * TRZ_STREAM_ENTRY + 4;
+    if (trz_buf_reserve(o, data)) return TRZ_ERR_NOMEM;
+    o->n = data;
+    for (int k = 0; k < n; k++) {
+        size_t before = o->n;
+        int be = trz_backend_compress(z, job->backend, job->level, s[ids[k]].p, s[ids[k]].n, o);
+        if (be < 0) return be;
+        size_t csize = o->n - before;
+        uint8_t *e = o->p + table + (size_t)k * TRZ_STREAM_ENTRY;
+        e[0] = (uint8_t)ids[k];
+        e[1] = (uint8_t)be;
+        trz_st_le32(e + 2, (uint32_t)csize);
+        trz_st_le32(e + 6, (uint32_t)s[ids[k]].n);
+    }
+    uint8_t *h = o->p;
+    memcpy(h, trz_chunk_magic, 4);
+    h[4] = codec->id;
+    h[5] = (uint8_t)job->byte_order;
+    h[6] = (uint8_t)n;
+    h[7] = job->flags;
+    trz_st_le32(h + 8, job->nrec);
+    trz_st_le32(h + 12, (uint32_t)job->raw_len);
+    trz_st_le64(h + 16, xxh);
+    trz_st_le32(h + 24, trz_xxh32low(o->p + data, o->n - data));
+    size_t chk = table + (size_t)n * TRZ_STREAM_ENTRY;
+    trz_st_le32(h + chk, trz_xxh32low(h, chk));
+    return TRZ_OK;
+}
+
+/* What a codec's trial sizes streams with: the chunk's own back-end. */
+typedef struct packer { trz_zctx *z; int backend; } packer;
+
+static size_t packed_size(void *ctx, const void *p, size_t n, int level)
+{
+    const packer *k = ctx;
+    return trz_backend_size(k->z, k->backend, level, p, n);
+}
+
+/* Encode with one codec; 0 on success. */
+static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, uint64_t xxh)
+{
+    trz_buf *s = trz_zctx_streams(z);
+    packer k = { z, job->backend };
+    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k };
+    int rc = codec->encode_chunk(&a);
+    if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
+    else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
+    else rc = pack(job, codec, s, z, xxh);
+    return rc;
+}
+
+static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
+                        size_t errlen, const uint8_t *expect);
+
+/* Decode what was just written and compare with the source. */
+static int verify(trz_chunk_job *job, trz_zctx *z)
+{
+    trz_chunk_hdr h;
+    size_t need;
+    if (trz_chunk_parse_hdr(job->out.p, job->out.n, &h, &need) || h.raw != job->raw_len) return -1;
+    uint8_t *tmp = trz_zctx_scratch(z, TRZ_SCRATCH_CHECK, job->raw_len);
+    if (!tmp) return TRZ_ERR_NOMEM;
+    char err[8];
+    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err, job->raw);
+}
+
+void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
+{
+    uint64_t xxh = trz_xxh64(job->raw, job->raw_len);
+    const trz_codec *codec = job->codec;
+    int rc = encode_with(job, codec, z, xxh);
+    /* A codec that cannot model this chunk, or whose output does not decode
+     * back to the input, never costs data: the chunk goes out raw. */
+    if (codec->id != TRZ_CODEC_RAW) {
+        if (rc == TRZ_OK && job->verify && verify(job, z) != 0) rc = TRZ_ERR_CODEC;
+        if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {
+            job->byte_order = TRZ_BO_NONE;
+            rc = encode_with(job, &trz_codec_raw, z, xxh);
+        }
+    }
+    job->result = rc;
+    if (rc) snprintf(job->err, sizeof job->err, "%s", trz_strerror(rc));
+}
+
+/* The raw codec also carries chunks of other formats (a partial last record,
+ * or a chunk a codec could not model), so its record count is free. */
+int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
+{
+    if (c->id == TRZ_CODEC_RAW || c->record_size == 0) return nrec <= raw;
+    return nrec * c->record_size == raw;
+}
+
+int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
+                   uint64_t raw, int first, int *tail)
+{
+    *tail = 0;
+    if (codec != m->id && codec != TRZ_CODEC_RAW) return 0;
+    if (codec == m->id && codec != TRZ_CODEC_RAW && bo != (unsigned)mbo) return 0;
+    if (m->record_size == 0) return !(first && (flags & TRZ_CHUNK_MIDLINE)) && nrec <= raw;
+    if (flags) return 0;
+    if (nrec * m->record_size == raw) return 1;
+    *tail = codec == TRZ_CODEC_RAW && nrec == 0 && raw < m->record_size;
+    return *tail;
+}
+
+int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *need)
+{
+    *need = TRZ_CHUNK_HDR_FIXED;
+    if (n < TRZ_CHUNK_HDR_FIXED) return TRZ_ERR_TRUNCATED;
+    if (memcmp(p, trz_chunk_magic, 4) != 0) return TRZ_ERR_CORRUPT;
+    h->codec = p[4];
+    h->byte_order = p[5];
+    h->nstreams = p[6];
+    h->flags = p[7];
+    h->nrec = trz_ld_le32(p + 8);
+    h->raw = trz_ld_le32(p + 12);
+    h->xxh = trz_ld_le64(p + 16);
+    h->pcheck = trz_ld_le32(p + 24);
+    if (h->nstreams > TRZ_MAX_STREAMS) return TRZ_ERR_LIMIT;
+    size_t chk = TRZ_CHUNK_HDR_FIXED + (size_t)h->nstreams * TRZ_STREAM_ENTRY;
+    h->hdr_len = (uint32_t)(chk + 4);
+    *need = h->hdr_len;
+    if (n < h->hdr_len) return TRZ_ERR_TRUNCATED;
+    if (trz_ld_le32(p + chk) != trz_xxh32low(p, chk)) return TRZ_ERR_CORRUPT;
+    if (h->raw > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_LIMIT;
+    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~TRZ_CHUNK_MIDLINE)) return TRZ_ERR_CORRUPT;
+    const trz_codec *c = trz_codec_by_id(h->codec);
+    if (!c) return TRZ_ERR_UNSUPPORTED;
+    if (!trz_nrec_ok(c, h->nrec, h->raw)) return TRZ_ERR_CORRUPT;
+    uint64_t seen = 0, total = 0, payload = 0;
+    for (unsigned k = 0; k < h->nstreams; k++) {
+        const uint8_t *e = p + TRZ_CHUNK_HDR_FIXED + (size_t)k * TRZ_STREAM_ENTRY;
+        h->sid[k] = e[0];
+        h->backend[k] = e[1];
+        h->csize[k] = trz_ld_le32(e + 2);
+        h->rsize[k] = trz_ld_le32(e + 6);
+        if (h->sid[k] >= TRZ_MAX_STREAMS || (seen >> h->sid[k] & 1)) return TRZ_ERR_CORRUPT;
+        seen |= 1ull << h->sid[k];
+        if (h->backend[k] > TRZ_BACKEND_GZIP) return TRZ_ERR_UNSUPPORTED;
+        if (h->rsize[k] > TRZ_STREAM_RAW_LIMIT(h->raw)) return TRZ_ERR_LIMIT;
+        total += h->rsize[k];
+        payload += h->csize[k];
+    }
+    if (total > TRZ_STREAMS_RAW_LIMIT(h->raw)) return TRZ_ERR_LIMIT;
+    /* Compressed data is never larger than what store would take. */
+    if (payload > total) return TRZ_ERR_CORRUPT;
+    h->payload = payload;
+    *need = h->hdr_len + payload;
+    return TRZ_OK;
+}
+
+int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)
+{
+    return trz_xxh32low(p + h->hdr_len, h->payload) == h->pcheck;
+}
+
+/* trz_chunk_decode; with `expect` (the encoder's self-check), the output is
+ * compared with the source instead of hashed: the comparison is exact, and
+ * hashing as well would be one more pass over the chunk for nothing. */
+static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
+                        size_t errlen, const uint8_t *expect)
+{
+    const trz_codec *c = trz_codec_by_id(h->codec);
+    if (!c) { snprintf(err, errlen, "unknown codec %u", h->codec); return TRZ_ERR_UNSUPPORTED; }
+    if (n < h->hdr_len + h->payload) { snprintf(err, errlen, "truncated"); return TRZ_ERR_TRUNCATED; }
+    /* Damage anywhere in the stored bytes is caught here, even where the
+     * decoded result would happen to come out right. */
+    if (!trz_chunk_payload_ok(h, p)) {
+        snprintf(err, errlen, "stored data checksum mismatch");
+        return TRZ_ERR_CHECKSUM;
+    }
+    /* stored streams are used where they lie; the others decode into a
+     * buffer the context keeps from chunk to chunk */
+    uint64_t total = 0;
+    for (unsigned k = 0; k < h->nstreams; k++)
+        if (h->backend[k] != TRZ_BACKEND_STORE) total += h->rsize[k];
+    uint8_t *mem = trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total);
+    if (!mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
+    const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
+    size_t sl[TRZ_MAX_STREAMS] = { 0 };
+    const uint8_t *src = p + h->hdr_len;
+    uint8_t *dst = mem;
+    int rc = TRZ_OK;
+    for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
+        sl[h->sid[k]] = h->rsize[k];
+        if (h->backend[k] == TRZ_BACKEND_STORE) {
+            if (h->csize[k] != h->rsize[k]) rc = TRZ_ERR_CORRUPT;
+            sp[h->sid[k]] = src;
+        } else {
+            rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], dst, h->rsize[k]);
+            sp[h->sid[k]] = dst;
+            dst += h->rsize[k];
+        }
+        if (rc) { snprintf(err, errlen, "stream %u does not decompress", h->sid[k]); break; }
+        src += h->csize[k];
+    }
+    if (rc == TRZ_OK) {
+        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order };
+        int cr = c->decode_chunk(&a);
+        if (cr == TRZ_CODEC_NOMEM) { rc = TRZ_ERR_NOMEM; snprintf(err, errlen, "out of memory"); }
+        else if (cr == TRZ_CODEC_UNSUPPORTED) {
+            rc = TRZ_ERR_UNSUPPORTED;
+            snprintf(err, errlen, "%s streams use a model variant this version does not decode", c->name);
+        }
+        else if (cr != TRZ_CODEC_OK) { rc = TRZ_ERR_CORRUPT; snprintf(err, errlen, "%s streams are damaged", c->name); }
+        else if (expect ? memcmp(out, expect, h->raw) != 0 : trz_xxh64(out, h->raw) != h->xxh) {
+            rc = TRZ_ERR_CHECKSUM;
+            snprintf(err, errlen, "checksum mismatch");
+        }
+    }
+    return rc;
+}
+
+int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
+                     char *err, size_t errlen)
+{
+    return chunk_decode(h, p, n, out, z, err, errlen, NULL);
+}

@@ -1,0 +1,159 @@
+/* format.h - the format room: the one owner of the container's bytes
+ * (FORMAT.md beside it).  Magics, limits and field sizes; the file header
+ * (header.c), chunks with their stream tables, encoding and checked
+ * decoding (chunk.c), the index and the footer (index.c), and the
+ * back-ends that store streams (backend.c).  Everything that writes or
+ * parses a byte of the container goes through here. */
+#ifndef TRZ_FORMAT_H
+#define TRZ_FORMAT_H
+
+#include "../../codecs/codec.h"
+#include "../common/common.h"
+
+/* ---- on-disk constants (FORMAT.md) ---- */
+static const uint8_t trz_file_magic[4] = { 0x89, 'T', 'R', 'Z' };
+static const uint8_t trz_chunk_magic[4] = { 'T', 'Z', 'C', 'K' };
+static const uint8_t trz_index_magic[4] = { 'T', 'Z', 'I', 'X' };
+static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
+#define TRZ_FORMAT_VERSION 1
+#define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
+#define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
+#define TRZ_MAX_PARAMS 256
+#define TRZ_FILE_HDR_MAX (TRZ_FILE_HDR_FIXED + TRZ_MAX_PARAMS + 4)
+#define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table */
+#define TRZ_STREAM_ENTRY 10
+#define TRZ_CHUNK_HDR_MAX (TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4)
+#define TRZ_INDEX_ENTRY 40
+#define TRZ_FOOTER_SIZE 24
+
+/* ---- decoder limits: every size read from a file is checked first ---- */
+#define TRZ_MAX_CHUNK_RAW (256u << 20)
+#define TRZ_MIN_CHUNK_RAW 4096u
+#define TRZ_DEFAULT_CHUNK_RAW (16u << 20)
+#define TRZ_MAX_RECORD_SIZE 4096u
+/* A stream may be larger than the chunk (escapes, varints) but not without bound. */
+#define TRZ_STREAM_RAW_LIMIT(raw) (2 * (uint64_t)(raw) + 65536)
+#define TRZ_STREAMS_RAW_LIMIT(raw) (3 * (uint64_t)(raw) + 262144)
+#define TRZ_MAX_CHUNKS (1ull << 32)
+
+/* chunk flags */
+#define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
+
+/* ---- file header (header.c) ---- */
+typedef struct trz_file_hdr {
+    uint8_t codec, byte_order, level, backend;
+    uint32_t record_size, chunk_bytes;
+} trz_file_hdr;
+
+/* Serialize a header with no codec parameters: TRZ_FILE_HDR_FIXED + 4 bytes. */
+size_t trz_file_hdr_write(uint8_t *out, const trz_file_hdr *h);
+/* Parse a header from the first n bytes at p; *len = its length.  TRZ_OK,
+ * TRZ_ERR_NOT_TRZ (no magic), TRZ_ERR_TRUNCATED (n too small), or the
+ * damage: TRZ_ERR_VERSION, TRZ_ERR_LIMIT, TRZ_ERR_CORRUPT, and
+ * TRZ_ERR_UNSUPPORTED for a codec this version does not know. */
+int trz_file_hdr_parse(const uint8_t *p, size_t n, trz_file_hdr *h, size_t *len);
+/* How many of the 4 bytes at p are the file magic's (3: a damaged magic). */
+int trz_magic_match(const uint8_t *p);
+
+/* ---- back-ends (backend.c) ---- */
+typedef struct trz_zctx trz_zctx; /* per-thread compression contexts */
+trz_zctx *trz_zctx_create(void);
+void trz_zctx_free(trz_zctx *z);
+/* A buffer of at least n bytes owned by z, reused across calls; NULL if out
+ * of memory.  Slot 0 holds the encoder's self-check output, slot 1 the
+ * decoded streams of trz_chunk_decode, slot 2 a codec trial's output. */
+#define TRZ_SCRATCH_CHECK 0
+#define TRZ_SCRATCH_STREAMS 1
+#define TRZ_SCRATCH_TRIAL 2
+uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n);
+/* z's TRZ_MAX_STREAMS encoder stream buffers, emptied; their memory is kept
+ * from chunk to chunk, so a chunk's streams grow without copies or page
+ * faults once the first chunk has sized them. */
+trz_buf *trz_zctx_streams(trz_zctx *z);
+/* Compress src into dst (grown as needed); returns the back-end actually used
+ * (STORE when compression does not help), or a negative trz_result. */
+int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst);
+/* The bytes n bytes at src would take with the back-end (for codecs'
+ * trials; trz_enc_args.packed_size). */
+size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n);
+/* Decompress exactly raw_len bytes; TRZ_ERR_CORRUPT if the data is not that. */
+int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len);
+
+/* ---- chunks (chunk.c) ---- */
+typedef struct trz_chunk_hdr {
+    uint8_t codec, byte_order, nstreams, flags;
+    uint32_t nrec, raw;
+    uint64_t xxh;
+    uint32_t pcheck;       /* XXH3 (low 32 bits) of the stored payload */
+    uint8_t sid[TRZ_MAX_STREAMS], backend[TRZ_MAX_STREAMS];
+    uint32_t csize[TRZ_MAX_STREAMS], rsize[TRZ_MAX_STREAMS];
+    uint64_t payload;      /* sum of csize */
+    uint32_t hdr_len;      /* fixed + table + check */
+} trz_chunk_hdr;
+
+typedef struct trz_chunk_job {
+    /* in */
+    const trz_codec *codec;
+    const uint8_t *raw;
+    size_t raw_len;
+    uint32_t nrec;
+    int byte_order, level, backend, verify;
+    uint8_t flags;
+    /* out */
+    trz_buf out;   /* the serialized chunk */
+    int result;
+    char err[160];
+} trz_chunk_job;
+
+/* Whether nrec records fit raw bytes for a chunk coded with codec c. */
+int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
+
+/* Whether a chunk fits its member (FORMAT.md, "Records"): m and mbo are the
+ * member's codec and byte order, first says it is the member's first
+ * chunk; *tail is set for a partial last record, which must end the
+ * member. */
+int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
+                   uint64_t raw, int first, int *tail);
+
+/* Encode one chunk into job->out; thread-safe given a private zctx. */
+void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
+
+/* Parse a chunk header from the first `n` bytes at p.  Returns 0, or
+ * TRZ_ERR_TRUNCATED when n is too small (*need then says how many bytes are
+ * needed), or TRZ_ERR_CORRUPT / TRZ_ERR_LIMIT. */
+int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *need);
+
+/* Whether the payload of a chunk (header + payload at p) matches its check. */
+int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);
+
+/* Decode a whole chunk (header + payload at p, n bytes) into out[0..h->raw). */
+int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
+                     size_t errlen);
+
+/* ---- index and footer (index.c) ---- */
+typedef struct trz_index_entry {
+    uint64_t offset, first_record, first_byte; /* offset from the member start */
+    uint32_t nrec, raw, stored;
+    uint8_t codec, flags;
+} trz_index_entry;
+
+typedef struct trz_footer {
+    uint64_t index_offset, member_size; /* from the member's start */
+    uint32_t index_check;
+} trz_footer;
+
+/* Append the index and the footer; index_offset = where the index starts in
+ * the member (the member's bytes written so far). */
+int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset);
+/* The chunk count in an index's first 8 bytes (magic and count). */
+uint32_t trz_index_count(const uint8_t *head);
+/* The entry at e (TRZ_INDEX_ENTRY bytes); TRZ_ERR_CORRUPT when its reserved
+ * bytes are not zero. */
+int trz_index_entry_parse(const uint8_t *e, trz_index_entry *out);
+/* The footer's TRZ_FOOTER_SIZE bytes at f; TRZ_ERR_NOT_TRZ without its magic. */
+int trz_footer_parse(const uint8_t *f, trz_footer *out);
+/* Whether the len bytes at ix are an index (magic, count, entries) that
+ * lists (len - 8) / TRZ_INDEX_ENTRY chunks and matches the footer's check. */
+int trz_index_ok(const uint8_t *ix, size_t len, const trz_footer *f);
+
+#endif

@@ -1,0 +1,54 @@
+/* header.c - the file header that starts every member (FORMAT.md, "File
+ * header"): written by the compressor and by trz join, parsed and checked
+ * by the reader before any of its fields is used. */
+#include "format.h"
+
+size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
+{
+    memcpy(h, trz_file_magic, 4);
+    h[4] = TRZ_FORMAT_VERSION;
+    h[5] = f->codec;
+    h[6] = f->byte_order;
+    h[7] = 0;
+    trz_st_le32(h + 8, f->record_size);
+    /* the endian mark in the source's byte order, zero when it has none */
+    if (f->byte_order == TRZ_BO_BIG) trz_st_be32(h + 12, TRZ_ENDIAN_MARK);
+    else if (f->byte_order == TRZ_BO_LITTLE) trz_st_le32(h + 12, TRZ_ENDIAN_MARK);
+    else trz_st_le32(h + 12, 0);
+    trz_st_le32(h + 16, f->chunk_bytes);
+    h[20] = f->level;
+    h[21] = f->backend;
+    trz_st_le16(h + 22, 0); /* no codec parameters in this version */
+    trz_st_le32(h + 24, trz_xxh32low(h, TRZ_FILE_HDR_FIXED));
+    return TRZ_FILE_HDR_FIXED + 4;
+}
+
+int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
+{
+    *len = TRZ_FILE_HDR_FIXED;
+    if (n < 4 || memcmp(h, trz_file_magic, 4) != 0) return TRZ_ERR_NOT_TRZ;
+    if (n < TRZ_FILE_HDR_FIXED) return TRZ_ERR_TRUNCATED;
+    if (h[4] != TRZ_FORMAT_VERSION) return TRZ_ERR_VERSION;
+    size_t plen = trz_ld_le16(h + 22);
+    if (plen > TRZ_MAX_PARAMS) return TRZ_ERR_LIMIT;
+    *len = TRZ_FILE_HDR_FIXED + plen + 4;
+    if (n < *len) return TRZ_ERR_TRUNCATED;
+    if (trz_ld_le32(h + TRZ_FILE_HDR_FIXED + plen) != trz_xxh32low(h, TRZ_FILE_HDR_FIXED + plen)) return TRZ_ERR_CORRUPT;
+    const trz_codec *c = trz_codec_by_id(h[5]);
+    if (!c) return TRZ_ERR_UNSUPPORTED;
+    if (h[6] > TRZ_BO_BIG || h[7] != 0 || trz_ld_le32(h + 8) != c->record_size) return TRZ_ERR_CORRUPT;
+    f->codec = h[5];
+    f->byte_order = h[6];
+    f->record_size = c->record_size;
+    f->chunk_bytes = trz_ld_le32(h + 16);
+    f->level = h[20];
+    f->backend = h[21];
+    return TRZ_OK;
+}
+
+int trz_magic_match(const uint8_t *p)
+{
+    int k = 0;
+    for (int i = 0; i < 4; i++) k += p[i] == trz_file_magic[i];
+    return k;
+}

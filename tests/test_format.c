@@ -1,0 +1,221 @@
+/* test_format.c - the format room on its own (src/format/): the file header,
+ * chunk headers with their stream tables, the chunk-in-member rules, and
+ * the index and footer, each written and parsed back, byte by byte as
+ * FORMAT.md lays them out, and each damage rejected with the result
+ * FORMAT.md asks for.  Prints "N passed, M failed" last. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "../src/format/format.h"
+
+static int npass, nfail;
+
+static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int check(int ok, const char *fmt, ...)
+{
+    if (ok) { npass++; return 1; }
+    nfail++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    return 0;
+}
+
+/* Recompute a header's check after changing a field (a writer bug). */
+static void reseal_hdr(uint8_t *h)
+{
+    size_t plen = trz_ld_le16(h + 22);
+    trz_st_le32(h + TRZ_FILE_HDR_FIXED + plen, trz_xxh32low(h, TRZ_FILE_HDR_FIXED + plen));
+}
+
+static void file_header(void)
+{
+    static const struct { uint8_t codec, bo; uint32_t rs; uint8_t mark[4]; } cases[] = {
+        { TRZ_CODEC_RST, TRZ_BO_BIG, 24, { 0x0C, 0x0A, 0x0F, 0x0E } },
+        { TRZ_CODEC_BYU, TRZ_BO_LITTLE, 12, { 0x0E, 0x0F, 0x0A, 0x0C } },
+        { TRZ_CODEC_UOP, TRZ_BO_NONE, 0, { 0, 0, 0, 0 } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t h[TRZ_FILE_HDR_MAX];
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24 }, g;
+        size_t n = trz_file_hdr_write(h, &f), len = 0;
+        check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
+              "header %zu: magic, version, codec, byte order", i);
+        check(trz_ld_le32(h + 8) == f.record_size && memcmp(h + 12, cases[i].mark, 4) == 0 &&
+              trz_ld_le32(h + 16) == 1u << 24 && h[20] == 9 && h[21] == 1 && trz_ld_le16(h + 22) == 0,
+              "header %zu: record size, endian mark, chunk size, level, back-end, parameters", i);
+        check(trz_file_hdr_parse(h, n, &g, &len) == TRZ_OK && len == 28 && g.codec == f.codec &&
+              g.byte_order == f.byte_order && g.record_size == f.record_size && g.level == 9,
+              "header %zu: parses back", i);
+        /* every byte changed, every length cut: rejected */
+        int bad = 0;
+        for (size_t k = 0; k < n; k++) {
+            uint8_t c[TRZ_FILE_HDR_MAX];
+            memcpy(c, h, n);
+            c[k] ^= 0x40;
+            if (trz_file_hdr_parse(c, n, &g, &len) == TRZ_OK) bad++;
+        }
+        check(bad == 0, "header %zu: %d changed bytes accepted", i, bad);
+        for (size_t k = 0; k < n; k++)
+            if (trz_file_hdr_parse(h, k, &g, &len) != (k < 4 ? TRZ_ERR_NOT_TRZ : TRZ_ERR_TRUNCATED)) bad++;
+        check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
+    }
+    uint8_t h[TRZ_FILE_HDR_MAX];
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096 }, g;
+    size_t len;
+    struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
+        { 4, 2, TRZ_ERR_VERSION, "version 2" },
+        { 5, 200, TRZ_ERR_UNSUPPORTED, "an unknown codec" },
+        { 6, 3, TRZ_ERR_CORRUPT, "byte order 3" },
+        { 7, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
+        { 8, 12, TRZ_ERR_CORRUPT, "another record size" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        trz_file_hdr_write(h, &f);
+        h[bad[i].off] = bad[i].v;
+        if (bad[i].off != 4) reseal_hdr(h); /* the check alone would catch it */
+        check(trz_file_hdr_parse(h, 28, &g, &len) == bad[i].want, "header with %s: result", bad[i].what);
+    }
+    trz_file_hdr_write(h, &f);
+    trz_st_le16(h + 22, 257);
+    check(trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_ERR_LIMIT, "a parameter block over 256 bytes");
+    trz_st_le16(h + 22, 3);
+    memset(h + 24, 0, 3);
+    reseal_hdr(h);
+    check(trz_file_hdr_parse(h, 28, &g, &len) == TRZ_ERR_TRUNCATED && len == 31, "a parameter block: the length it needs");
+    check(trz_file_hdr_parse(h, 31, &g, &len) == TRZ_OK && len == 31, "a parameter block is skipped");
+    uint8_t m[4] = { 0x89, 'T', 'X', 'Z' };
+    check(trz_magic_match(m) == 3 && trz_magic_match(h) == 4, "magic match counts");
+}
+
+static void chunk_header(void)
+{
+    trz_zctx *z = trz_zctx_create();
+    uint8_t raw[5000];
+    for (size_t i = 0; i < sizeof raw; i++) raw[i] = (uint8_t)(i * 31 / 7);
+    trz_chunk_job job = { &trz_codec_raw, raw, sizeof raw, sizeof raw, TRZ_BO_NONE, 3, TRZ_BACKEND_ZSTD, 1, 0,
+                          { 0 }, 0, "" };
+    trz_chunk_encode(&job, z);
+    check(job.result == TRZ_OK, "encode a raw chunk: %s", job.err);
+    trz_chunk_hdr h;
+    size_t need;
+    const uint8_t *p = job.out.p;
+    check(trz_chunk_parse_hdr(p, job.out.n, &h, &need) == TRZ_OK && need == job.out.n && h.nstreams == 1 &&
+          h.raw == sizeof raw && h.nrec == sizeof raw && h.xxh == trz_xxh64(raw, sizeof raw) && h.hdr_len == 42,
+          "the chunk parses back");
+    check(memcmp(p, "TZCK", 4) == 0 && p[28] == 0 && p[29] == TRZ_BACKEND_ZSTD &&
+          trz_ld_le32(p + 30) == job.out.n - 42 && trz_ld_le32(p + 34) == sizeof raw,
+          "the stream table entry: id, back-end, csize, rsize");
+    check(trz_chunk_payload_ok(&h, p), "the payload check");
+    uint8_t out[5000];
+    char err[100];
+    check(trz_chunk_decode(&h, p, job.out.n, out, z, err, sizeof err) == TRZ_OK && memcmp(out, raw, sizeof raw) == 0,
+          "the chunk decodes");
+    int bad = 0;
+    for (size_t k = 0; k < h.hdr_len; k++) {
+        uint8_t c[64];
+        memcpy(c, p, h.hdr_len);
+        c[k] ^= 0x10;
+        trz_chunk_hdr g;
+        if (trz_chunk_parse_hdr(c, h.hdr_len, &g, &need) == TRZ_OK) bad++;
+    }
+    check(bad == 0, "chunk header: %d changed bytes accepted", bad);
+    /* fields that pass the check but not the limits */
+    struct { size_t off; uint32_t v; int width; int want; const char *what; } lim[] = {
+        { 12, (256u << 20) + 1, 4, TRZ_ERR_LIMIT, "raw size over 256 MiB" },
+        { 29, 3, 1, TRZ_ERR_UNSUPPORTED, "back-end 3" },
+        { 28, 64, 1, TRZ_ERR_CORRUPT, "stream id 64" },
+        { 34, (2 * 5000 + 65536) + 1, 4, TRZ_ERR_LIMIT, "a stream over 2 x raw + 64 KiB" },
+        { 30, 6000, 4, TRZ_ERR_CORRUPT, "csize over rsize" },
+        { 5, 3, 1, TRZ_ERR_CORRUPT, "byte order 3" },
+        { 7, 2, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
+        { 8, 5001, 4, TRZ_ERR_CORRUPT, "more records than bytes in a raw chunk" },
+    };
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        uint8_t c[64];
+        memcpy(c, p, h.hdr_len);
+        if (lim[i].width == 1) c[lim[i].off] = (uint8_t)lim[i].v;
+        else trz_st_le32(c + lim[i].off, lim[i].v);
+        trz_st_le32(c + 38, trz_xxh32low(c, 38));
+        trz_chunk_hdr g;
+        check(trz_chunk_parse_hdr(c, h.hdr_len, &g, &need) == lim[i].want, "chunk with %s: result", lim[i].what);
+    }
+    uint8_t c[64];
+    memcpy(c, p, 28);
+    c[6] = 65;
+    trz_st_le32(c + 28, 0);
+    check(trz_chunk_parse_hdr(c, 28, &h, &need) == TRZ_ERR_LIMIT, "65 streams");
+    check(trz_chunk_parse_hdr(p, 30, &h, &need) == TRZ_ERR_TRUNCATED && need == 42, "a cut header: the length it needs");
+    free(job.out.p);
+    trz_zctx_free(z);
+}
+
+static void chunk_in_member(void)
+{
+    const trz_codec *byu = trz_codec_by_id(TRZ_CODEC_BYU), *uop = trz_codec_by_id(TRZ_CODEC_UOP);
+    struct { const trz_codec *m; unsigned codec, bo, flags; uint64_t nrec, raw; int first, fits, tail; const char *what; } t[] = {
+        { byu, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 0, 10, 120, 0, 1, 0, "whole records" },
+        { byu, TRZ_CODEC_RAW, TRZ_BO_NONE, 0, 10, 120, 0, 1, 0, "stored raw, whole records" },
+        { byu, TRZ_CODEC_RAW, TRZ_BO_NONE, 0, 0, 5, 0, 1, 1, "a partial record" },
+        { byu, TRZ_CODEC_RAW, TRZ_BO_NONE, 0, 0, 120, 0, 0, 0, "a raw chunk counting no records" },
+        { byu, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 0, 0, 5, 0, 0, 0, "a partial record coded with the codec" },
+        { byu, TRZ_CODEC_BYU, TRZ_BO_BIG, 0, 10, 120, 0, 0, 0, "another byte order" },
+        { byu, TRZ_CODEC_RST, TRZ_BO_LITTLE, 0, 5, 120, 0, 0, 0, "another codec" },
+        { byu, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 1, 10, 120, 0, 0, 0, "a mid-line flag" },
+        { uop, TRZ_CODEC_UOP, TRZ_BO_NONE, 1, 3, 100, 0, 1, 0, "a mid-line text chunk" },
+        { uop, TRZ_CODEC_UOP, TRZ_BO_NONE, 1, 3, 100, 1, 0, 0, "a member's first chunk mid-line" },
+        { uop, TRZ_CODEC_RAW, TRZ_BO_NONE, 0, 101, 100, 0, 0, 0, "more lines than bytes" },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int tail = -1;
+        int fits = trz_chunk_fits(t[i].m, t[i].m == byu ? TRZ_BO_LITTLE : TRZ_BO_NONE, t[i].codec, t[i].bo, t[i].flags,
+                                  t[i].nrec, t[i].raw, t[i].first, &tail);
+        check(fits == t[i].fits && tail == t[i].tail, "chunk in member: %s (fits %d, tail %d)", t[i].what, fits, tail);
+    }
+}
+
+static void index_footer(void)
+{
+    trz_index_entry e[3] = {
+        { 28, 0, 0, 10, 120, 100, TRZ_CODEC_BYU, 0 },
+        { 128, 10, 120, 10, 120, 90, TRZ_CODEC_RAW, 0 },
+        { 218, 20, 240, 0, 5, 50, TRZ_CODEC_RAW, 0 },
+    };
+    trz_buf b = { 0 };
+    check(trz_index_write(&b, e, 3, 268) == TRZ_OK && b.n == 8 + 3 * 40 + 24, "index and footer: %zu bytes", b.n);
+    check(memcmp(b.p, "TZIX", 4) == 0 && trz_index_count(b.p) == 3, "index magic and count");
+    int same = 1;
+    for (int i = 0; i < 3; i++) {
+        trz_index_entry g;
+        same &= trz_index_entry_parse(b.p + 8 + 40 * i, &g) == TRZ_OK && g.offset == e[i].offset &&
+                g.first_record == e[i].first_record && g.first_byte == e[i].first_byte && g.nrec == e[i].nrec &&
+                g.raw == e[i].raw && g.stored == e[i].stored && g.codec == e[i].codec && g.flags == e[i].flags;
+    }
+    check(same, "the entries parse back");
+    trz_footer f;
+    const uint8_t *fb = b.p + 128;
+    check(trz_footer_parse(fb, &f) == TRZ_OK && f.index_offset == 268 && f.member_size == 268 + 128 + 24 &&
+          memcmp(fb + 20, "TZEN", 4) == 0, "the footer: index offset, member size, magic last");
+    check(trz_index_ok(b.p, 128, &f), "the index matches the footer's check");
+    b.p[8 + 40 + 38] = 1;
+    trz_index_entry g;
+    check(trz_index_entry_parse(b.p + 48, &g) == TRZ_ERR_CORRUPT, "an entry's reserved bytes must be zero");
+    check(!trz_index_ok(b.p, 128, &f), "a changed index fails the footer's check");
+    check(!trz_index_ok(b.p, 127, &f) && !trz_index_ok(b.p, 4, &f), "an index whose length is no whole entries");
+    b.p[128 + 23] = 'X';
+    check(trz_footer_parse(b.p + 128, &f) == TRZ_ERR_NOT_TRZ, "a footer without its magic");
+    free(b.p);
+}
+
+int main(void)
+{
+    file_header();
+    chunk_header();
+    chunk_in_member();
+    index_footer();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
