@@ -233,9 +233,9 @@ static void finish(void)
     done = 1;
     tracer_close();
     char msg[128];
-    snprintf(msg, sizeof msg, "rsttrace: %" PRIu64 " INSTR records (%" PRIu64 " instructions skipped)\n",
+    snprintf(msg, sizeof msg, "rsttrace: %" PRIu64 " INSTR records recorded (%" PRIu64 " instructions skipped)\n",
              written, opt.skip);
-    qemu_plugin_outs(msg);
+    fputs(msg, stderr);
 }
 
 /* ---- QEMU callbacks ---- */

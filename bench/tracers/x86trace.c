@@ -508,7 +508,7 @@ static void finish(void)
     char msg[128];
     snprintf(msg, sizeof msg, "x86trace: %" PRIu64 " instructions recorded (%" PRIu64 " skipped)\n",
              written, opt.skip);
-    qemu_plugin_outs(msg);
+    fputs(msg, stderr);
 }
 
 /* ---- QEMU callbacks ---- */
