@@ -201,6 +201,8 @@ def main():
                 after_slot = in_slot      # a re-run slot still leads to the CTI's target
                 if in_slot is None:
                     expect = pc + 4
+            if an:
+                slot_of = None
     print("%s: %d records, %d INSTR (%d CTIs, %.1f%% taken; %d annulled slots; %d loads/stores, "
           "%d without an EA, %d misaligned)" % (
               sys.argv[1], n, stats["instr"], stats["cti"], 100.0 * stats["taken"] / max(1, stats["cti"]),

@@ -194,7 +194,8 @@ static void write_one(uint64_t i)
         ea = d->ea;
     }
     if (s->cti != CTI_NONE && next != s->pc) {
-        int slot_ran = next == s->pc + 4;
+        /* ba,a and bn,a always annul their slot, even when ba,a's target is the slot's address */
+        int slot_ran = next == s->pc + 4 && !(s->annul && (s->cti == CTI_ALWAYS || s->cti == CTI_NEVER));
         uint64_t after = slot_ran ? pc_after(i, 2) : next;   /* where control went */
         int taken;
         switch (s->cti) {
