@@ -45,7 +45,11 @@ def load_code(path):
     with open(path) as f:
         for line in f:
             ip, hexb = line.split()
-            code[int(ip, 16)] = bytes.fromhex(hexb)
+            raw = bytes.fromhex(hexb)
+            # QEMU 7.2 may first translate an instruction that crosses a page with only its first
+            # page's bytes (that translation is dropped and never runs): keep the longest bytes.
+            if len(raw) > len(code.get(int(ip, 16), b"")):
+                code[int(ip, 16)] = raw
     return code
 
 

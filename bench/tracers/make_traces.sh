@@ -5,6 +5,7 @@
 # (x86trace.so, rsttrace.so).  Each trace is checked (check_*.py) and its sizes raw, with xz -9
 # and with trz (default level) go to OUT/README.md.  Traces are never for the repository.
 #   bench/tracers/make_traces.sh [OUT]        (OUT defaults to /work/traces)
+# ONLY="champsim/grep-E rst/lz77" records just those (the other rows of README.md stay);
 # SKIP_CHAMPSIM=1, SKIP_UOP=1, SKIP_RST=1 leave a family out; COUNT_X86, COUNT_UOP, COUNT_RST set
 # the instructions (records for RST) per trace.
 # Needs Debian's qemu-user, gcc-sparc64-linux-gnu, libcapstone-dev, python3-capstone, sqlite3,
@@ -41,6 +42,7 @@ trz=$root/trz
 in=$build/inputs
 mkdir -p "$in"
 find "$root/src" "$root/codecs" -name '*.[ch]' | LC_ALL=C sort | xargs cat > "$in/text.in"
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$in/text.in"; done > "$in/text10.in"
 seq 1 200000 | awk 'BEGIN { srand(7) } { print rand() "\t" $0 }' | LC_ALL=C sort | cut -f2 > "$in/nums.in"
 gcc -E -P -I"$root/include" -I"$root/src" -I"$root/codecs" "$root/src/reader.c" > "$in/cc1.i" 2> /dev/null \
     || cp "$in/text.in" "$in/cc1.i"
@@ -67,8 +69,8 @@ SELECT s FROM t WHERE s LIKE '%FF%' ORDER BY k LIMIT 3;
 EOF
 
 readme=$out/README.md
-rows=$build/rows.md
-: > "$rows"
+rows=$build/rows                  # one table row per trace, kept across runs
+mkdir -p "$rows"
 fail=0
 size() { stat -c %s "$1"; }
 
@@ -76,6 +78,7 @@ size() { stat -c %s "$1"; }
 record() {
     local fmt=$1 name=$2 skip=$3 count=$4; shift 4
     [ "$1" = -- ] && shift
+    case " ${ONLY:-$fmt/$name} " in *" $fmt/$name "*) ;; *) return ;; esac
     local ext plugin qemu recs
     case $fmt in
         champsim) ext=champsimtrace; plugin=x86trace.so; qemu=qemu-x86_64 ;;
@@ -107,7 +110,8 @@ record() {
     sum=$(sed -n '1s/^[^:]*: //p' "$build/$name.$fmt.check")
     [ "$fmt" = champsim ] && sum="$sum; $(sed -n '3s/^ *//p' "$build/$name.$fmt.check")"
     printf '| %s/%s | `%s` | %s | %s | %s | %s | %s (%s) | %s |\n' "$fmt" "$(basename "$t")" "$*" \
-        "$recs" "$skip" "$(size "$t")" "$(size "$t.xz")" "$(size "$t.trz")" "$fmtname" "$sum" >> "$rows"
+        "$recs" "$skip" "$(size "$t")" "$(size "$t.xz")" "$(size "$t.trz")" "$fmtname" "$sum" \
+        > "$rows/$fmt-$name.md"
     rm -f "$t.xz"                 # the sizes are noted; keep the raw trace and the .trz
 }
 
@@ -121,7 +125,7 @@ if [ -z "${SKIP_CHAMPSIM:-}" ]; then
     record champsim python3-words 30000000 "$n" -- $qx/python3 -S work.py text.in
     record champsim cc1-O2 5000000 "$n" -- "$cc1" -quiet -O2 cc1.i -o /dev/null
     record champsim sqlite3 5000000 "$n" -- $qx/sqlite3 :memory: -init work.sql .quit
-    record champsim grep-E 1000000 "$n" -- $qx/grep -E -c '(struct|union) [a-z_]+ \*[a-z]+|0x[0-9a-f]{4,}' text.in
+    record champsim grep-E 1000000 "$n" -- $qx/grep -E -o -i '(struct|union) [a-z_]+ \*[a-z]+|0x[0-9a-f]{4,}|[a-z_]+\(' text10.in
     record champsim awk 2000000 "$n" -- $qx/mawk '{ n += NF; for (i = 1; i <= NF; i++) c[$i]++ } END { print n, length(c) }' text.in
 fi
 u=${COUNT_UOP:-1000000}
@@ -160,7 +164,7 @@ fi
     echo
     echo "| trace | command | records | skip | raw | xz -9 | trz | check |"
     echo "|---|---|---|---|---|---|---|---|"
-    cat "$rows"
+    for f in champsim uop rst; do cat "$rows/$f-"*.md 2> /dev/null; done
 } > "$readme"
 echo "make_traces.sh: wrote $readme" >&2
 exit $fail
