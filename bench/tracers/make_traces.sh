@@ -92,7 +92,7 @@ record() {
         *) args="$args,format=$fmt,code=$code" ;;
     esac
     echo "== $fmt $name: $*" >&2
-    (cd "$in" && "$qemu" -plugin "$build/$plugin,$args" "$@" > /dev/null 2> "$build/$name.$fmt.err") \
+    (cd "$in" && "$qemu" -plugin "$build/$plugin,$args" "$@" > "$build/$name.$fmt.out" 2> "$build/$name.$fmt.err") \
         || grep -q recorded "$build/$name.$fmt.err" || { echo "make_traces.sh: $name failed" >&2; cat "$build/$name.$fmt.err" >&2; fail=1; return; }
     case $fmt in
         champsim) "$py" "$here/check_champsim.py" "$t" "$code" > "$build/$name.$fmt.check"; recs=$(( $(size "$t") / 64 )) ;;
@@ -139,12 +139,12 @@ if [ -z "${SKIP_RST:-}" ]; then
     for p in listchase quicksort hashtab matmul bytecode lz77; do
         sparc64-linux-gnu-gcc -O2 -static -o "$in/$p" "$here/progs/$p.c" || { fail=1; continue; }
     done
-    record rst listchase 200000 "$r" -- ./listchase 50000 40
-    record rst quicksort 200000 "$r" -- ./quicksort 200000 5
+    record rst listchase 3000000 "$r" -- ./listchase 50000 40
+    record rst quicksort 3000000 "$r" -- ./quicksort 200000 5
     record rst hashtab 200000 "$r" -- ./hashtab 400000
-    record rst matmul 200000 "$r" -- ./matmul 160
+    record rst matmul 2000000 "$r" -- ./matmul 160
     record rst bytecode 200000 "$r" -- ./bytecode 30000
-    record rst lz77 200000 "$r" -- ./lz77 300000
+    record rst lz77 4000000 "$r" -- ./lz77 300000
 fi
 
 {
