@@ -109,7 +109,7 @@ record() {
     local sum
     sum=$(sed -n '1s/^[^:]*: //p' "$build/$name.$fmt.check")
     [ "$fmt" = champsim ] && sum="$sum; $(sed -n '3s/^ *//p' "$build/$name.$fmt.check")"
-    printf '| %s/%s | `%s` | %s | %s | %s | %s | %s (%s) | %s |\n' "$fmt" "$(basename "$t")" "$*" \
+    printf '| %s/%s | `%s` | %s | %s | %s | %s | %s (%s) | %s |\n' "$fmt" "$(basename "$t")" "${*//|/\\|}" \
         "$recs" "$skip" "$(size "$t")" "$(size "$t.xz")" "$(size "$t.trz")" "$fmtname" "$sum" \
         > "$rows/$fmt-$name.md"
     rm -f "$t.xz"                 # the sizes are noted; keep the raw trace and the .trz
