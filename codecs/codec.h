@@ -63,7 +63,17 @@ typedef struct trz_enc_args {
      * would not shrink them).  Call as a->packed_size(a->packer, p, n, level). */
     size_t (*packed_size)(void *packer, const void *p, size_t n, int level);
     void *packer;
+    /* Out: bit i set = stream i is already entropy-coded (a range coder's
+     * output): the container stores it as it is instead of trying a
+     * back-end on it.  May be NULL (then nothing is marked); set it
+     * through trz_mark_coded. */
+    uint64_t *coded;
 } trz_enc_args;
+
+static inline void trz_mark_coded(const trz_enc_args *a, unsigned id)
+{
+    if (a->coded) *a->coded |= (uint64_t)1 << id;
+}
 
 typedef struct trz_dec_args {
     const uint8_t *const *stream; /* [TRZ_MAX_STREAMS]; NULL where absent */

@@ -7,7 +7,7 @@
 #include "format.h"
 
 /* Serialize streams into job->out; returns a trz_result. */
-static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx *z, uint64_t xxh)
+static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, uint64_t coded, trz_zctx *z, uint64_t xxh)
 {
     int ids[TRZ_MAX_STREAMS], n = 0;
     uint64_t total = 0;
@@ -28,7 +28,9 @@ static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, trz_zctx
     o->n = data;
     for (int k = 0; k < n; k++) {
         size_t before = o->n;
-        int be = trz_backend_compress(z, job->backend, job->level, s[ids[k]].p, s[ids[k]].n, o);
+        /* a stream the codec has entropy-coded is stored as it is */
+        int be = trz_backend_compress(z, coded >> ids[k] & 1 ? TRZ_BACKEND_STORE : job->backend, job->level,
+                                      s[ids[k]].p, s[ids[k]].n, o);
         if (be < 0) return be;
         size_t csize = o->n - before;
         uint8_t *e = o->p + table + (size_t)k * TRZ_STREAM_ENTRY;
@@ -66,11 +68,12 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
 {
     trz_buf *s = trz_zctx_streams(z);
     packer k = { z, job->backend };
-    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k };
+    uint64_t coded = 0;
+    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded };
     int rc = codec->encode_chunk(&a);
     if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
     else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
-    else rc = pack(job, codec, s, z, xxh);
+    else rc = pack(job, codec, s, coded, z, xxh);
     return rc;
 }
 
