@@ -11,6 +11,8 @@ static int raw_encode(const trz_enc_args *a)
 
 static int raw_decode(const trz_dec_args *a)
 {
+    for (int i = 1; i < TRZ_MAX_STREAMS; i++)
+        if (a->stream_len[i]) return TRZ_CODEC_CORRUPT;
     if (a->stream_len[0] != a->len) return TRZ_CODEC_CORRUPT;
     if (a->len) memcpy(a->out, a->stream[0], a->len);
     return TRZ_CODEC_OK;

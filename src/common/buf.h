@@ -142,10 +142,11 @@ static inline uint64_t trz_get_uvarint(trz_rd *r)
     for (int shift = 0; shift < 70; shift += 7) {
         if (r->p >= r->end) { r->err = 1; return 0; }
         uint8_t c = *r->p++;
+        if (shift == 63 && c > 1) break; /* more than 64 bits */
         v |= (uint64_t)(c & 0x7f) << shift;
         if (!(c & 0x80)) return v;
     }
-    r->err = 1; /* over-long varint */
+    r->err = 1; /* over-long or over-wide varint */
     return 0;
 }
 static inline int64_t trz_get_svarint(trz_rd *r) { return trz_unzigzag(trz_get_uvarint(r)); }
