@@ -213,6 +213,7 @@ void trz_reader_close(trz_reader *r)
     free(r->lost);
     free(r->lost_at);
     free(r->pos);
+    free(r->seq_list);
     free(r->look);
     free(r);
     trz_big_trim(); /* the model tables kept for the next chunk */

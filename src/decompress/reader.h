@@ -70,6 +70,8 @@ struct trz_reader {
     int in_member, at_end, opened;
     uint64_t member_start, member_chunks, seq_chunk_no, seq_records, seq_bytes;
     uint64_t member_first_chunk;
+    trz_index_entry *seq_list;   /* the member's chunks as read, for its index to match */
+    size_t seq_cap;
     const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
     int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
     /* the chunk being served */

@@ -6,6 +6,7 @@
 #include "reader.h"
 
 static int seq_index(trz_reader *r, uint64_t at);
+static int note_chunk(trz_reader *r, const dchunk *d, uint64_t at);
 
 /* Read the rest of a member header whose first *have bytes are in h (up
  * to TRZ_FILE_HDR_MAX): its fixed part, then as much as that says it has. */
@@ -225,6 +226,7 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
             continue;
         }
         d->raw_len = d->stored = d->h.hdr_len + d->h.payload;
+        if (!r->salvage && note_chunk(r, d, at)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         d->numbers_ok = r->counts_ok;
         d->no = r->seq_chunk_no++;
         d->first_record = r->seq_records;
@@ -239,6 +241,45 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
 /* The index at the end of a member, read sequentially: it must describe the
  * chunks just read, and the footer must match it.  In salvage mode a damaged
  * index costs no data: it is noted (r->err) and skipped. */
+/* Note where a chunk read sequentially lies in its member, as its index
+ * entry must say (FORMAT.md, "Index"). */
+static int note_chunk(trz_reader *r, const dchunk *d, uint64_t at)
+{
+    if (r->member_chunks == r->seq_cap) {
+        size_t nc = r->seq_cap ? 2 * r->seq_cap : 64;
+        trz_index_entry *ne = realloc(r->seq_list, nc * sizeof *ne);
+        if (!ne) return -1;
+        r->seq_list = ne;
+        r->seq_cap = nc;
+    }
+    trz_index_entry *e = &r->seq_list[r->member_chunks];
+    e->offset = at - r->member_start;
+    e->first_record = r->seq_records - r->member_first_record;
+    e->first_byte = r->seq_bytes - r->member_first_byte;
+    e->nrec = d->h.nrec;
+    e->raw = d->h.raw;
+    e->stored = (uint32_t)d->stored;
+    e->codec = d->h.codec;
+    e->flags = d->h.flags;
+    return 0;
+}
+
+/* The index of a member read sequentially describes exactly its chunks. */
+static int index_matches(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t at)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        trz_index_entry e;
+        const trz_index_entry *c = &r->seq_list[i];
+        if (trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e) != TRZ_OK || e.offset != c->offset ||
+            e.first_record != c->first_record || e.first_byte != c->first_byte || e.nrec != c->nrec ||
+            e.raw != c->raw || e.stored != c->stored || e.codec != c->codec || e.flags != c->flags)
+            return rd_err(r, TRZ_ERR_CORRUPT, "damaged index at byte %llu: its entry %llu disagrees with chunk %llu",
+                          (unsigned long long)at, (unsigned long long)i,
+                          (unsigned long long)(r->member_first_chunk + i));
+    }
+    return TRZ_OK;
+}
+
 static int seq_index(trz_reader *r, uint64_t at)
 {
     uint8_t n4[8];
@@ -277,6 +318,10 @@ static int seq_index(trz_reader *r, uint64_t at)
              r->spos - ft.member_size + ft.index_offset == at;
     uint64_t ms = ok ? r->spos - ft.member_size : 0;
     if (ok && !r->salvage && ms != r->member_start) ok = 0;
+    if (ok && !r->salvage && (rc = index_matches(r, ix, n, at)) != TRZ_OK) {
+        free(ix);
+        return rc;
+    }
     if (ok) {
         rc = r->salvage ? rd_apply_index(r, ix, n, ms, at) : TRZ_OK;
         free(ix);
