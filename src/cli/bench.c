@@ -263,7 +263,7 @@ static int drain_hash(int fd, child_run *cr)
     while ((n = read(fd, buf, sizeof buf)) != 0) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) break;
-        if (st) XXH3_64bits_update(st, buf, (size_t)n);
+        if (st) trz_xxh_update(st, buf, (size_t)n);
         cr->bytes += n;
     }
     cr->hash = st ? XXH3_64bits_digest(st) : 0;

@@ -1,7 +1,8 @@
 /* hash.h - XXH3 for the chunk checksums and the benchmark's output hash.
- * On x86-64, libxxhash's dispatching entry points pick the widest vector
- * unit at run time (AVX2 where present, SSE2 otherwise); the hash values
- * are the same.  Elsewhere the plain entry points. */
+ * Debian's shared libxxhash also exports entry points that pick the widest
+ * vector unit at run time (AVX2 where present; the hash values are the
+ * same); its static library does not.  So they are weak references here:
+ * used when the program got them, the plain entry points otherwise. */
 #ifndef TRZ_HASH_H
 #define TRZ_HASH_H
 
@@ -9,14 +10,32 @@
 #include <stdint.h>
 
 #include <xxhash.h>
-#if defined(__x86_64__) && defined(__has_include)
-#if __has_include(<xxh_x86dispatch.h>)
-#include <xxh_x86dispatch.h> /* maps XXH3_64bits* to the *_dispatch versions */
-#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
+XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len) __attribute__((weak));
+XXH_errorcode XXH3_64bits_update_dispatch(XXH3_state_t *state, const void *input, size_t len) __attribute__((weak));
+#define TRZ_XXH_DISPATCH 1
+#else
+#define TRZ_XXH_DISPATCH 0
 #endif
 
 /* XXH3-64 (seed 0) and its low 32 bits: the container's checks. */
-static inline uint64_t trz_xxh64(const void *p, size_t n) { return XXH3_64bits(p, n); }
-static inline uint32_t trz_xxh32low(const void *p, size_t n) { return (uint32_t)XXH3_64bits(p, n); }
+static inline uint64_t trz_xxh64(const void *p, size_t n)
+{
+#if TRZ_XXH_DISPATCH
+    if (XXH3_64bits_dispatch) return XXH3_64bits_dispatch(p, n);
+#endif
+    return XXH3_64bits(p, n);
+}
+static inline uint32_t trz_xxh32low(const void *p, size_t n) { return (uint32_t)trz_xxh64(p, n); }
+
+/* XXH3_64bits_update, dispatched where it can be. */
+static inline XXH_errorcode trz_xxh_update(XXH3_state_t *st, const void *p, size_t n)
+{
+#if TRZ_XXH_DISPATCH
+    if (XXH3_64bits_update_dispatch) return XXH3_64bits_update_dispatch(st, p, n);
+#endif
+    return XXH3_64bits_update(st, p, n);
+}
 
 #endif
