@@ -3,19 +3,21 @@
 #   make check      every test, including builds under ASan and UBSan
 #   make demo       the ratio and speed table on the samples in corpus/
 #   make install PREFIX=/usr/local
-# Dependencies come from pkg-config: libzstd, zlib, libxxhash.
+# Dependencies (Debian packages): libzstd, zlib, libxxhash, liblzma and libbz2
+# (the last two to read .xz and .bz2 input), found with pkg-config (libbz2 has
+# no .pc file: its header is checked and -lbz2 linked).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libzstd zlib libxxhash
-DEB_PKGS := libzstd-dev zlib1g-dev libxxhash-dev pkg-config
+PKGS    := libzstd zlib libxxhash liblzma
+DEB_PKGS := libzstd-dev zlib1g-dev libxxhash-dev liblzma-dev libbz2-dev pkg-config
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 CFLAGS  ?=
 BASE_CFLAGS = $(STD) $(WARN) $(OPT) $(CFLAGS)
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lpthread
 
 LIB_SRC := $(wildcard src/common/*.c src/format/*.c src/compress/*.c src/decompress/*.c src/tools/*.c codecs/*.c codecs/*/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
@@ -26,13 +28,13 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/obj/%.o)
 SOVER   := 0
 
-.PHONY: all deps check demo install clean samples fuzz bench analyzers
+.PHONY: all deps check demo install install-python clean samples fuzz bench analyzers
 all: trz libtrz.a libtrz.so analyzers
 
 # Fail early and clearly when a dependency is missing; as root, install it.
 $(B)/deps.ok:
 	@mkdir -p $(B)
-	@if ! pkg-config --exists $(PKGS) 2>/dev/null; then \
+	@if ! pkg-config --exists $(PKGS) 2>/dev/null || ! echo '#include <bzlib.h>' | $(CC) -E - >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "trz: installing build dependencies: $(DEB_PKGS)"; \
 	    (apt-get install -y $(DEB_PKGS) || (apt-get update && apt-get install -y $(DEB_PKGS))) >/dev/null || exit 1; \
@@ -68,13 +70,23 @@ include tests/tests.mk
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 trz $(DESTDIR)$(PREFIX)/bin/trz
-	install -m 644 include/trz.h $(DESTDIR)$(PREFIX)/include/trz.h
+	install -m 644 include/trz.h include/trz_records.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 libtrz.a $(DESTDIR)$(PREFIX)/lib/libtrz.a
 	install -m 755 libtrz.so $(DESTDIR)$(PREFIX)/lib/libtrz.so.$(SOVER)
 	ln -sf libtrz.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libtrz.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define TRZ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/trz.h | paste -sd.)|g' \
 	    trz.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trz.pc
 	install -m 644 trz.1 $(DESTDIR)$(PREFIX)/share/man/man1/trz.1
+
+# The Python package (python/) with its own copy of libtrz.so, into the
+# Python that PYTHON names (a virtual environment's, say: Debian's own
+# Python leaves its packages to apt).
+PYTHON ?= python3
+install-python: libtrz.so
+	rm -rf $(B)/pypkg && mkdir -p $(B)/pypkg
+	cp -r python/pyproject.toml python/README.md python/trz $(B)/pypkg/
+	rm -rf $(B)/pypkg/trz/__pycache__ && cp libtrz.so $(B)/pypkg/trz/libtrz.so
+	$(PYTHON) -m pip install --quiet --no-build-isolation --no-deps $(B)/pypkg
 
 samples: $(B)/gen_samples
 	$(B)/gen_samples corpus

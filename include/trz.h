@@ -1,18 +1,25 @@
 /* trz.h - the public interface of libtrz, a lossless compressor for
  * computer-architecture traces (SPARC RST, BYU, PEL Pentium bus, UPenn uop
- * text, and any other file through a raw codec).
+ * text, ChampSim, and any other file through a raw codec).
  *
  * This header is the manual.  Every function returns a trz_result (0 on
- * success, a negative TRZ_ERR_* on failure) unless it says otherwise; the
- * contexts keep a one-line message for the last failure, which names the
- * chunk where there is one (trz_cctx_error, trz_reader_error).
+ * success, a negative TRZ_ERR_* on failure) unless it says otherwise.
+ *
+ * Messages: a function that works on a context leaves a one-line message
+ * for its last failure in that context, naming the chunk where there is one
+ * (trz_cctx_error for compression and trz_compress_path, trz_writer_error,
+ * trz_reader_error).  The functions without a context (trz_join,
+ * trz_decompress_path, trz_dump_raw, trz_dump_any) write it to the
+ * caller's buffer (err, errlen).  trz_dump reports through its reader.  No
+ * function does both.
  *
  * Contexts are opaque; create them with *_create / *_open, free them with
  * *_free / *_close, which accept NULL.  One context must not be used by two
  * threads at once; different contexts are independent.
  *
- * The container format is specified in src/format/FORMAT.md, each codec's streams
- * in codecs/<name>.md.
+ * The container format is specified in src/format/FORMAT.md, each codec's
+ * streams in codecs/<name>/<name>.md.  trz_records.h gives the record
+ * layouts of the fixed-size formats.
  */
 #ifndef TRZ_H
 #define TRZ_H
@@ -33,7 +40,7 @@ extern "C" {
 #endif
 
 #define TRZ_VERSION_MAJOR 0
-#define TRZ_VERSION_MINOR 9
+#define TRZ_VERSION_MINOR 10
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
@@ -134,8 +141,53 @@ TRZ_API int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
 TRZ_API const char *trz_cctx_format(const trz_cctx *cctx);
 TRZ_API int trz_cctx_byte_order(const trz_cctx *cctx);
 
+/* After trz_compress: what the input was compressed with and decompressed
+ * from ("gzip", "zstd", "xz", "bzip2"; recorded in the archive), or NULL. */
+TRZ_API const char *trz_cctx_unwrapped(const trz_cctx *cctx);
+
+/* After trz_compress: the format auto-detection picks for the input, also
+ * when a format was forced; *fits (may be NULL) is 0 when a forced format
+ * does not recognise the input that another format does (trz warns then:
+ * such an archive tends to come out larger than the input). */
+TRZ_API const char *trz_cctx_detected(const trz_cctx *cctx, int *fits);
+
 /* The message for the last failure of this context ("" if none). */
 TRZ_API const char *trz_cctx_error(const trz_cctx *cctx);
+
+/* ---- writing as records come: the push-style writer ---------------------------
+ * For a tracer or simulator that produces records as it runs: no pipe and
+ * no thread of its own.  The archive is the one trz_compress makes of the
+ * same bytes with the same settings, byte for byte (chunks are cut at record
+ * or line boundaries whatever the writes were).  With TRZ_C_THREADS of 2 or
+ * more, chunks are encoded in the background and a write blocks only when
+ * that many are in flight.  Errors: each call returns a trz_result, and the
+ * writer keeps a one-line message (trz_writer_error). */
+
+typedef struct trz_writer trz_writer;
+
+/* Open a writer with cctx's settings (NULL: the defaults; cctx is copied
+ * and may be freed at once) writing to *io (copied; io->opaque must stay
+ * valid until close; only write is used).  On failure *writer is still set
+ * (unless out of memory) so that trz_writer_error can tell why. */
+TRZ_API int trz_writer_open(trz_writer **writer, const trz_cctx *cctx, const trz_io *io);
+
+/* The same into the file at path, through a temporary file beside it that
+ * replaces path only when trz_writer_finish succeeds. */
+TRZ_API int trz_writer_open_path(trz_writer **writer, const trz_cctx *cctx, const char *path);
+
+/* Append n bytes of trace (any number of records, or part of one). */
+TRZ_API int trz_writer_write(trz_writer *writer, const void *data, size_t n);
+
+/* Finish the archive: the last chunks, the index and the footer (and the
+ * rename, for a path).  Writes after it fail.  The message of a failure
+ * stays readable until trz_writer_close. */
+TRZ_API int trz_writer_finish(trz_writer *writer);
+
+/* Finish (when not done yet) and free; NULL is fine.  Returns the result. */
+TRZ_API int trz_writer_close(trz_writer *writer);
+
+/* The message for the writer's last failure ("" if none). */
+TRZ_API const char *trz_writer_error(const trz_writer *writer);
 
 /* ---- reading: sequential, random access, iteration -------------------------
  * A reader decodes a .trz file (one member or several concatenated) and
@@ -194,6 +246,9 @@ typedef struct trz_info {
     int64_t compressed_bytes;/* archive size, -1 when unknown */
     int64_t chunks;          /* -1 when unknown */
     int64_t members;         /* concatenated members, -1 when unknown */
+    const char *unwrapped;   /* the first member's input came compressed, and
+                                the writer stored the trace inside: "gzip",
+                                "zstd", "xz" or "bzip2"; NULL otherwise */
 } trz_info;
 TRZ_API int trz_reader_info(trz_reader *reader, trz_info *info);
 

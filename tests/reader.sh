@@ -224,8 +224,27 @@ cuts() {
     cut_format raw "$W/rand.bin" 1 raw --chunk-size=4K 60000
 }
 
+# ---- the push-style writer: record by record, the archive trz -c makes ----
+writer() {
+    local wr=$AN/write_records
+    head -c $((24 * 3001 + 7)) "$CORPUS/loops-4cpu.rst" > "$W/tail.rst"       # a partial last record
+    { head -c 20000 "$CORPUS/sjeng-like.trace"; printf 'no newline'; } > "$W/nonl.trace"
+    for c in "rst -r 24 $W/tail.rst" "byu -r 12 $CORPUS/bus-2cpu.byu" "pbus -r 6 $CORPUS/bus-1cpu.pbus" \
+             "uop -r 0 $CORPUS/sjeng-like.trace" "uop -r 0 $W/nonl.trace" "raw -r 7 $CORPUS/bus-1cpu.pbus"; do
+        set -- $c
+        local fmt=$1 rs=$3 f=$4
+        for t in 1 2; do
+            local fopt=auto; [ "$fmt" = raw ] && fopt=raw
+            if "$wr" -f "$fopt" -r "$rs" -T "$t" -L 3 "$f" "$W/w.trz" 2> "$W/err" && "$TRZ" -q -c -3 -T"$t" --format="$fopt" "$f" > "$W/c.trz" \
+               && cmp -s "$W/w.trz" "$W/c.trz" && "$TRZ" -dc "$W/w.trz" | cmp -s - "$f"; then ok "writer: $fmt, $rs-byte writes, $t threads: the archive trz -c makes"
+            else bad "writer: $fmt, $rs-byte writes, $t threads" "$(head -c 200 "$W/err")"; fi
+        done
+    done
+}
+
 rst_samples
 bus_samples
+writer
 rst_hand
 bus_hand
 cuts

@@ -40,7 +40,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -64,7 +64,7 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0 }, g;
     size_t len;
     struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
         { 4, 2, TRZ_ERR_VERSION, "version 2" },
@@ -83,10 +83,25 @@ static void file_header(void)
     trz_st_le16(h + 22, 257);
     check(trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_ERR_LIMIT, "a parameter block over 256 bytes");
     trz_st_le16(h + 22, 3);
-    memset(h + 24, 0, 3);
+    memcpy(h + 24, "\x07\x01\x00", 3); /* one entry of a tag this version does not know */
     reseal_hdr(h);
     check(trz_file_hdr_parse(h, 28, &g, &len) == TRZ_ERR_TRUNCATED && len == 31, "a parameter block: the length it needs");
     check(trz_file_hdr_parse(h, 31, &g, &len) == TRZ_OK && len == 31, "a parameter block is skipped");
+    /* parameter 1: what the input was unwrapped from; unknown tags skipped */
+    f.wrap = 3;
+    size_t n = trz_file_hdr_write(h, &f);
+    check(n == 31 && trz_ld_le16(h + 22) == 3 && h[24] == 1 && h[25] == 1 && h[26] == 3 &&
+          trz_file_hdr_parse(h, n, &g, &len) == TRZ_OK && len == 31 && g.wrap == 3, "parameter 1 written and read");
+    static const uint8_t params[] = { 9, 2, 0xaa, 0xbb, 1, 1, 4 };
+    memcpy(h + 24, params, sizeof params);
+    trz_st_le16(h + 22, sizeof params);
+    reseal_hdr(h);
+    check(trz_file_hdr_parse(h, 24 + sizeof params + 4, &g, &len) == TRZ_OK && g.wrap == 4,
+          "an unknown parameter is skipped");
+    h[24 + 5] = 2; /* the last entry runs past the block */
+    reseal_hdr(h);
+    check(trz_file_hdr_parse(h, 24 + sizeof params + 4, &g, &len) == TRZ_ERR_CORRUPT, "a parameter past the block");
+    f.wrap = 0;
     uint8_t m[4] = { 0x89, 'T', 'X', 'Z' };
     check(trz_magic_match(m) == 3 && trz_magic_match(h) == 4, "magic match counts");
 }

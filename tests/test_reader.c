@@ -5,6 +5,7 @@
  * decode-ahead threads; concatenated members; and errors (seek past the
  * end, damaged chunks named in the message).  Run from the repository root
  * (it reads corpus/); prints "N passed, M failed" last. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -818,6 +819,80 @@ static int add_file_sample(sample *s, const char *name, const char *path, const 
     return make_sample(s, name, format, p, len, recs, bytes);
 }
 
+/* ---- the push-style writer: any cut of the writes, the archive
+ * trz_compress makes; errors as the header says ---- */
+static int64_t fail_write(void *o, const void *buf, size_t n)
+{
+    (void)o, (void)buf, (void)n;
+    errno = ENOSPC;
+    return -1;
+}
+
+static void test_writer(const sample *s)
+{
+    size_t want_len;
+    uint8_t *want = compress(s->src, s->len, s->format, 3, 0, 8192, &want_len);
+    for (int threads = 1; threads <= 2 && want; threads++) {
+        trz_cctx *c = trz_cctx_create();
+        trz_cctx_set(c, TRZ_C_LEVEL, 3);
+        trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 8192);
+        trz_cctx_set(c, TRZ_C_THREADS, threads);
+        trz_cctx_set_format(c, s->format);
+        mio out = { 0 };
+        trz_io io = mio_io(&out, 0);
+        trz_writer *w;
+        int rc = trz_writer_open(&w, c, &io);
+        trz_cctx_free(c); /* the writer has its copy */
+        size_t at = 0, max = s->rs ? 3 * s->rs + 5 : 200;
+        while (rc == TRZ_OK && at < s->len) { /* pieces of 0 .. max bytes, cutting records anywhere */
+            size_t k = (size_t)(rnd() % (max + 1));
+            if (k > s->len - at) k = s->len - at;
+            rc = trz_writer_write(w, s->src + at, k);
+            at += k;
+        }
+        if (rc == TRZ_OK) rc = trz_writer_finish(w);
+        check(rc == TRZ_OK && out.out.n == want_len && memcmp(out.out.p, want, want_len) == 0,
+              "%s: the writer with %d threads: %s (%zu bytes, trz_compress %zu)", s->name, threads,
+              trz_writer_error(w), out.out.n, want_len);
+        check(trz_writer_write(w, s->src, 1) != TRZ_OK && *trz_writer_error(w),
+              "%s: a write after finish fails with a message", s->name);
+        check(trz_writer_close(w) == TRZ_OK, "%s: close after finish returns its result", s->name);
+        free(out.out.p);
+    }
+    free(want);
+}
+
+static void test_writer_errors(void)
+{
+    trz_writer *w;
+    trz_io io = { NULL, NULL, fail_write, NULL, NULL };
+    int rc = trz_writer_open(&w, NULL, &io);
+    uint8_t buf[70000] = { 0 };
+    if (rc == TRZ_OK) rc = trz_writer_write(w, buf, sizeof buf);
+    if (rc == TRZ_OK) rc = trz_writer_finish(w);
+    check(rc == TRZ_ERR_IO && strstr(trz_writer_error(w), "write"), "a failing output: %d, '%s'", rc,
+          trz_writer_error(w));
+    trz_writer_close(w);
+    trz_writer_close(NULL);
+    char path[160];
+    snprintf(path, sizeof path, "%s/no/such/dir/x.trz", tmpdir);
+    rc = trz_writer_open_path(&w, NULL, path);
+    check(rc == TRZ_ERR_IO && strstr(trz_writer_error(w), "no/such"), "a path that cannot be written: '%s'",
+          trz_writer_error(w));
+    trz_writer_close(w);
+    snprintf(path, sizeof path, "%s/w.trz", tmpdir);
+    rc = trz_writer_open_path(&w, NULL, path);
+    if (rc == TRZ_OK) rc = trz_writer_write(w, "abc\n", 4);
+    check(access(path, F_OK) != 0, "the path appears only when the writer finishes");
+    rc = trz_writer_close(w);
+    trz_reader *r;
+    uint8_t back[8];
+    check(rc == TRZ_OK && trz_reader_open_path(&r, path) == TRZ_OK && trz_read_bytes(r, back, 8) == 4 &&
+          memcmp(back, "abc\n", 4) == 0, "a writer into a path: the archive decodes");
+    trz_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/trz-test-reader.XXXXXX");
@@ -846,7 +921,9 @@ int main(void)
         test_damage(s);
         if (s->rs > 1) test_host_order(s);
         if (!strcmp(s->name, "rst-be") || !strcmp(s->name, "uop")) { test_real_pipe(s); test_members(s); }
+        test_writer(s);
     }
+    test_writer_errors();
     test_misc();
     test_variant();
     test_selfcheck();

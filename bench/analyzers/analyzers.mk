@@ -3,8 +3,12 @@
 # tests/reader.sh, which `make check` runs.  Binaries go to build/analyzers/.
 AN_DIR  := $(B)/analyzers
 AN_HDRS := bench/analyzers/common.h $(HDRS)
-AN_PROGS := rst_stats bus_stats read_speed seek_time
+AN_PROGS := rst_stats bus_stats read_speed seek_time write_records
 ANALYZERS += $(AN_PROGS:%=$(AN_DIR)/%)
+
+$(AN_DIR)/write_records: bench/analyzers/write_records.c $(HDRS) libtrz.a
+	@mkdir -p $(AN_DIR)
+	$(CC) $(STD) $(WARN) -O2 -Iinclude -o $@ $< libtrz.a $(LIBS)
 
 $(AN_DIR)/%: bench/analyzers/%.c bench/analyzers/common.c $(AN_HDRS) libtrz.a
 	@mkdir -p $(AN_DIR)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "trz_records.h"
 
 #define CACHE_BYTES (32u << 10)
 #define CACHE_LINE 64u
@@ -52,26 +53,24 @@ static an_cache *cache_of(bus_an *a, unsigned id)
 
 static void scan_byu(bus_an *a, const uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++, p += 12) {
-        unsigned q = p[4];
+    for (size_t i = 0; i < n; i++, p += TRZ_BYU_RECORD) {
+        unsigned q = trz_byu_reqtype(p);
         a->count[q]++;
         if (q > 3) continue; /* I/O, control and bus-management cycles bypass the cache */
-        uint32_t addr = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         a->acc[q]++;
-        a->hits[q] += (uint64_t)an_cache_access(cache_of(a, p[7]), addr);
+        a->hits[q] += (uint64_t)an_cache_access(cache_of(a, trz_byu_proc(p)), trz_byu_addr(p));
     }
 }
 
 static void scan_pbus(bus_an *a, const uint8_t *p, size_t n)
 {
     an_cache *c = cache_of(a, 0);
-    for (size_t i = 0; i < n; i++, p += 6) {
-        unsigned t = p[5] >> 4;
+    for (size_t i = 0; i < n; i++, p += TRZ_PBUS_RECORD) {
+        unsigned t = trz_pbus_type(p);
         a->count[t]++;
         if (!(pel_memory >> t & 1)) continue;
-        uint32_t addr = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
         a->acc[t]++;
-        a->hits[t] += (uint64_t)an_cache_access(c, addr);
+        a->hits[t] += (uint64_t)an_cache_access(c, trz_pbus_addr(p));
     }
 }
 

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "trz_records.h"
 
-#define REC 24
+#define REC TRZ_RST_RECORD
 #define MAX_CPUS 1024
 #define DCACHE_BYTES (32u << 10)
 #define DCACHE_LINE 64u
-enum { RT_INSTR = 3, RT_PAVADIFF = 19 };
 enum { K_LOAD, K_STORE, K_CBR, K_UBR, K_CALL, K_RET, K_OTHER, K_ANNULLED, NKIND };
 
 typedef struct cpu_stats {
@@ -31,18 +31,6 @@ typedef struct rst_an {
     uint64_t records, instrs, pavadiffs;
     cpu_stats *cpu[MAX_CPUS];
 } rst_an;
-
-/* ---- loads in both byte orders ---- */
-static inline uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
-static inline uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-static inline uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p + 4) << 32 | le32(p); }
 
 /* ---- SPARC V9 instruction classes (sparc-v9-cti.md) ---- */
 static int is_store_op3(unsigned op3)
@@ -96,18 +84,14 @@ static cpu_stats *cpu_of(rst_an *a, unsigned id)
 /* ---- the per-record work, specialised for each stored byte order ---- */
 static inline void on_instr(rst_an *a, const uint8_t *r, int le)
 {
-    unsigned f = r[1];
-    unsigned cpu = le ? (r[2] & 0x3fu) | ((r[2] >> 6) | (r[3] & 3u) << 2) << 6
-                      : (r[2] >> 2) | (((r[2] & 3u) << 2) | (r[3] >> 6)) << 6;
-    int ea_valid = le ? f & 0x02 : f & 0x40, bt = le ? f & 0x20 : f & 0x04, an = le ? f & 0x40 : f & 0x02;
-    cpu_stats *c = cpu_of(a, cpu);
+    cpu_stats *c = cpu_of(a, trz_rst_instr_cpu(r, !le));
     a->instrs++;
-    if (an) { c->kind[K_ANNULLED]++; return; }
-    int k = classify(le ? le32(r + 4) : be32(r + 4));
+    if (trz_rst_an(r, !le)) { c->kind[K_ANNULLED]++; return; }
+    int k = classify(trz_rst_iword(r, !le));
     c->kind[k]++;
-    if (k == K_CBR) c->taken += bt != 0;
-    if ((k == K_LOAD || k == K_STORE) && ea_valid) {
-        uint64_t ea = le ? le64(r + 16) : be64(r + 16);
+    if (k == K_CBR) c->taken += trz_rst_bt(r, !le);
+    if ((k == K_LOAD || k == K_STORE) && trz_rst_ea_valid(r, !le)) {
+        uint64_t ea = trz_rst_ea(r, !le);
         if (c->have_pava) ea += c->pava_ea;
         else c->va_only++;
         an_cache_access(&c->dc, ea);
@@ -116,20 +100,18 @@ static inline void on_instr(rst_an *a, const uint8_t *r, int le)
 
 static inline void on_pavadiff(rst_an *a, const uint8_t *r, int le)
 {
-    unsigned cpu = le ? (r[1] >> 1) | (r[2] & 7u) << 7 : (r[1] & 0x7fu) | (unsigned)(r[2] >> 5) << 7;
-    int ea_valid = le ? r[1] & 1 : r[1] & 0x80;
     a->pavadiffs++;
-    if (!ea_valid) return; /* the spec: keep the last valid difference */
-    cpu_stats *c = cpu_of(a, cpu);
-    c->pava_ea = le ? le64(r + 16) : be64(r + 16);
+    if (!trz_rst_pava_valid(r, !le)) return; /* the spec: keep the last valid difference */
+    cpu_stats *c = cpu_of(a, trz_rst_pava_cpu(r, !le));
+    c->pava_ea = trz_rst_ea_pa_va(r, !le);
     c->have_pava = 1;
 }
 
 static inline void scan(rst_an *a, const uint8_t *p, size_t n, int le)
 {
     for (size_t i = 0; i < n; i++, p += REC) {
-        if (p[0] == RT_INSTR) on_instr(a, p, le);
-        else if (p[0] == RT_PAVADIFF) on_pavadiff(a, p, le);
+        if (trz_rst_rtype(p) == TRZ_RST_INSTR) on_instr(a, p, le);
+        else if (trz_rst_rtype(p) == TRZ_RST_PAVADIFF) on_pavadiff(a, p, le);
     }
 }
 
@@ -140,8 +122,8 @@ static int probe_le(const uint8_t *p, size_t n)
     long sbe = 0, sle = 0;
     if (n > 65536) n = 65536;
     for (size_t i = 0; i < n; i++, p += REC) {
-        if (p[0] != RT_INSTR) continue;
-        uint64_t b = be64(p + 8), l = le64(p + 8);
+        if (trz_rst_rtype(p) != TRZ_RST_INSTR) continue;
+        uint64_t b = trz_rst_pc(p, 1), l = trz_rst_pc(p, 0);
         uint16_t hb = (uint16_t)(b >> 48), hl = (uint16_t)(l >> 48);
         sbe += (b & 3) == 0 ? 1 + (hb == 0 || hb == 0xffff) : 0;
         sle += (l & 3) == 0 ? 1 + (hl == 0 || hl == 0xffff) : 0;

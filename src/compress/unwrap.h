@@ -1,20 +1,28 @@
-/* unwrap.h - input source that transparently decompresses gzip or zstd. */
+/* unwrap.h - an input source that reads a trace straight, or through the
+ * decompressor its first bytes name (gzip, zstd, xz, bzip2), so that an
+ * archive holds the trace itself. */
 #ifndef TRZ_UNWRAP_H
 #define TRZ_UNWRAP_H
 #include "../common/common.h"
+
+/* What an input was wrapped in; the values are stored in archives (the
+ * file header's parameter 1, FORMAT.md): never renumber. */
+enum { TRZ_WRAP_NONE = 0, TRZ_WRAP_GZIP = 1, TRZ_WRAP_ZSTD = 2, TRZ_WRAP_XZ = 3, TRZ_WRAP_BZIP2 = 4 };
 
 typedef struct trz_src {
     const trz_io *io;
     uint8_t *in;
     size_t in_len, in_pos;
     int in_eof, member_done;
-    void *gz; /* z_stream* */
-    void *zs; /* ZSTD_DStream* */
-    const char *kind; /* NULL, "gzip" or "zstd" */
+    int wrap;   /* TRZ_WRAP_* */
+    void *dec;  /* the decompressor's state: z_stream, ZSTD_DStream, lzma_stream or bz_stream */
+    const char *kind; /* NULL, or the wrapper's name ("gzip", "zstd", "xz", "bzip2") */
 } trz_src;
 
 int trz_src_open(trz_src *s, const trz_io *io, int unwrap);
 /* Fill up to n bytes; returns fewer only at the end.  Negative on error. */
 int64_t trz_src_read(trz_src *s, uint8_t *dst, size_t n);
 void trz_src_close(trz_src *s);
+/* The name of a TRZ_WRAP_* value ("gzip"...), NULL for none or unknown. */
+const char *trz_wrap_name(int wrap);
 #endif

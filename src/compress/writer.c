@@ -1,106 +1,35 @@
-/* writer.c - the compress room: trz_compress and its context.  Choose the
- * codec by probing the first chunk, cut the input into chunks at record
- * (or line) boundaries, encode chunks on a ring of worker threads, and
- * write header, chunks, index and footer in order (the bytes themselves
- * are the format room's).  Only `write` is needed on the output, so
- * compressing into a pipe works.  Compressed input (gzip, zstd) is
- * unwrapped first (unwrap.c). */
+/* writer.c - the compress room's core: a push-style writer.  Bytes come
+ * in by trz_writer_write (or, for trz_compress, read straight into the
+ * pending buffer); once a chunk's worth is there, the codec is chosen
+ * (probing the first chunk), the header written, and chunks are cut at
+ * record (or line) boundaries and encoded on a ring of worker threads,
+ * their output written in order; closing writes the rest, the index and
+ * the footer.  Only `write` is needed on the output, so a pipe works.
+ * The room's other files: cctx.c (settings), compress.c (trz_compress:
+ * the input, unwrapped when compressed, into a writer), unwrap.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 
-#include "../format/format.h"
-#include "unwrap.h"
+#include "../tools/safefile.h"
+#include "compress.h"
 
-struct trz_cctx {
-    int level, threads, backend, unwrap, verify;
-    uint64_t chunk_bytes, chunk_records;
-    const trz_codec *forced; /* NULL = auto */
-    const trz_codec *chosen;
-    int byte_order;
-    trz_progress_fn progress;
-    void *progress_ctx;
-    char err[256];
-};
-
-trz_cctx *trz_cctx_create(void)
-{
-    trz_cctx *c = calloc(1, sizeof *c);
-    if (!c) return NULL;
-    c->level = TRZ_LEVEL_DEFAULT;
-    c->threads = 1;
-    c->backend = TRZ_BACKEND_ZSTD;
-    c->unwrap = 1;
-    c->verify = 1;
-    c->chunk_bytes = TRZ_DEFAULT_CHUNK_RAW;
-    return c;
-}
-
-void trz_cctx_free(trz_cctx *c) { free(c); }
-
-int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
-{
-    switch (p) {
-    case TRZ_C_LEVEL:
-        if (v < TRZ_LEVEL_MIN || v > TRZ_LEVEL_MAX) return TRZ_ERR_PARAM;
-        c->level = (int)v;
-        return TRZ_OK;
-    case TRZ_C_THREADS:
-        if (v < 0 || v > 256) return TRZ_ERR_PARAM;
-        c->threads = v == 0 ? trz_ncpus() : (int)v;
-        return TRZ_OK;
-    case TRZ_C_BACKEND:
-        if (v != TRZ_BACKEND_ZSTD && v != TRZ_BACKEND_GZIP) return TRZ_ERR_PARAM;
-        c->backend = (int)v;
-        return TRZ_OK;
-    case TRZ_C_CHUNK_BYTES:
-        if (v < TRZ_MIN_CHUNK_RAW || v > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_PARAM;
-        c->chunk_bytes = (uint64_t)v;
-        return TRZ_OK;
-    case TRZ_C_CHUNK_RECORDS:
-        if (v < 0 || v > 0xffffffffLL) return TRZ_ERR_PARAM;
-        c->chunk_records = (uint64_t)v;
-        return TRZ_OK;
-    case TRZ_C_UNWRAP:
-        c->unwrap = v != 0;
-        return TRZ_OK;
-    case TRZ_C_VERIFY:
-        c->verify = v != 0;
-        return TRZ_OK;
-    }
-    return TRZ_ERR_PARAM;
-}
-
-int trz_cctx_set_format(trz_cctx *c, const char *name)
-{
-    if (!name || strcmp(name, "auto") == 0) { c->forced = NULL; return TRZ_OK; }
-    const trz_codec *k = trz_codec_by_name(name);
-    if (!k) return TRZ_ERR_PARAM;
-    c->forced = k;
-    return TRZ_OK;
-}
-
-void trz_cctx_set_progress(trz_cctx *c, trz_progress_fn fn, void *ctx)
-{
-    c->progress = fn;
-    c->progress_ctx = ctx;
-}
-
-const char *trz_cctx_format(const trz_cctx *c) { return c->chosen ? c->chosen->name : "raw"; }
-int trz_cctx_byte_order(const trz_cctx *c) { return c->byte_order; }
-const char *trz_cctx_error(const trz_cctx *c) { return c->err; }
-
-/* ---- state of one compression ---- */
 typedef trz_index_entry index_entry;
+typedef struct ring ring;
 
-typedef struct wstate {
-    trz_cctx *c;
-    const trz_io *out;
-    trz_src src;
+struct trz_writer {
+    trz_cctx *c;      /* the settings, and where results and messages go */
+    trz_cctx own;     /* a copy of the caller's, for trz_writer_open */
+    trz_io out;
+    int wrap;         /* what the input was unwrapped from (the header says) */
+    int started;      /* codec chosen, header written, workers up */
+    int finished, result;
+    trz_outfile file; /* trz_writer_open_path: the temporary file */
+    int fd, has_file;
     uint64_t written, records, bytes;
     index_entry *index;
     size_t nindex, capindex;
-    /* pending input: carry from the previous cut plus new reads */
+    /* pending input: carry from the previous cut plus new bytes */
     uint8_t *pend;
     size_t pend_len, pend_cap;
     /* chunk buffers come back here after their batch, so the pages are
@@ -109,7 +38,11 @@ typedef struct wstate {
     size_t nspare;
     int eof, prev_nl;
     trz_zctx *z[256];
-} wstate;
+    ring *r;
+};
+
+/* the old name of the state, in the functions below */
+typedef trz_writer wstate;
 
 static int fail(wstate *w, int rc, const char *what)
 {
@@ -120,58 +53,54 @@ static int fail(wstate *w, int rc, const char *what)
 static int emit(wstate *w, const void *p, size_t n)
 {
     if (n == 0) return TRZ_OK;
-    if (w->out->write(w->out->opaque, p, n) != (int64_t)n) return fail(w, TRZ_ERR_IO, "write");
+    if (w->out.write(w->out.opaque, p, n) != (int64_t)n) return fail(w, TRZ_ERR_IO, "write");
     w->written += n;
     return TRZ_OK;
 }
 
-/* Top up the pending buffer to `want` bytes unless the input ends. */
-static int fill(wstate *w, size_t want)
+/* What auto-detection picks: the best probe score, raw when no codec is
+ * sure enough (a weak guess costs more than raw would on a misfit). */
+static const trz_codec *detect(const uint8_t *p, size_t len, int *byte_order, int *score)
 {
-    if (w->pend_cap < want) {
-        uint8_t *np = trz_big_realloc(w->pend, want);
-        if (!np) return fail(w, TRZ_ERR_NOMEM, "input buffer");
-        w->pend = np;
-        w->pend_cap = want;
+    const trz_codec *best = &trz_codec_raw;
+    int best_score = 0, best_bo = TRZ_BO_NONE;
+    size_t n = len < (1u << 20) ? len : (1u << 20);
+    for (size_t i = 0; trz_codec_at(i); i++) {
+        const trz_codec *k = trz_codec_at(i);
+        int bo = TRZ_BO_NONE;
+        int s = k->probe && n ? k->probe(p, n, &bo) : 0;
+        if (s > best_score) { best = k; best_score = s; best_bo = bo; }
     }
-    if (w->pend_len < want && !w->eof) {
-        int64_t r = trz_src_read(&w->src, w->pend + w->pend_len, want - w->pend_len);
-        if (r < 0) return fail(w, (int)r, w->src.kind ? "reading compressed input" : "read");
-        w->pend_len += (size_t)r;
-        if (w->pend_len < want) w->eof = 1;
-    }
-    return TRZ_OK;
+    if (best_score < 50) { best = &trz_codec_raw; best_bo = TRZ_BO_NONE; }
+    *byte_order = best_bo;
+    *score = best_score;
+    return best;
 }
 
 static void choose_codec(wstate *w)
 {
     trz_cctx *c = w->c;
-    c->byte_order = TRZ_BO_NONE;
+    int bo, score;
+    c->detected = detect(w->pend, w->pend_len, &bo, &score);
+    c->byte_order = bo;
+    c->chosen = c->detected;
+    c->forced_fits = 1;
     if (c->forced) {
         c->chosen = c->forced;
-        if (c->forced->probe) c->forced->probe(w->pend, w->pend_len, &c->byte_order);
-        return;
+        c->byte_order = TRZ_BO_NONE;
+        int s = c->forced->probe ? c->forced->probe(w->pend, w->pend_len, &c->byte_order) : 0;
+        /* a forced codec fits when its own probe is sure, or nothing else is */
+        c->forced_fits = c->forced == c->detected || c->forced->id == TRZ_CODEC_RAW || s >= 50 ||
+                         c->detected->id == TRZ_CODEC_RAW || !w->pend_len;
     }
-    const trz_codec *best = &trz_codec_raw;
-    int best_score = 0, best_bo = TRZ_BO_NONE;
-    size_t n = w->pend_len < (1u << 20) ? w->pend_len : (1u << 20);
-    for (size_t i = 0; trz_codec_at(i); i++) {
-        const trz_codec *k = trz_codec_at(i);
-        int bo = TRZ_BO_NONE;
-        int s = k->probe && n ? k->probe(w->pend, n, &bo) : 0;
-        if (s > best_score) { best = k; best_score = s; best_bo = bo; }
-    }
-    /* A weak guess costs more than the raw codec would on a misfit. */
-    if (best_score < 50) { best = &trz_codec_raw; best_bo = TRZ_BO_NONE; }
-    c->chosen = best;
-    c->byte_order = best_bo;
 }
 
 static int write_header(wstate *w)
 {
-    uint8_t h[TRZ_FILE_HDR_FIXED + 4];
+    uint8_t h[TRZ_FILE_HDR_FIXED + 4 + 3];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
-                             (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes };
+                             (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
+                             (uint8_t)w->wrap };
     return emit(w, h, trz_file_hdr_write(h, &f));
 }
 
@@ -210,7 +139,7 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
  * submission order while the main thread reads ahead and writes finished
  * chunks out in order.  No batch barrier: a worker that finishes takes the
  * next queued chunk at once, and reading overlaps encoding. */
-typedef struct ring {
+struct ring {
     trz_chunk_job job[256];
     uint8_t *buf[256];  /* each job's input buffer */
     uint8_t done[256];
@@ -222,9 +151,10 @@ typedef struct ring {
     pthread_mutex_t mu;
     pthread_cond_t work_cv, done_cv;
     wstate *w;
-} ring;
+    struct worker_arg { struct ring *r; int id; } wa[256];
+};
 
-typedef struct worker_arg { ring *r; int id; } worker_arg;
+typedef struct worker_arg worker_arg;
 
 static void *ring_worker(void *v)
 {
@@ -331,86 +261,136 @@ static int write_index(wstate *w)
     return rc;
 }
 
-int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
-{
-    wstate *w = calloc(1, sizeof *w);
-    ring *r = calloc(1, sizeof *r);
-    worker_arg wa[256];
-    int rc = TRZ_OK;
-    c->err[0] = 0;
-    if (!w || !r) { free(w); free(r); snprintf(c->err, sizeof c->err, "out of memory"); return TRZ_ERR_NOMEM; }
-    w->c = c;
-    w->out = out;
-    w->prev_nl = 1;
-    r->w = w;
-    pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->work_cv, NULL);
-    pthread_cond_init(&r->done_cv, NULL);
-    rc = trz_src_open(&w->src, in, c->unwrap);
-    if (rc) { fail(w, rc, "read"); goto done; }
-    if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
-    choose_codec(w);
-    if ((rc = write_header(w))) goto done;
+/* ---- the writer ---- */
 
+/* Choose the codec on what is pending, write the header, start the
+ * workers: once the first chunk's worth is there, or at the end. */
+static int start(wstate *w)
+{
+    trz_cctx *c = w->c;
+    ring *r = w->r;
+    w->started = 1;
+    choose_codec(w);
+    int rc = write_header(w);
+    if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
     r->q = nthreads == 1 ? 1 : (size_t)nthreads + 1;
     for (int i = 0; i < nthreads; i++)
-        if (!(w->z[i] = trz_zctx_create())) { rc = fail(w, TRZ_ERR_NOMEM, "back-end context"); goto done; }
+        if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
     if (nthreads > 1) {
         for (int i = 0; i < nthreads; i++) {
-            wa[i].r = r;
-            wa[i].id = i;
-            if (pthread_create(&r->tid[r->nworkers], NULL, ring_worker, &wa[i]) != 0) break;
+            r->wa[i].r = r;
+            r->wa[i].id = i;
+            if (pthread_create(&r->tid[r->nworkers], NULL, ring_worker, &r->wa[i]) != 0) break;
             r->nworkers++;
         }
         if (r->nworkers == 0) r->q = 1; /* no thread started: encode inline */
     }
-    while (w->pend_len > 0) {
-        if (r->tail - r->head == r->q && (rc = ring_finish(r))) goto done;
-        int is_tail;
-        const trz_codec *k = c->chosen;
-        size_t take = cut(w, k, &is_tail);
-        size_t slot = r->tail % r->q;
-        trz_chunk_job *j = &r->job[slot];
-        trz_buf keep = j->out;
-        memset(j, 0, sizeof *j);
-        j->out.p = keep.p;
-        j->out.cap = keep.cap;
-        uint8_t *chunk = w->pend;
-        size_t rest = w->pend_len - take;
-        if (r->nworkers) {
-            /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
-            uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
-            if (!next) { rc = fail(w, TRZ_ERR_NOMEM, "chunk buffer"); goto done; }
-            memcpy(next, chunk + take, rest);
-            w->pend = next;
-            r->buf[slot] = chunk;
-        }
-        j->codec = is_tail ? &trz_codec_raw : k;
-        j->raw = chunk;
-        j->raw_len = take;
-        j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
-        j->level = c->level;
-        j->backend = c->backend;
-        j->verify = c->verify;
-        if (k->record_size == 0) {
-            j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;
-            j->nrec = (uint32_t)trz_count_lines(chunk, take, !w->prev_nl);
-            w->prev_nl = take > 0 && chunk[take - 1] == '\n';
-        } else {
-            j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
-        }
-        ring_submit(r);
-        /* one thread: the chunk is encoded by now, and its buffer takes what
-         * follows the cut (a second buffer would be fresh pages to fault in) */
-        if (!r->nworkers) memmove(chunk, chunk + take, rest);
-        w->pend_len = rest;
-        if ((rc = fill(w, (size_t)c->chunk_bytes))) goto done;
+    return TRZ_OK;
+}
+
+/* Cut the next chunk off the pending bytes and queue it. */
+static int next_chunk(wstate *w)
+{
+    trz_cctx *c = w->c;
+    ring *r = w->r;
+    int rc;
+    if (r->tail - r->head == r->q && (rc = ring_finish(r))) return rc;
+    int is_tail;
+    const trz_codec *k = c->chosen;
+    size_t take = cut(w, k, &is_tail);
+    size_t slot = r->tail % r->q;
+    trz_chunk_job *j = &r->job[slot];
+    trz_buf keep = j->out;
+    memset(j, 0, sizeof *j);
+    j->out.p = keep.p;
+    j->out.cap = keep.cap;
+    uint8_t *chunk = w->pend;
+    size_t rest = w->pend_len - take;
+    if (r->nworkers) {
+        /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
+        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
+        if (!next) return fail(w, TRZ_ERR_NOMEM, "chunk buffer");
+        memcpy(next, chunk + take, rest);
+        w->pend = next;
+        r->buf[slot] = chunk;
     }
-    while (r->head < r->tail)
-        if ((rc = ring_finish(r))) goto done;
-    rc = write_index(w);
-done:
+    j->codec = is_tail ? &trz_codec_raw : k;
+    j->raw = chunk;
+    j->raw_len = take;
+    j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
+    j->level = c->level;
+    j->backend = c->backend;
+    j->verify = c->verify;
+    if (k->record_size == 0) {
+        j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;
+        j->nrec = (uint32_t)trz_count_lines(chunk, take, !w->prev_nl);
+        w->prev_nl = take > 0 && chunk[take - 1] == '\n';
+    } else {
+        j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
+    }
+    ring_submit(r);
+    /* one thread: the chunk is encoded by now, and its buffer takes what
+     * follows the cut (a second buffer would be fresh pages to fault in) */
+    if (!r->nworkers) memmove(chunk, chunk + take, rest);
+    w->pend_len = rest;
+    return TRZ_OK;
+}
+
+size_t trz_writer_room(trz_writer *w, uint8_t **p)
+{
+    *p = w->pend + w->pend_len;
+    return w->pend_cap - w->pend_len;
+}
+
+/* n more bytes are pending: a full chunk's worth goes out. */
+int trz_writer_commit(trz_writer *w, size_t n)
+{
+    w->pend_len += n;
+    if (w->pend_len < w->pend_cap) return TRZ_OK;
+    int rc = w->started ? TRZ_OK : start(w);
+    if (rc == TRZ_OK) rc = next_chunk(w);
+    if (rc) w->result = rc, w->finished = 1;
+    return rc;
+}
+
+int trz_writer_write(trz_writer *w, const void *data, size_t n)
+{
+    if (w->finished) return w->result ? w->result : (snprintf(w->c->err, sizeof w->c->err, "write after finish"), TRZ_ERR_PARAM);
+    const uint8_t *p = data;
+    while (n) {
+        uint8_t *dst;
+        size_t room = trz_writer_room(w, &dst), k = n < room ? n : room;
+        memcpy(dst, p, k);
+        p += k;
+        n -= k;
+        int rc = trz_writer_commit(w, k);
+        if (rc) return rc;
+    }
+    return TRZ_OK;
+}
+
+int trz_writer_finish(trz_writer *w)
+{
+    if (w->finished) return w->result;
+    w->finished = 1;
+    w->eof = 1;
+    int rc = w->started ? TRZ_OK : start(w);
+    while (rc == TRZ_OK && w->pend_len > 0) rc = next_chunk(w);
+    while (rc == TRZ_OK && w->r->head < w->r->tail) rc = ring_finish(w->r);
+    if (rc == TRZ_OK) rc = write_index(w);
+    ring_stop(w->r);
+    if (w->has_file) {
+        if (rc == TRZ_OK && trz_outfile_commit(&w->file, 1, 0) != 0) rc = fail(w, TRZ_ERR_IO, w->file.dst);
+        else if (rc) trz_outfile_abort(&w->file);
+        w->has_file = 0;
+    }
+    return w->result = rc;
+}
+
+static void writer_free(trz_writer *w)
+{
+    ring *r = w->r;
     ring_stop(r);
     for (size_t i = 0; i < 256; i++) {
         free(r->buf[i]);
@@ -420,12 +400,80 @@ done:
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->work_cv);
     pthread_cond_destroy(&r->done_cv);
-    trz_src_close(&w->src);
+    if (w->has_file) trz_outfile_abort(&w->file);
     free(w->pend);
     for (size_t i = 0; i < w->nspare; i++) free(w->spare[i]);
     free(w->index);
-    free(w);
     free(r);
+    free(w);
     trz_big_trim(); /* the model tables kept for the next chunk */
+}
+
+int trz_writer_close(trz_writer *w)
+{
+    if (!w) return TRZ_OK;
+    int rc = trz_writer_finish(w);
+    writer_free(w);
+    return rc;
+}
+
+const char *trz_writer_error(const trz_writer *w) { return w ? w->c->err : "out of memory"; }
+
+int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int wrap)
+{
+    trz_writer *w = *out = calloc(1, sizeof *w);
+    if (!w) return TRZ_ERR_NOMEM;
+    w->r = calloc(1, sizeof *w->r);
+    w->c = c;
+    c->err[0] = 0;
+    w->out = *io;
+    w->wrap = wrap;
+    w->prev_nl = 1;
+    w->fd = -1;
+    if (!w->r) { free(w); *out = NULL; return TRZ_ERR_NOMEM; }
+    w->r->w = w;
+    pthread_mutex_init(&w->r->mu, NULL);
+    pthread_cond_init(&w->r->work_cv, NULL);
+    pthread_cond_init(&w->r->done_cv, NULL);
+    w->pend_cap = (size_t)c->chunk_bytes;
+    w->pend = trz_big_malloc(w->pend_cap);
+    if (!w->pend) return w->finished = 1, w->result = fail(w, TRZ_ERR_NOMEM, "input buffer");
+    return TRZ_OK;
+}
+
+int trz_writer_open(trz_writer **out, const trz_cctx *cctx, const trz_io *io)
+{
+    trz_cctx *own = cctx ? NULL : trz_cctx_create();
+    if (!cctx && !own) { *out = NULL; return TRZ_ERR_NOMEM; }
+    trz_cctx tmp = cctx ? *cctx : *own;
+    trz_cctx_free(own);
+    int rc = trz_writer_open_shared(out, &tmp, io, TRZ_WRAP_NONE);
+    if (*out) {
+        (*out)->own = tmp;
+        (*out)->c = &(*out)->own;
+    }
+    return rc;
+}
+
+static int64_t fd_write_all(void *opaque, const void *buf, size_t n)
+{
+    trz_io io;
+    trz_io_fd(&io, opaque);
+    return io.write(io.opaque, buf, n);
+}
+
+int trz_writer_open_path(trz_writer **out, const trz_cctx *cctx, const char *path)
+{
+    trz_io none = { NULL, NULL, NULL, NULL, NULL };
+    int rc = trz_writer_open(out, cctx, &none);
+    trz_writer *w = *out;
+    if (!w) return rc;
+    if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {
+        w->finished = 1;
+        return w->result = fail(w, TRZ_ERR_IO, path);
+    }
+    w->has_file = 1;
+    w->fd = w->file.fd;
+    w->out = (trz_io){ &w->fd, NULL, fd_write_all, NULL, NULL };
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "../compress/unwrap.h"
 #include "reader.h"
 
 /* ---- errors ---- */
@@ -87,6 +88,7 @@ int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *le
     if (!r->codec) {
         r->codec = c;
         r->byte_order = f->byte_order;
+        r->wrap = f->wrap;
     } else if (r->codec != c || r->byte_order != f->byte_order) {
         r->mixed = 1;
     }
@@ -257,6 +259,7 @@ int trz_reader_info(trz_reader *r, trz_info *i)
     i->compressed_bytes = r->seekable ? (int64_t)r->file_size : -1;
     i->chunks = r->seekable ? (int64_t)r->nchunks : -1;
     i->members = r->seekable ? (int64_t)r->members : -1;
+    i->unwrapped = trz_wrap_name(r->wrap);
     return TRZ_OK;
 }
 

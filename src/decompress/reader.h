@@ -65,6 +65,7 @@ struct trz_reader {
     uint64_t nchunks, members, total_records, total_bytes, file_size;
     const trz_codec *codec; /* of the first member */
     int byte_order, mixed;
+    int wrap; /* the first member's parameter 1 (TRZ_WRAP_*) */
     /* sequential parse state */
     uint64_t spos;        /* input offset */
     int in_member, at_end, opened;

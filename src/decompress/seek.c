@@ -33,6 +33,7 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         size_t want = sizeof h < ix_off ? sizeof h : (size_t)ix_off;
         rc = rd_read_at(r, start, h, want);
         if (!rc) rc = rd_parse_member_header(r, h, want, &hlen, &fh);
+        if (!rc) r->wrap = fh.wrap; /* members come last first: the first member's stays */
     }
     rchunk *c = NULL;
     if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;

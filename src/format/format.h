@@ -43,9 +43,13 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 typedef struct trz_file_hdr {
     uint8_t codec, byte_order, level, backend;
     uint32_t record_size, chunk_bytes;
+    uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
 } trz_file_hdr;
 
-/* Serialize a header with no codec parameters: TRZ_FILE_HDR_FIXED + 4 bytes. */
+#define TRZ_PARAM_WRAP 1 /* parameter tags (FORMAT.md, "Parameters") */
+
+/* Serialize a header (with parameter 1 when wrap is set); returns its size,
+ * at most TRZ_FILE_HDR_FIXED + 4 + 3. */
 size_t trz_file_hdr_write(uint8_t *out, const trz_file_hdr *h);
 /* Parse a header from the first n bytes at p; *len = its length.  TRZ_OK,
  * TRZ_ERR_NOT_TRZ (no magic), TRZ_ERR_TRUNCATED (n too small), or the

@@ -18,9 +18,28 @@ size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
     trz_st_le32(h + 16, f->chunk_bytes);
     h[20] = f->level;
     h[21] = f->backend;
-    trz_st_le16(h + 22, 0); /* no codec parameters in this version */
-    trz_st_le32(h + 24, trz_xxh32low(h, TRZ_FILE_HDR_FIXED));
-    return TRZ_FILE_HDR_FIXED + 4;
+    size_t p = 0;
+    if (f->wrap) {
+        h[TRZ_FILE_HDR_FIXED] = TRZ_PARAM_WRAP;
+        h[TRZ_FILE_HDR_FIXED + 1] = 1;
+        h[TRZ_FILE_HDR_FIXED + 2] = f->wrap;
+        p = 3;
+    }
+    trz_st_le16(h + 22, (uint16_t)p);
+    trz_st_le32(h + TRZ_FILE_HDR_FIXED + p, trz_xxh32low(h, TRZ_FILE_HDR_FIXED + p));
+    return TRZ_FILE_HDR_FIXED + p + 4;
+}
+
+/* The parameter block: entries (tag, length, value) filling it exactly. */
+static int parse_params(const uint8_t *p, size_t n, trz_file_hdr *f)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (n - i < 2 || n - i - 2 < p[i + 1]) return TRZ_ERR_CORRUPT;
+        if (p[i] == TRZ_PARAM_WRAP && p[i + 1] == 1) f->wrap = p[i + 2];
+        i += 2 + (size_t)p[i + 1];
+    }
+    return TRZ_OK;
 }
 
 int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
@@ -43,7 +62,8 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     f->chunk_bytes = trz_ld_le32(h + 16);
     f->level = h[20];
     f->backend = h[21];
-    return TRZ_OK;
+    f->wrap = 0;
+    return parse_params(h + TRZ_FILE_HDR_FIXED, plen, f);
 }
 
 int trz_magic_match(const uint8_t *p)

@@ -120,30 +120,12 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
 
 /* The output of the path functions: a temporary file beside `out` that
  * replaces it only on success, and never the input itself. */
-static int path_out(trz_outfile *of, int ifd, const char *out)
+int trz_path_out(trz_outfile *of, int ifd, const char *out)
 {
     struct stat ist, ost;
     if (fstat(ifd, &ist) != 0) return TRZ_ERR_IO;
     if (stat(out, &ost) == 0 && trz_same_file(&ist, &ost)) return TRZ_ERR_PARAM;
     return trz_outfile_open(of, out, TRZ_OUT_UMASK) ? TRZ_ERR_IO : TRZ_OK;
-}
-
-int trz_compress_path(trz_cctx *c, const char *in, const char *out)
-{
-    int ifd = open(in, O_RDONLY);
-    if (ifd < 0) return TRZ_ERR_IO;
-    trz_outfile of;
-    int rc = path_out(&of, ifd, out);
-    if (rc) { close(ifd); return rc; }
-    trz_io i, o;
-    int ofd = of.fd;
-    trz_io_fd(&i, &ifd);
-    trz_io_fd(&o, &ofd);
-    rc = trz_compress(c, &i, &o);
-    close(ifd);
-    if (rc) trz_outfile_abort(&of);
-    else if (trz_outfile_commit(&of, 1, 0) != 0) rc = TRZ_ERR_IO;
-    return rc;
 }
 
 int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen)
@@ -154,7 +136,7 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
     trz_reader_set(r, TRZ_R_THREADS, threads);
     trz_outfile of;
     int ifd = open(in, O_RDONLY);
-    rc = ifd < 0 ? TRZ_ERR_IO : path_out(&of, ifd, out);
+    rc = ifd < 0 ? TRZ_ERR_IO : trz_path_out(&of, ifd, out);
     if (ifd >= 0) close(ifd);
     if (rc) {
         trz_reader_close(r);

@@ -33,4 +33,8 @@ int trz_outfile_commit(trz_outfile *o, int replace, int durable);
 /* Close and remove the temporary file (failure, interruption). */
 void trz_outfile_abort(trz_outfile *o);
 
+/* The output of the library's path functions: trz_outfile_open for out,
+ * unless out is the input ifd itself (TRZ_ERR_PARAM).  A trz_result. */
+int trz_path_out(trz_outfile *of, int ifd, const char *out);
+
 #endif
