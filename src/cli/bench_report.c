@@ -255,7 +255,7 @@ static void plot_label(const side *sd, char *buf, size_t cap)
     else {
         const char *dash = strchr(sd->label, '-');
         int n = dash ? (int)strcspn(dash, " ") : 0;
-        snprintf(buf, cap, "%s%.*s%s", sd->c.a[0], n, dash ? dash : "", strstr(sd->label, "--long") ? "L" : "");
+        snprintf(buf, cap, "%.16s%.*s%s", sd->c.a[0], n, dash ? dash : "", strstr(sd->label, "--long") ? "L" : "");
     }
 }
 
@@ -320,15 +320,24 @@ static void panel_ranges(FILE *s, const file_res *f, int col)
     log_tics(s, 'y', lo[1] / 1.4, hi[1] * 1.4);
 }
 
+/* One series per compressor, named in the legend beside the panel: points
+ * of close speeds and ratios do not hide each other's names (labels on the
+ * points did).  Colour by family, a marker of its own for each. */
 static void plot_panel(FILE *s, const char *data, int k, const file_res *f, int col, const char *what)
 {
     fprintf(s, "set title \"%s: ratio vs %s speed\"\nset xlabel \"%s MB/s (log)\"\n", f->base, what, what);
     panel_ranges(s, f, col == 2 ? C_CS : C_DS);
-    fprintf(s, "plot \"%s\" index %d using %d:4:5 with points pt 7 ps 1.4 lc variable notitle, \\\n", data, k, col);
-    fprintf(s, "  \"\" index %d using %d:($6==0?$4:NaN):1 with labels font \",9\" offset 0,1 notitle, \\\n", k, col);
-    fprintf(s, "  \"\" index %d using %d:($6==1?$4:NaN):1 with labels font \",9\" right offset -1,0 notitle, \\\n", k,
-            col);
-    fprintf(s, "  \"\" index %d using %d:($6==2?$4:NaN):1 with labels font \",9\" left offset 1,0 notitle\n", k, col);
+    fprintf(s, "plot");
+    int line = 0;
+    for (int i = 0; i < g_nsides; i++) {
+        if (f->r[i].fail[0]) continue; /* plot_data left it out */
+        char label[48];
+        plot_label(&g_sides[i], label, sizeof label);
+        fprintf(s, "%s \"%s\" index %d every ::%d::%d using %d:4 with points pt %d ps 1.6 lc %d title \"%s\"",
+                line ? ", \\\n " : "", data, k, line, line, col, 4 + i % 11, family_colour(g_sides[i].family), label);
+        line++;
+    }
+    fprintf(s, "\n");
 }
 
 static int plot_script(FILE *s, const char *data, const char *png, const file_res *files, int nf)
@@ -336,7 +345,7 @@ static int plot_script(FILE *s, const char *data, const char *png, const file_re
     fprintf(s, "set terminal pngcairo size 1400,%d font \",10\"\nset output \"%s\"\n", 80 + 440 * nf, png);
     fprintf(s, "set multiplot layout %d,2 title \"trz bench: compression ratio against speed, one point per "
                "compressor (higher and further right is better; trz -T0 = all cores)\"\n", nf);
-    fprintf(s, "set logscale xy\nset grid\nset ylabel \"ratio (log)\"\n");
+    fprintf(s, "set logscale xy\nset grid\nset ylabel \"ratio (log)\"\nset key outside right top font \",9\"\n");
     for (int k = 0; k < nf; k++) {
         plot_panel(s, data, k, &files[k], 2, "compress");
         plot_panel(s, data, k, &files[k], 3, "decompress");

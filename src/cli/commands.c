@@ -25,9 +25,15 @@ int dump_main(int argc, char **argv)
             if (a[1] == 's') first = v; else count = v;
         } else if (strncmp(a, "--format=", 9) == 0) {
             format = a + 9;
+        } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
+            format = argv[++i];
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            printf("Usage: trz dump [-s FIRST] [-n COUNT] [--format=NAME] [FILE]\n"
-                   "Print records (lines) FIRST..FIRST+COUNT-1 of a .trz archive or a raw trace as text.\n");
+            printf("Usage: trz dump [-s FIRST] [-n COUNT] [--format NAME] [FILE]\n"
+                   "Print records FIRST..FIRST+COUNT-1 (lines, for text formats) of a .trz\n"
+                   "archive or of a raw trace as text, one record a line, in the format's own\n"
+                   "notation.  With no FILE, or -, read standard input (an archive or a raw\n"
+                   "trace; a pipe too).  --format names a raw trace's format (default: probe).\n"
+                   "A FIRST past the last record is an error.\n");
             return 0;
         } else if (a[0] == '-' && a[1]) {
             msg_error("dump: unknown option '%s'", a);
@@ -59,6 +65,16 @@ int join_main(int argc, char **argv)
     int force = 0;
     if (!in) { msg_error("out of memory"); return 1; }
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("Usage: trz join -o OUT.trz [-f] IN.trz...\n"
+                   "Join archives of one format and byte order into OUT.trz: one member with\n"
+                   "one index over all their chunks, copied, not re-encoded, so that parts\n"
+                   "compressed apart (on several machines) seek and list as one archive.\n"
+                   "-f replaces OUT.trz if it exists.  Archives of different formats are\n"
+                   "concatenated with cat instead.\n");
+            free(in);
+            return 0;
+        }
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(argv[i], "-f") == 0) force = 1;
         else if (argv[i][0] == '-' && argv[i][1]) { msg_error("join: unknown option '%s'", argv[i]); free(in); return 2; }

@@ -65,6 +65,42 @@ static int has_suffix(const char *s, const char *suf)
     return n > k && strcmp(s + n - k, suf) == 0;
 }
 
+/* Length of the suffix to drop from a compressed input's name: the archive
+ * holds the trace inside (trz x.trace.xz writes x.trace.trz).  Only when
+ * the file really is what its suffix says. */
+static size_t wrapper_suffix(const char *name, int fd)
+{
+    static const struct { const char *suf; const char *magic; size_t n; } w[] = {
+        { ".gz", "\x1f\x8b", 2 }, { ".zst", "\x28\xb5\x2f\xfd", 4 }, { ".zstd", "\x28\xb5\x2f\xfd", 4 },
+        { ".xz", "\xfd" "7zXZ", 5 }, { ".bz2", "BZh", 3 },
+    };
+    uint8_t head[6];
+    ssize_t got = pread(fd, head, sizeof head, 0);
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (has_suffix(name, w[i].suf) && got >= (ssize_t)w[i].n && memcmp(head, w[i].magic, w[i].n) == 0)
+            return strlen(w[i].suf);
+    return 0;
+}
+
+/* "25.2 MB", "840 B": sizes in the -v summary line */
+static const char *human(uint64_t v, char *buf, size_t cap)
+{
+    if (v < 1000) snprintf(buf, cap, "%llu B", (unsigned long long)v);
+    else if (v < 1000000) snprintf(buf, cap, "%.1f kB", (double)v / 1e3);
+    else if (v < 1000000000) snprintf(buf, cap, "%.1f MB", (double)v / 1e6);
+    else snprintf(buf, cap, "%.2f GB", (double)v / 1e9);
+    return buf;
+}
+
+/* A write that failed because the reader of a pipe stopped (head): end as
+ * gzip and zstd do, quietly, by the signal the default action gives. */
+static void quiet_on_epipe(int err)
+{
+    if (err != EPIPE) return;
+    signal(SIGPIPE, SIG_DFL);
+    raise(SIGPIPE);
+}
+
 /* ---- progress on a terminal, a few times a second at most ---- */
 typedef struct progress {
     const char *name;
@@ -96,7 +132,38 @@ static void end_progress(progress *p)
 
 /* ---- the operations, on open descriptors ---- */
 
-static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+/* Bytes in and out of one compression, for the -v summary: the trace's
+ * bytes from the progress calls, the archive's by counting its writes. */
+typedef struct tally {
+    progress *pg;
+    uint64_t in, out;
+    trz_io to;
+} tally;
+
+static int64_t tally_write(void *opaque, const void *buf, size_t n)
+{
+    tally *t = opaque;
+    int64_t k = t->to.write(t->to.opaque, buf, n);
+    if (k > 0) t->out += (uint64_t)k;
+    return k;
+}
+
+static void tally_progress(void *ctx, uint64_t in, uint64_t out)
+{
+    tally *t = ctx;
+    t->in = in;
+    if (t->pg) show_progress(t->pg, in, out);
+}
+
+/* The format names for a message: "auto, raw, rst, ..." from the library. */
+static const char *format_list(char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "auto");
+    for (size_t i = 0; trz_format_name(i) && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, ", %s", trz_format_name(i));
+    return buf;
+}
+
+static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg, const char *outshown)
 {
     trz_cctx *c = trz_cctx_create();
     if (!c) { msg_error("%s: out of memory", name); return 1; }
@@ -110,22 +177,42 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
     }
     if (!rc && o->chunk_records) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, o->chunk_records);
     if (!rc && trz_cctx_set_format(c, o->format)) {
-        msg_error("unknown format '%s' (auto, raw, rst, byu, pbus, uop)", o->format);
+        char names[200];
+        msg_error("unknown format '%s' (%s)", o->format, format_list(names, sizeof names));
         trz_cctx_free(c);
         return 1;
     }
-    if (pg) trz_cctx_set_progress(c, show_progress, pg);
+    tally t = { pg, 0, 0, { 0 } };
+    trz_cctx_set_progress(c, tally_progress, &t);
     int ifd = in, ofd = out;
     trz_io iio, oio;
     trz_io_fd(&iio, &ifd);
-    trz_io_fd(&oio, &ofd);
+    trz_io_fd(&t.to, &ofd);
+    oio = (trz_io){ &t, NULL, tally_write, NULL, NULL };
+    errno = 0;
     rc = trz_compress(c, &iio, &oio);
+    int err = errno;
     if (pg) end_progress(pg);
-    if (rc) msg_error("%s: %s", name, trz_cctx_error(c));
-    else if (g_verbosity >= 2)
-        fprintf(stderr, "%s: compressed as %s%s\n", name, trz_cctx_format(c),
-                trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
-                : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "");
+    int fits = 1;
+    const char *detected = trz_cctx_detected(c, &fits);
+    if (rc) {
+        quiet_on_epipe(err);
+        msg_error("%s: %s", name, trz_cctx_error(c));
+    } else {
+        if (!fits && g_verbosity >= 1)
+            msg_error("%s: warning: this does not look like %s input (auto-detection picks %s); the archive may "
+                      "come out larger than the input", name, trz_cctx_format(c), detected);
+        if (g_verbosity >= 2) {
+            const char *un = trz_cctx_unwrapped(c);
+            char a[32], b[32];
+            fprintf(stderr, "%s: %s%s%s%s\n", name, trz_cctx_format(c),
+                    trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
+                    : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "",
+                    un ? ", unwrapped from " : "", un ? un : "");
+            fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", name, t.in ? 100.0 * (double)t.out / (double)t.in : 0.0,
+                    human(t.in, a, sizeof a), human(t.out, b, sizeof b), outshown);
+        }
+    }
     trz_cctx_free(c);
     return rc ? 1 : 0;
 }
@@ -182,7 +269,7 @@ static int report_salvage(const char *name, trz_reader *r, uint64_t total, int f
 /* Decode (out >= 0) or test (out < 0) an archive.  Returns 0, 1 on error, or
  * 2 when --salvage recovered what it could from a damaged archive (exit
  * status 1, but the output is kept). */
-static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg)
+static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg, const char *outshown)
 {
     trz_reader *r;
     int rc = trz_reader_open_fd(&r, in);
@@ -214,6 +301,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
         if (g == 0) break;
         if (left != UINT64_MAX) left -= n;
         if (out >= 0 && write_all(out, v, (size_t)g)) {
+            quiet_on_epipe(errno);
             msg_error("%s: write error: %s", name, strerror(errno));
             status = 1;
             break;
@@ -225,6 +313,16 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
     if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
         fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
+    if (status == 0 && o->mode != MODE_TEST && g_verbosity >= 2 && outshown) {
+        trz_info info;
+        char a[32], b[32];
+        trz_reader_info(r, &info);
+        if (info.compressed_bytes >= 0)
+            fprintf(stderr, "%s : %s => %s, %s\n", name, human((uint64_t)info.compressed_bytes, a, sizeof a),
+                    human(total, b, sizeof b), outshown);
+        else
+            fprintf(stderr, "%s : %s, %s\n", name, human(total, b, sizeof b), outshown);
+    }
     trz_reader_close(r);
     return status;
 }
@@ -238,7 +336,7 @@ static int verify_written(const char *tmp)
     t.mode = MODE_TEST;
     t.threads = 1;
     t.count = UINT64_MAX;
-    int rc = do_decompress(&t, tmp, fd, -1, NULL);
+    int rc = do_decompress(&t, tmp, fd, -1, NULL, NULL);
     close(fd);
     return rc;
 }
@@ -259,10 +357,11 @@ int fio_process(const cli_opts *o, const char *name)
             snprintf(outname, sizeof outname, "%s", o->out_name);
         } else if (compress) {
             if (has_suffix(name, SUFFIX)) { msg_error("%s: already has %s suffix -- ignored", name, SUFFIX); return 1; }
-            if (snprintf(outname, sizeof outname, "%s%s", name, SUFFIX) >= (int)sizeof outname) {
+            if (strlen(name) + strlen(SUFFIX) >= sizeof outname) {
                 msg_error("%s: name too long", name);
                 return 1;
             }
+            outname[0] = 0; /* named once the input is open: its suffix may go */
         } else {
             if (!has_suffix(name, SUFFIX)) { msg_error("%s: unknown suffix (expected %s) -- ignored; use -c or -o", name, SUFFIX); return 1; }
             snprintf(outname, sizeof outname, "%.*s", (int)(strlen(name) - strlen(SUFFIX)), name);
@@ -270,6 +369,10 @@ int fio_process(const cli_opts *o, const char *name)
     }
     if (compress && to_stdout && isatty(STDOUT_FILENO) && !o->force) {
         msg_error("stdout is a terminal; not writing compressed data to it (use -f to force)");
+        return 1;
+    }
+    if (!compress && from_stdin && isatty(STDIN_FILENO)) {
+        msg_error("(stdin): compressed data cannot be read from a terminal");
         return 1;
     }
 
@@ -288,6 +391,8 @@ int fio_process(const cli_opts *o, const char *name)
             close(in);
             return 1;
         }
+        if (compress && !test && !to_stdout && !o->out_name)
+            snprintf(outname, sizeof outname, "%.*s%s", (int)(strlen(name) - wrapper_suffix(name, in)), name, SUFFIX);
     } else if (fstat(in, &ist) != 0) {
         memset(&ist, 0, sizeof ist);
     } else {
@@ -310,10 +415,11 @@ int fio_process(const cli_opts *o, const char *name)
     progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
     int status;
     if (test) {
-        status = do_decompress(o, shown, in, -1, pg);
+        status = do_decompress(o, shown, in, -1, pg, NULL);
     } else if (to_stdout) {
         grow_pipe(STDOUT_FILENO);
-        status = compress ? do_compress(o, shown, in, STDOUT_FILENO, pg) : do_decompress(o, shown, in, STDOUT_FILENO, pg);
+        status = compress ? do_compress(o, shown, in, STDOUT_FILENO, pg, "(stdout)")
+                          : do_decompress(o, shown, in, STDOUT_FILENO, pg, "(stdout)");
     } else {
         struct stat ost;
         int exists = stat(outname, &ost) == 0;
@@ -321,7 +427,7 @@ int fio_process(const cli_opts *o, const char *name)
             /* a device such as /dev/null or /dev/full: write straight to it */
             int out = open(outname, O_WRONLY);
             if (out < 0) { msg_error("%s: %s", outname, strerror(errno)); if (!from_stdin) close(in); return 1; }
-            status = compress ? do_compress(o, shown, in, out, pg) : do_decompress(o, shown, in, out, pg);
+            status = compress ? do_compress(o, shown, in, out, pg, outname) : do_decompress(o, shown, in, out, pg, outname);
             if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
             if (!from_stdin) close(in);
             return status ? 1 : 0;
@@ -338,7 +444,7 @@ int fio_process(const cli_opts *o, const char *name)
             return 1;
         }
         g_out = &of;
-        status = compress ? do_compress(o, shown, in, of.fd, pg) : do_decompress(o, shown, in, of.fd, pg);
+        status = compress ? do_compress(o, shown, in, of.fd, pg, outname) : do_decompress(o, shown, in, of.fd, pg, outname);
         if (status == 0 && compress && o->rm && verify_written(of.tmp)) {
             msg_error("%s: the archive written does not verify; input kept", name);
             status = 1;

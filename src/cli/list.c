@@ -26,7 +26,9 @@ static void stream_row(void *ctx, const char *format, unsigned id, const char *n
 int list_file(const cli_opts *o, const char *name)
 {
     trz_reader *r;
-    int rc = strcmp(name, "-") == 0 ? trz_reader_open_fd(&r, STDIN_FILENO) : trz_reader_open_path(&r, name);
+    int from_stdin = strcmp(name, "-") == 0;
+    int rc = from_stdin ? trz_reader_open_fd(&r, STDIN_FILENO) : trz_reader_open_path(&r, name);
+    if (from_stdin) name = "(stdin)";
     if (rc) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
@@ -35,7 +37,7 @@ int list_file(const cli_opts *o, const char *name)
     trz_info in;
     trz_reader_info(r, &in);
     if (!in.seekable) {
-        msg_error("%s: cannot list: %s", name, strcmp(name, "-") == 0 ? "the input is a pipe" : "the index is damaged or missing");
+        msg_error("%s: cannot list: %s", name, from_stdin ? "the input is a pipe" : "the index is damaged or missing");
         trz_reader_close(r);
         return 1;
     }
@@ -54,6 +56,8 @@ int list_file(const cli_opts *o, const char *name)
         if (in.chunks > 1) printf(" (last chunk %llu)", (unsigned long long)last.records);
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
     }
+    if (in.unwrapped)
+        printf("  unwrapped: the input was %s-compressed; the archive holds the trace inside\n", in.unwrapped);
     if (o->verbose) {
         int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
         if (cpus > 0) printf("  CPUs: %d\n", cpus);

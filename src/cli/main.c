@@ -17,27 +17,28 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: trz [OPTION]... [FILE]...\n"
-        "       trz dump [-s N] [-n M] [--format=F] [FILE]\n"
-        "       trz bench [--quick] [--streams] [--csv F] [--plot F.png] FILE...\n"
-        "       trz join -o OUT.trz IN.trz...   (one archive, one index)\n"
-        "Compress or decompress computer-architecture traces (RST, BYU, PEL bus,\n"
-        "uop text; anything else raw).  With no FILE, or FILE '-', read stdin.\n"
+        "Compress or decompress computer-architecture traces: SPARC RST, BYU and PEL\n"
+        "bus traces, uop text, ChampSim; anything else raw.  With no FILE, or -,\n"
+        "read standard input.  .gz .zst .xz .bz2 input is decompressed first.\n"
         "\n"
-        "  -z, --compress     compress (default)        -d, --decompress  decompress\n"
-        "  -t, --test         test integrity            -l, --list        list contents\n"
-        "  -c, --stdout       write to standard output  -o FILE           output file\n"
-        "  -k, --keep         keep input (default)      --rm              remove input after success\n"
-        "  -f, --force        overwrite; write to a terminal\n"
-        "  -#                 level 1..19 (default 9)   -T#, --threads=#  threads (0 = all cores)\n"
-        "  --format=NAME      auto, raw, rst, byu, pbus, uop (default auto)\n"
-        "  --backend=NAME     zstd (default) or gzip    --chunk-size=SIZE raw bytes per chunk (16M)\n"
-        "  --chunk-records=N  records per chunk at most --no-verify       skip the encoder's self-check\n"
-        "  --from=N --count=M with -d: only records (lines) N..N+M-1\n"
-        "  --salvage          with -d: recover every intact chunk, report what was lost\n"
-        "  -v, --verbose      more (with -l: chunks and bytes per stream)   -q, --quiet  less\n"
-        "  -h, --help         this help                 -V, --version     version\n"
-        "\n"
-        "Exit status: 0 success, 1 error, 2 usage.  See trz(1) for details.\n");
+        "  -z, --compress     compress (default)   -d, --decompress  decompress\n"
+        "  -t, --test         check checksums      -l, --list        list (-v: more)\n"
+        "  -c, --stdout       write to stdout      -o FILE           output file\n"
+        "  -k, --keep         keep input (default) --rm              remove input once\n"
+        "  -f, --force        overwrite; to a tty                    safely replaced\n"
+        "  -1 .. -19          level (default 9)    --fast, --best    -1, -19\n"
+        "  -T N, --threads N  threads (0: all cores; default 1)\n"
+        "  --format NAME      auto (default), raw, rst, byu, pbus, uop, champsim, ...\n"
+        "  --backend NAME     zstd (default) or gzip\n"
+        "  --chunk-size S     raw bytes per chunk, 4K..256M (16M)\n"
+        "  --chunk-records N  at most N records per chunk\n"
+        "  --no-verify        skip the encoder's self-check\n"
+        "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
+        "  --salvage          with -d: keep every intact chunk, report what was lost\n"
+        "  -v, --verbose      more messages        -q, --quiet       fewer\n"
+        "  -h, --help         this help            -V, --version     version\n"
+        "Commands: trz dump, trz join, trz bench (each with --help).\n"
+        "Exit status: 0 success, 1 error, 2 usage.  See trz(1).\n");
 }
 
 static int parse_size(const char *s, int64_t *out)
@@ -68,12 +69,26 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Long options: returns 0, or 2 after printing a usage error. */
-static int long_opt(cli_opts *o, const char *a, int *exit_now)
+/* Long options that take a value: after '=' or as the next argument. */
+static int takes_value(const char *a, size_t klen)
 {
+    static const char *const with[] = { "format", "backend", "threads", "chunk-size", "chunk-records", "from", "count" };
+    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
+        if (klen == strlen(with[i]) && strncmp(a, with[i], klen) == 0) return 1;
+    return 0;
+}
+
+/* Long option argv[*i] (after its "--"): returns 0, or 2 after a usage error. */
+static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
+{
+    const char *a = argv[*i] + 2;
     const char *eq = strchr(a, '=');
     size_t klen = eq ? (size_t)(eq - a) : strlen(a);
     const char *v = eq ? eq + 1 : NULL;
+    if (!v && takes_value(a, klen)) {
+        if (*i + 1 >= argc) { msg_error("option '--%s' needs a value", a); return 2; }
+        v = argv[++*i];
+    }
 #define IS(k) (klen == strlen(k) && strncmp(a, k, klen) == 0)
     if (IS("compress")) o->mode = MODE_COMPRESS;
     else if (IS("decompress") || IS("uncompress")) o->mode = MODE_DECOMPRESS;
@@ -87,6 +102,8 @@ static int long_opt(cli_opts *o, const char *a, int *exit_now)
     else if (IS("quiet")) o->quiet++;
     else if (IS("salvage")) o->salvage = 1;
     else if (IS("no-verify")) o->verify = 0;
+    else if (IS("fast")) o->level = TRZ_LEVEL_MIN;
+    else if (IS("best")) o->level = TRZ_LEVEL_MAX;
     else if (IS("help")) { usage(stdout); *exit_now = 1; }
     else if (IS("version")) { printf("trz %s\n", trz_version_string()); *exit_now = 1; }
     else if (IS("format") && v) o->format = v;
@@ -141,7 +158,7 @@ int main(int argc, char **argv)
         if (only_files || a[0] != '-' || a[1] == 0) { files[nfiles++] = a; continue; }
         if (a[1] == '-') {
             if (a[2] == 0) { only_files = 1; continue; }
-            int exit_now = 0, rc = long_opt(&o, a + 2, &exit_now);
+            int exit_now = 0, rc = long_opt(&o, argc, argv, &i, &exit_now);
             if (rc || exit_now) { free(files); return rc; }
             continue;
         }
