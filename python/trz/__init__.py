@@ -17,10 +17,29 @@ import ctypes
 import os
 import tempfile
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # compress, decompress, join, read_bytes and info work without it
+    np = None
 
-from . import _lib, _records
+from . import _lib
 from ._lib import lib
+from ._version import __version__  # noqa: F401
+
+
+def _numpy():
+    if np is None:
+        raise ImportError("trz: numpy is needed for records(), read() and batches() "
+                          "(pip install numpy, or Debian's python3-numpy); compress, decompress, join "
+                          "and read_bytes work without it")
+    return np
+
+
+def _recs():
+    """_records, the numpy decoders, imported when first needed."""
+    _numpy()
+    from . import _records
+    return _records
 
 __all__ = ["TrzError", "Reader", "ArchiveInfo", "open", "records", "fields", "compress", "compress_range",
            "decompress", "join", "formats", "version", "library_path"]
@@ -58,11 +77,14 @@ def _path(p):
 
 
 class ArchiveInfo(collections.namedtuple(
-        "ArchiveInfo", "format record_size byte_order records chunks raw_bytes compressed_bytes members seekable")):
+        "ArchiveInfo",
+        "format record_size byte_order records chunks raw_bytes compressed_bytes members seekable unwrapped")):
     """An archive's metadata: format (codec name, "mixed" when members
     differ), record_size (0 for text: records are lines), byte_order ("big",
     "little" or None), records, chunks, raw_bytes, compressed_bytes, members
-    (-1 where unknown), seekable (the index was loaded)."""
+    (-1 where unknown), seekable (the index was loaded), unwrapped ("gzip",
+    "zstd", "xz" or "bzip2" when the input came compressed and the archive
+    holds the trace inside, else None)."""
 
 
 class Reader:
@@ -90,7 +112,7 @@ class Reader:
         self._check(lib.trz_reader_info(self._r, ctypes.byref(info)))
         self.info = ArchiveInfo(_lib.text(info.format), info.record_size, _BYTE_ORDER.get(info.byte_order),
                                 info.records, info.chunks, info.raw_bytes, info.compressed_bytes, info.members,
-                                bool(info.seekable))
+                                bool(info.seekable), _lib.text(info.unwrapped) if info.unwrapped else None)
         self.format, self.record_size, self.byte_order = self.info.format, info.record_size, self.info.byte_order
         self.raw_bytes, self.compressed_bytes = info.raw_bytes, info.compressed_bytes
         self.members, self.seekable = info.members, self.info.seekable
@@ -216,7 +238,7 @@ class Reader:
                     break
                 parts.append(part)
             return np.concatenate(parts) if parts else np.empty(0, np.uint8)
-        buf = np.empty(n * rs, dtype=np.uint8)
+        buf = _numpy().empty(n * rs, dtype=np.uint8)
         got, r, ptr = 0, self._live(), buf.ctypes.data
         while got < n:
             # A short count is the end, or an error that the next call reports
@@ -247,7 +269,7 @@ class Reader:
             step = min(step * 2, 64 << 20)
         data = b"".join(parts)
         if n is not None and have >= n:
-            nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+            nl = _numpy().flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
             end = int(nl[n - 1]) + 1 if n else 0
             self._text = data[end:]
             self._pos += n
@@ -294,7 +316,7 @@ class Reader:
 
     # ---- numpy ----
     def dtype(self, fields=None):
-        return _records.dtype_of(self.format, fields)
+        return _recs().dtype_of(self.format, fields)
 
     def records(self, n=None, start=None, fields=None):
         """The next n records (all the rest when None), from `start` if given,
@@ -320,23 +342,23 @@ class Reader:
             if fields is not None:
                 self.dtype(fields)
             try:
-                a, lines = _records.decode_uop(self._read_lines(n), fields, with_lines=True)
-            except _records.ParseError as e:
+                a, lines = _recs().decode_uop(self._read_lines(n), fields, with_lines=True)
+            except _recs().ParseError as e:
                 raise TrzError("%s: %s" % (self.name, e), _lib.ERR_PARAM) from None
             return a, lines + first
         a = self.records(n, None, fields)
         return a, np.arange(first, first + len(a), dtype=np.int64)
 
     def _decode(self, buf, fields):
-        dec = _records.DECODERS.get(self.format)
+        dec = _recs().DECODERS.get(self.format)
         return buf if dec is None else dec(buf, self._bo, fields)
 
     def _decode_text(self, data, fields):
         if self.format != "uop":
             return np.frombuffer(data, dtype=np.uint8)
         try:
-            return _records.decode_uop(data, fields)
-        except _records.ParseError as e:
+            return _recs().decode_uop(data, fields)
+        except _recs().ParseError as e:
             raise TrzError("%s: %s" % (self.name, e), _lib.ERR_PARAM) from None
 
 
@@ -353,7 +375,7 @@ def records(path, n=None, start=None, fields=None):
 
 def fields(fmt):
     """Field names records() gives for a format."""
-    return _records.FIELDS.get(fmt, ())
+    return _recs().FIELDS.get(fmt, ())
 
 
 # ---- whole files -----------------------------------------------------------------

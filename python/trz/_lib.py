@@ -26,7 +26,8 @@ class Info(ctypes.Structure):
     """struct trz_info."""
     _fields_ = [("format", c_char_p), ("record_size", ctypes.c_uint32), ("byte_order", c_int),
                 ("seekable", c_int), ("records", c_int64), ("raw_bytes", c_int64),
-                ("compressed_bytes", c_int64), ("chunks", c_int64), ("members", c_int64)]
+                ("compressed_bytes", c_int64), ("chunks", c_int64), ("members", c_int64),
+                ("unwrapped", c_char_p)]
 
 
 class ChunkInfo(ctypes.Structure):
@@ -76,15 +77,18 @@ _PROTOS = {
 
 
 def _candidates():
+    """Where libtrz.so may be, in order: TRZ_LIBRARY (then nothing else),
+    beside this package (an installed copy), the source tree this package
+    sits in (after `make`), and the system's loader."""
     env = os.environ.get("TRZ_LIBRARY")
     if env:
         yield env
         return  # an explicit choice is not second-guessed
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    yield os.path.join(root, "libtrz.so")
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "libtrz.so")
+    yield os.path.join(os.path.dirname(os.path.dirname(here)), "libtrz.so")
     found = ctypes.util.find_library("trz")
-    if found:
-        yield found
+    yield found or "libtrz.so.0"
 
 
 def _load():
@@ -102,8 +106,8 @@ def _load():
             fn = getattr(lib, name)
             fn.restype, fn.argtypes = res, args
         return lib, path
-    raise OSError("libtrz.so not found (tried: %s); run `make` in the trz source tree or set TRZ_LIBRARY"
-                  % ", ".join(tried or ["find_library('trz')"]))
+    raise OSError("libtrz.so not found (tried: %s); run `make` in the trz source tree, install it "
+                  "(make install), or set TRZ_LIBRARY to its path" % "; ".join(tried))
 
 
 lib, path = _load()
