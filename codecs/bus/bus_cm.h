@@ -522,6 +522,10 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
 #define BUS_CM_FAST 7       /* the fast model of bus_fast.h on the shared coder */
 
 #define BUS_FAST_NOGAIN 1 /* a fast encoder loop: the prefix did not beat the stream path */
+/* The last byte of a fast stream, after the coder's: the coder leaves out
+ * a final zero byte and its last byte often decides nothing, so a stream
+ * cut by a byte could otherwise decode. */
+#define BUS_FAST_END 0xA7
 /* The fast model must code the prefix 1/32 (3%) smaller than the stream
  * path to be used: the stream path decodes several times faster, and on
  * data neither predicts (random bytes) both come to about its size. */
@@ -559,13 +563,15 @@ typedef struct bus_fast_path {
             if (i + 1 == check && out->n - head >= zsz - zsz / BUS_FAST_GAIN) res = BUS_FAST_NOGAIN;       \
         }                                                                                                  \
         if (rc_enc_flush(&c) != 0 && res == TRZ_CODEC_OK) res = TRZ_CODEC_NOMEM;                           \
+        trz_put_u8(out, BUS_FAST_END);                                                                     \
         return res;                                                                                        \
     }                                                                                                      \
     static int dec_name(void *s, void *m, const trz_dec_args *a, const uint8_t *in, size_t n)            \
     {                                                                                                      \
+        if (n == 0 || in[n - 1] != BUS_FAST_END) return TRZ_CODEC_CORRUPT;                                \
         int res = TRZ_CODEC_OK;                                                                            \
         rc c;                                                                                              \
-        rc_dec_init(&c, in, n);                                                                            \
+        rc_dec_init(&c, in, n - 1);                                                                        \
         /* a valid stream is never read past its end: stop a short one there */                           \
         for (uint64_t i = 0; res == TRZ_CODEC_OK && !rc_dec_bad(&c) && i < a->nrec; i++) {                \
             uint8_t r[16] = { 0 };                                                                         \

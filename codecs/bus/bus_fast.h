@@ -20,7 +20,7 @@
  * updates seen in bits 16..23.  The step is 1 / (n + 1.5) of the error up
  * to BF_LIMIT updates: a context's first bits set its odds at once, as a
  * frequency count would, and busy contexts average over ~BF_LIMIT bits.
- * On sdsu that coded 4-6% smaller than rc_bit2's fixed two rates. */
+ * On sdsu that coded 6% smaller than rc_bit2's fixed two rates. */
 typedef uint32_t bf_p;
 #define BF_P0 32768u
 #define BF_LIMIT 60
