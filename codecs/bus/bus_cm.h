@@ -698,7 +698,8 @@ static inline int bus_fast_encode(const bus_cm_path *p, const trz_enc_args *a, s
 
 /* Encoder, levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1: the fast model,
  * unless the stream path (zs with zs_arg, the cheap choices) codes the
- * chunk's prefix smaller, as on traces with long exact repeats: then
+ * chunk's prefix smaller, as on traces with long exact repeats, or the
+ * prefix does not shrink below its raw size (random bytes): then
  * BUS_FAST_NOGAIN and nothing written (the caller runs the stream path
  * with its full choices).  The fast model's prefix is not coded twice:
  * bus_fast_encode stops there. */
@@ -708,6 +709,8 @@ static inline int bus_fast_try(const bus_cm_path *p, const trz_enc_args *a,
     size_t zsz;
     int r = bus_trial(a, p->rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
     if (r != TRZ_CODEC_OK) return r;
+    size_t raw = (size_t)(a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE) * p->rs;
+    if (zsz > raw) zsz = raw; /* data neither path shrinks: the faster one */
     r = bus_fast_encode(p, a, zsz);
     if (r == BUS_FAST_NOGAIN) a->streams[p->stream].n = 0;
     return r;
