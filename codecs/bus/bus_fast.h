@@ -32,7 +32,7 @@ RC_INLINE int bf_bit(rc *c, bf_p *p, int bit)
     uint32_t v = *p, pr = v & 0xFFFF, n = v >> 16;
     bit = rc_bit_p(c, pr, bit);
     int32_t err = (bit ? 32 : 65504) - (int32_t)pr; /* P(0) stays in 32..65504: never 0 or 1 */
-    pr = (uint32_t)((int32_t)pr + ((err * (int32_t)bf_rate[n]) >> 16));
+    pr = (uint32_t)((int32_t)pr + (int32_t)(((int64_t)err * bf_rate[n]) >> 16)); /* 64 bits: no overflow to think about */
     *p = (n + (n < BF_LIMIT)) << 16 | pr;
     return bit;
 }
