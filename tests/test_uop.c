@@ -183,7 +183,11 @@ static void damaged(const uint8_t *in, size_t len)
             sl[i] = e.s[i].n;
         }
         r = r * 1103515245u + 12345u;
-        int k = (int)(r >> 16) % 13, mode = trial % 4;
+        /* one of the streams the encoder wrote (either model variant) */
+        int used[TRZ_MAX_STREAMS], nused = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+            if (e.s[i].n) used[nused++] = i;
+        int k = nused ? used[(r >> 16) % (unsigned)nused] : 0, mode = trial % 4;
         if (mode == 0 && sl[k]) sl[k] = (r >> 8) % sl[k]; /* truncate */
         else if (mode == 1 && sl[k]) copy[k][(r >> 4) % sl[k]] ^= (uint8_t)(1 + (r >> 24) % 255);
         else if (mode == 2 && sl[k]) for (size_t j = 0; j < sl[k]; j++) copy[k][j] = (uint8_t)(r = r * 69069u + 1) ;
