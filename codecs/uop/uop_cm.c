@@ -12,7 +12,7 @@
 long uop_st[8];
 double uop_cost[32];
 int uop_field;
-static const char *fname[32] = {"flow","same","branch","target","azero","asym","arec","adelta","mac","mic","chars","s1","s2","d","imm","ftl","str","x"};
+static const char *fname[32] = {"flow","same","branch","target","azero","ahit","akind","adelta","mac","mic","chars","s1","s2","d","imm","ftl","str","x"};
 #define FLD(i) (uop_field = (i))
 #else
 #define FLD(i) ((void)0)
@@ -24,7 +24,7 @@ enum { F_NEW = 0, F_CONT = 1, F_REP = 2, F_EXPL = 3 };
 enum { K_ZERO = 0, K_FTIMM = 1, K_RAS = 2, K_LAST = 3, K_IND = 4, K_EXPL = 5 };
 enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5, A_DRB = 6, A_DGLOB = 7 };
 
-#define RECENT_N 8
+#define RECENT_N 16
 #define RAS_N 16
 #define TMPL_BITS 12
 #define DICT_MAX 4096
@@ -32,7 +32,12 @@ enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5,
 #define ARENA_MAX (DICT_MAX * 256)
 #define CS_LIM 60
 #define NREG 64
-#define RCTX_BITS 14 /* register-value contexts: 2^14 blocks of a 6-bit tree */
+#define HT_BITS 18 /* at most 2^18 slots of 16 count states (16 MiB) */
+
+enum {
+    SF_MAC, SF_MIC, SF_CH0, SF_CH1, SF_CH2, SF_R0, SF_R1, SF_R2, SF_IL, SF_IS, SF_IM, SF_FT, SF_STRLEN,
+    SF_STRB, SF_N
+};
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -43,10 +48,11 @@ typedef struct {
     uint16_t lh;            /* local branch history */
     uint8_t ch[3], immu, used;
     uint8_t nh;             /* flow kinds that followed this entry, 2 bits each */
-    uint8_t ah;             /* address symbols of the last two visits */
+    uint8_t ahc[4];         /* per address candidate: hit (1) or not, last visits */
     uint8_t alen;           /* bit length of the last address delta (0: a hit) */
     uint8_t th;             /* target kind of the last visit */
     uint8_t mru;            /* way 0 of a set: the way used last */
+    uint8_t ak;             /* kind of the last address no candidate gave, + 1 */
 } cent;
 
 typedef struct {
@@ -81,7 +87,10 @@ typedef struct {
     uint32_t imask;
     rc_prob *bl, *bg, *bs; /* branch: local, global, short global */
     uint32_t bmask;
-    u_cs *rctx;             /* register values */
+    u_cs *ht;               /* hashed contexts of first-seen fields: slots of 16 */
+    int hshift;
+    uint64_t hmac;          /* macro-op of the instruction before the previous one */
+    u_mixw sw[SF_N][16];
     cdict dict[2];
     uint32_t succ[DICT_MAX];   /* macro-op that followed a macro-op, + 1 */
     uint32_t micof[DICT_MAX];  /* last micro-op of a macro-op, + 1 */
@@ -114,8 +123,12 @@ typedef struct {
     rc_prob rlen[RC_ULEN], rbits[RC_UBITS];
     /* contexts: address */
     rc_prob az[16];
-    rc_prob asym[2 * 64][8];
-    rc_prob arec[8][RECENT_N];
+    rc_prob ahit[4][128];
+    rc_prob *ap;            /* address hit contexts, hashed */
+    uint32_t apmask;
+    u_mixw aw[4][4];
+    rc_prob akind[8 * 5][4];
+    rc_prob arec[2][RECENT_N];
     rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
     u_stretch_t st;
 } cm_t;
@@ -187,11 +200,12 @@ static void cm_free(cm_t *m)
 {
     if (!m) return;
     trz_big_free(m->tab, ((size_t)m->emask + 1) * sizeof(cent));
+    trz_big_free(m->ap, ((size_t)m->apmask + 1) * sizeof(rc_prob));
     trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(ctmpl));
     trz_big_free(m->fol, ((size_t)m->fmask + 1) * sizeof(uint64_t));
     trz_big_free(m->itab, ((size_t)m->imask + 1) * sizeof(uint64_t));
     trz_big_free(m->bl, ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
-    trz_big_free(m->rctx, ((size_t)64 << RCTX_BITS) * sizeof(u_cs));
+    trz_big_free(m->ht, ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
     trz_big_free(m->dict[0].arena, ARENA_MAX);
     trz_big_free(m->dict[1].arena, ARENA_MAX);
     trz_big_free(m, sizeof *m);
@@ -206,15 +220,18 @@ static cm_t *cm_new(uint64_t nlines)
     m->fmask = (1u << bits_for(nlines, 10, 17)) - 1;
     m->imask = (1u << bits_for(nlines / 4, 8, 14)) - 1;
     m->bmask = (1u << bits_for(nlines / 2, 10, 16)) - 1;
+    m->apmask = (1u << bits_for(nlines / 2, 10, 18)) - 1;
+    m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
     m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
     m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(ctmpl));
     m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
     m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
     m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
-    m->rctx = trz_big_malloc(((size_t)64 << RCTX_BITS) * sizeof(u_cs));
+    m->hshift = 32 - bits_for(nlines / 2, 12, HT_BITS);
+    m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
-    if (!m->tab || !m->tmpl || !m->fol || !m->itab || !m->bl || !m->rctx || !m->dict[0].arena ||
+    if (!m->tab || !m->tmpl || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
         !m->dict[1].arena) {
         cm_free(m);
         return NULL;
@@ -222,7 +239,10 @@ static cm_t *cm_new(uint64_t nlines)
     m->bg = m->bl + m->bmask + 1;
     m->bs = m->bg + m->bmask + 1;
     rc_init(m->bl, ((size_t)m->bmask + 1) * 3);
-    u_cs_fill(m->rctx, (size_t)64 << RCTX_BITS);
+    u_cs_fill(m->ht, (size_t)16 << (32 - m->hshift));
+    for (int i = 0; i < SF_N; i++)
+        for (int j = 0; j < 16; j++)
+            for (int k = 0; k < U_MIXN; k++) m->sw[i][j].w[k] = 20000;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     rc_init(&m->flow[0][0], sizeof m->flow / sizeof(rc_prob));
     rc_init(m->same, 2);
@@ -248,7 +268,12 @@ static cm_t *cm_new(uint64_t nlines)
     rc_init(m->rlen, RC_ULEN);
     rc_init(m->rbits, RC_UBITS);
     rc_init(m->az, 16);
-    rc_init(&m->asym[0][0], sizeof m->asym / sizeof(rc_prob));
+    rc_init(&m->ahit[0][0], sizeof m->ahit / sizeof(rc_prob));
+    rc_init(m->ap, (size_t)m->apmask + 1);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < U_MIXN; k++) m->aw[i][j].w[k] = 22000;
+    rc_init(&m->akind[0][0], sizeof m->akind / sizeof(rc_prob));
     rc_init(&m->arec[0][0], sizeof m->arec / sizeof(rc_prob));
     rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
     rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
@@ -267,31 +292,85 @@ static inline int same_str(const cdict *d, uint32_t i, const uint8_t *s, size_t 
     return i < d->n && d->len[i] == n && memcmp(d->arena + d->off[i], s, n) == 0;
 }
 
-/* A dictionary string: "new" in the context of the dictionary's size, then
- * either its index through a frequency tree or the new string's bytes. */
-U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n, uint32_t *idx)
+/* ---- first-seen fields: hashed contexts, mixed ----------------------------------
+ * A symbol of n bits is coded most significant bit first, four bits (a
+ * nibble) at a time: each of k contexts (32-bit hashes) picks for the
+ * nibble a slot of 16 count states (one cache line) by its hash and the
+ * bits coded before; the k predictions of each bit are mixed with weights
+ * per field and bit position. */
+
+static inline uint32_t H2(uint64_t a, uint64_t b) { return (uint32_t)(hmix(a, b) >> 32); }
+static inline uint32_t H3(uint64_t a, uint64_t b, uint64_t c) { return (uint32_t)(hmix(hmix(a, b), c) >> 32); }
+static inline uint32_t H4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    return (uint32_t)(hmix(hmix(hmix(a, b), c), d) >> 32);
+}
+
+U_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
+{
+    uint32_t x = h + prefix * 0x9E3779B1u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    x *= 0x297A2D39u;
+    x ^= x >> 15;
+    return m->ht + ((size_t)(x >> m->hshift) << 4);
+}
+
+U_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
+{
+    uint32_t done = 1;
+    int i = n;
+    while (i > 0) {
+        int nb = i >= 4 ? 4 : i;
+        u_cs *sl[U_MIXN];
+        for (int j = 0; j < k; j++) sl[j] = slot_of(m, h[j], done);
+        uint32_t node = 1;
+        for (int b = 0; b < nb; b++) {
+            i--;
+            int st[U_MIXN];
+            for (int j = 0; j < k; j++) st[j] = m->st.s[u_p12(u_cs_p(sl[j][node]))];
+            u_mixw *w = &m->sw[f][n - 1 - i < 15 ? n - 1 - i : 15];
+            int bit = u_mix_bit(c, enc, w, st, k, enc ? (int)(v >> i) & 1 : 0, 3);
+            for (int j = 0; j < k; j++) u_cs_upd(&sl[j][node], bit, CS_LIM);
+            node = node << 1 | (uint32_t)bit;
+            done = done << 1 | (uint32_t)bit;
+        }
+    }
+    return done - (1u << n);
+}
+
+/* A dictionary string: its index (the dictionary's size for a new one) as
+ * a 12-bit symbol in the contexts h, then a new string's length and bytes
+ * (each byte in the context of the one before). */
+U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+                   size_t n, uint32_t *idx)
 {
     cdict *d = &m->dict[k];
     int i = 0;
     uint32_t slot = 0;
-    if (enc) i = dict_find(d, s, n, &slot);
-    int isnew = u_cbit(c, enc, &m->snew[k][d->n < 16 ? 0 : d->n < 128 ? 1 : 2], i < 0, CS_LIM);
-    if (!isnew) {
-        uint32_t v = u_tree(c, enc, m->sidx[k], 12, (uint32_t)i);
-        if (v >= d->n) return -1;
+    if (enc) {
+        i = dict_find(d, s, n, &slot);
+        if (i < 0) i = (int)d->n;
+    }
+    uint32_t v = cm_sym(m, c, enc, f, h, 4, 12, (uint32_t)i);
+    if (v < d->n) {
         *idx = v;
         return 0;
     }
-    uint8_t buf[256];
+    if (v > d->n) return -1;
     int fsave = 0;
 #ifdef UOP_STATS
     fsave = uop_field;
 #endif
     FLD(16);
-    size_t len = u_ctree(c, enc, m->slen[k], 8, (uint32_t)n, CS_LIM);
+    uint8_t buf[256];
+    uint32_t hl = H2(0x5A, (uint64_t)k);
+    size_t len = cm_sym(m, c, enc, SF_STRLEN, &hl, 1, 8, (uint32_t)n);
     unsigned pb = 0;
     for (size_t j = 0; j < len; j++) {
-        buf[j] = (uint8_t)u_ctree(c, enc, m->sbyte[k][pb], 8, enc ? s[j] : 0, CS_LIM);
+        uint32_t hb[2] = { H3(0x5B, (uint64_t)k, pb), H2(0x5C, (uint64_t)k) };
+        buf[j] = (uint8_t)cm_sym(m, c, enc, SF_STRB, hb, 2, 8, enc ? s[j] : 0);
         pb = buf[j];
     }
     FLD(fsave);
@@ -303,114 +382,124 @@ U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_
     return 0;
 }
 
-/* A register number: v + 1 in 0..62 through a 6-bit tree in the context of
- * (which register, micro-op, the register before it); 63 escapes to an
- * integer. */
-U_HOT int64_t code_reg(cm_t *m, rc *c, const int enc, int i, uint32_t mic, int64_t before, int64_t v)
-{
-    uint32_t h = (uint32_t)(hmix(hmix((uint64_t)i + 1, mic), (uint64_t)before) >> 32) >> (32 - RCTX_BITS);
-    u_cs *t = m->rctx + ((size_t)h << 6);
-    uint32_t sym = enc ? (v >= -1 && v < 62 ? (uint32_t)(v + 1) : 63) : 0;
-    sym = u_ctree(c, enc, t, 6, sym, CS_LIM);
-    if (sym < 63) return (int64_t)sym - 1;
-    return u_sint(c, enc, m->rlen, m->rbits, v);
-}
-
-/* Static fields of an entry, coded against predictions: a hit bit per field
- * in the context of the prediction's origin g (0: the template of the
- * macro-op at this micro-op index, 1: weaker guesses, 2: the entry's own
- * fields, which changed), the value on a miss.  e holds the predictions of
- * group 2 on entry and the fields on return. */
+/* Static fields of an entry: the macro-op (a hit bit when the line is a
+ * later micro-op of the previous line's instruction), the micro-op, the
+ * chars (a hit bit against those last seen with the micro-op), registers,
+ * immediate and length, each in contexts of the fields before it and of
+ * the previous line. */
 U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x)
 {
     const uop_t *p = &m->prev;
     int samepc = p->pc == e->pc && e->u > 1;
+    uint32_t pmac = p->op[0], pmic = p->op[1];
+    uint64_t u = (uint64_t)e->u, pu = samepc ? (uint64_t)p->u : 0;
+    uint32_t h[4];
     /* macro-op */
-    uint32_t pm;
-    unsigned mc;
-    if (!fresh) pm = e->op[0], mc = 4;
-    else if (samepc) pm = p->op[0], mc = 0;
-    else if (m->succ[p->op[0] & (DICT_MAX - 1)]) pm = m->succ[p->op[0] & (DICT_MAX - 1)] - 1, mc = 1;
-    else pm = p->op[0], mc = 2;
+    int hit = 0;
     FLD(8);
-    int h = u_cbit(c, enc, &m->hit[0][mc], enc ? same_str(&m->dict[0], pm, x->sp[0], x->sl[0]) : 0, CS_LIM);
-    if (h) {
-        if (pm >= m->dict[0].n) return -1;
-        e->op[0] = pm;
-    } else if (code_str(m, c, enc, 0, x->sp[0], x->sl[0], &e->op[0])) return -1;
-    uint32_t mac = e->op[0];
-
-    /* predictions of the other fields */
-    unsigned g = 2;
-    if (fresh) {
-        const ctmpl *t = tmpl_of(m, mac, e->u);
-        if (t->used && t->mac == mac && t->u == e->u) {
-            g = 0;
-            e->op[1] = t->mic;
-            memcpy(e->ch, t->ch, 3);
-            memcpy(e->s, t->s, sizeof e->s);
-            e->imm = t->imm;
-            e->immu = t->immu;
-            e->ftl = samepc ? (int64_t)(p->ft - p->pc) : t->ftl;
-        } else {
-            g = 1;
-            e->op[1] = m->micof[mac] ? m->micof[mac] - 1 : p->op[1];
-            memcpy(e->ch, p->ch, 3);
-            e->ch[1] = ch_cls(e->ch[1]);
-            memcpy(e->s, p->s, sizeof e->s);
-            e->imm = 0;
-            e->immu = 0;
-            e->ftl = samepc ? (int64_t)(p->ft - p->pc) : m->lenof[mac];
-        }
+    if (samepc) hit = u_cbit(c, enc, &m->hit[0][fresh], enc ? same_str(&m->dict[0], pmac, x->sp[0], x->sl[0]) : 0, CS_LIM);
+    if (hit) {
+        if (pmac >= m->dict[0].n) return -1;
+        e->op[0] = pmac;
+    } else {
+        h[0] = H2(1, (uint64_t)samepc);
+        h[1] = H3(2, pmac, (uint64_t)samepc);
+        h[2] = H4(3, pmac, m->hmac, (uint64_t)samepc);
+        h[3] = H3(4, pmic, p->ch[1]);
+        if (code_str(m, c, enc, 0, SF_MAC, h, x ? x->sp[0] : NULL, x ? x->sl[0] : 0, &e->op[0])) return -1;
     }
-    unsigned gs = g * 2 + (unsigned)samepc;
+    uint32_t mac = e->op[0];
     /* micro-op */
     FLD(9);
-    h = u_cbit(c, enc, &m->hit[1][gs], enc ? same_str(&m->dict[1], e->op[1], x->sp[1], x->sl[1]) : 0, CS_LIM);
-    if (h) {
-        if (e->op[1] >= m->dict[1].n) return -1;
-    } else if (code_str(m, c, enc, 1, x->sp[1], x->sl[1], &e->op[1])) return -1;
+    h[0] = H3(5, mac, u);
+    h[1] = H4(6, mac, u, samepc ? pmic : 0xFFFF);
+    h[2] = H3(7, u, pmic);
+    h[3] = H2(8, mac);
+    if (code_str(m, c, enc, 1, SF_MIC, h, x ? x->sp[1] : NULL, x ? x->sl[1] : 0, &e->op[1])) return -1;
     uint32_t mic = e->op[1];
-    /* chars (the branch column as a class: T and N alike) */
-    if (g == 1 && m->micch[mic][3]) memcpy(e->ch, m->micch[mic], 3);
+    /* chars */
     FLD(10);
-    h = u_cbit(c, enc, &m->hit[2][gs],
-               enc ? x->ch[0] == e->ch[0] && ch_cls(x->ch[1]) == e->ch[1] && x->ch[2] == e->ch[2] : 0, CS_LIM);
-    if (!h)
+    uint8_t pch[3] = { '-', '-', '-' };
+    if (m->micch[mic][3]) memcpy(pch, m->micch[mic], 3);
+    u_cs *hc = slot_of(m, H3(9, mic, mac), 0);
+    hit = u_cbit(c, enc, &hc[1], enc ? x->ch[0] == pch[0] && ch_cls(x->ch[1]) == pch[1] && x->ch[2] == pch[2] : 0,
+                 CS_LIM);
+    if (hit) memcpy(e->ch, pch, 3);
+    else {
+        unsigned before = 0;
         for (int i = 0; i < 3; i++) {
-            uint8_t v = (uint8_t)u_tree(c, enc, m->chr[i], 8, enc ? x->ch[i] : 0);
+            h[0] = H3(10 + (uint64_t)i, mic, before);
+            h[1] = H4(13 + (uint64_t)i, mac, u, before);
+            h[2] = H3(16 + (uint64_t)i, pch[i], mic);
+            uint8_t v = (uint8_t)cm_sym(m, c, enc, SF_CH0 + (unsigned)i, h, 3, 8, enc ? x->ch[i] : 0);
             e->ch[i] = i == 1 ? ch_cls(v) : v;
+            before = before << 8 | v;
         }
-    /* registers */
-    int64_t before = p->s[2];
+    }
+    /* registers: v + 1 in 0..62, 63 escapes to an integer */
     for (int i = 0; i < 3; i++) {
         FLD(11 + i);
-        h = u_cbit(c, enc, &m->hit[3 + i][gs], enc ? x->s[i] == e->s[i] : 0, CS_LIM);
-        if (!h) e->s[i] = code_reg(m, c, enc, i, mic, before, x->s[i]);
-        before = e->s[i];
+        uint64_t f = 20 + (uint64_t)i * 4;
+        h[0] = H4(f, mic, mac, u);
+        h[1] = i == 0 ? H3(f + 1, mic, (uint64_t)p->s[2]) : i == 1 ? H3(f + 1, mic, (uint64_t)e->s[0])
+                      : H4(f + 1, mic, (uint64_t)e->s[0], (uint64_t)e->s[1]);
+        h[2] = H4(f + 2, mac, u, samepc ? (uint64_t)p->s[i] : 0xFFFF);
+        h[3] = H4(f + 3, mic, (uint64_t)p->s[0], (uint64_t)p->s[2]);
+        int64_t v = enc ? x->s[i] : 0;
+        uint32_t sym = cm_sym(m, c, enc, SF_R0 + (unsigned)i, h, 4, 6, enc ? (v >= -1 && v < 62 ? (uint32_t)(v + 1) : 63) : 0);
+        e->s[i] = sym < 63 ? (int64_t)sym - 1 : u_sint(c, enc, m->rlen, m->rbits, v);
     }
-    /* immediate */
+    /* immediate: the bit length of |imm| (65: printed unsigned or INT64_MIN),
+     * the sign, the 12 bits below the leading one in context, the rest direct */
     FLD(14);
-    h = u_cbit(c, enc, &m->hit[6][gs], enc ? x->imm == e->imm && x->immu == e->immu : 0, CS_LIM);
-    if (!h) {
-        int spec = u_cbit(c, enc, &m->ispec[0], enc ? x->immu || x->imm == INT64_MIN : 0, CS_LIM);
-        if (spec) {
+    {
+        int64_t v = enc ? x->imm : 0;
+        uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        uint32_t L = enc ? (x->immu || v == INT64_MIN ? 65 : (uint32_t)rc_bitlen64(a)) : 0;
+        unsigned pl = samepc ? (unsigned)rc_bitlen64((uint64_t)(p->imm < 0 ? -p->imm : p->imm)) : 99;
+        h[0] = H4(40, mic, mac, u);
+        h[1] = H4(41, mic, (uint64_t)e->s[0], (uint64_t)e->s[1]);
+        h[2] = H4(42, mac, u, pl);
+        h[3] = H3(43, mic, (uint64_t)e->s[2]);
+        L = cm_sym(m, c, enc, SF_IL, h, 4, 7, L);
+        if (L > 65) return -1;
+        if (L == 65) {
             e->immu = (uint8_t)u_cbit(c, enc, &m->ispec[1], enc ? x->immu : 0, CS_LIM);
-            e->imm = (int64_t)u_direct64(c, enc, (uint64_t)x->imm);
+            e->imm = (int64_t)u_direct64(c, enc, (uint64_t)v);
+            if (!e->immu && e->imm != INT64_MIN) return -1;
         } else {
             e->immu = 0;
-            e->imm = u_sint(c, enc, m->ilen[mic & 63], m->ibits, x->imm);
-            if (e->imm == INT64_MIN) return -1;
+            if (L == 0) e->imm = 0;
+            else {
+                h[0] = H3(44, mic, L);
+                h[1] = H4(45, mac, u, L);
+                int neg = (int)cm_sym(m, c, enc, SF_IS, h, 2, 1, v < 0);
+                int mb = (int)L - 1, top = mb < 12 ? mb : 12;
+                uint64_t r = 1;
+                if (top) r = r << top | cm_sym(m, c, enc, SF_IM, h, 2, top, (uint32_t)(a >> (mb - top)));
+                int d = mb - top;
+                if (d > 32) r = r << (d - 32) | u_direct(c, enc, (uint32_t)(a >> 32), d - 32), d = 32;
+                if (d) r = r << d | u_direct(c, enc, (uint32_t)a, d);
+                if (neg && r == 0) return -1;
+                e->imm = neg ? (int64_t)(0 - r) : (int64_t)r;
+                if (e->imm == INT64_MIN) return -1;
+            }
         }
     }
-    /* length (fall-through - pc) */
+    /* length: 1..15, 0 escapes to an integer */
     FLD(15);
-    h = u_cbit(c, enc, &m->hit[7][gs], enc ? (int64_t)(x->ft - x->pc) == e->ftl : 0, CS_LIM);
-    if (!h) {
+    {
         int64_t v = enc ? (int64_t)(x->ft - x->pc) : 0;
-        uint32_t sym = u_ctree(c, enc, m->flen[mac & 255], 4, enc ? (v >= 1 && v <= 15 ? (uint32_t)v : 0) : 0, CS_LIM);
+        unsigned il = (unsigned)rc_bitlen64((uint64_t)(e->imm < 0 ? -e->imm : e->imm));
+        unsigned rx = (e->s[0] >= 8) | (e->s[1] >= 8) << 1 | (e->s[2] >= 8) << 2;
+        h[0] = H4(50, mac, mic, u);
+        h[1] = H4(51, mac, il, rx);
+        h[2] = H3(52, mac, samepc ? (uint64_t)(p->ft - p->pc) : 99);
+        h[3] = H4(53, mic, il, e->ch[2]);
+        uint32_t sym = cm_sym(m, c, enc, SF_FT, h, 4, 4, enc ? (v >= 1 && v <= 15 ? (uint32_t)v : 0) : 0);
         e->ftl = sym ? (int64_t)sym : u_sint(c, enc, m->llen, m->lbits, v);
     }
+    (void)pu;
     return 0;
 }
 
@@ -422,10 +511,12 @@ U_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
            same_str(&m->dict[1], e->op[1], x->sp[1], x->sl[1]);
 }
 
+/* The recent addresses: the last address of each of the RECENT_N most
+ * recently used 64-byte blocks, most recent first. */
 U_HOT void recent_push(cm_t *m, uint64_t a)
 {
     int i = 0;
-    while (i < RECENT_N - 1 && m->recent[i] != a) i++;
+    while (i < RECENT_N - 1 && (m->recent[i] ^ a) >> 6) i++;
     for (; i > 0; i--) m->recent[i] = m->recent[i - 1];
     m->recent[0] = a;
 }
@@ -542,7 +633,10 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         }
     }
 
-    /* 5. address */
+    /* 5. address: zero or not; then the candidates in turn (stride, last,
+     * follower, register base + imm), each a hit bit in the context of its
+     * own record at this entry, skipping values already refused; then a
+     * recent address or a delta */
     {
         unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
         FLD(4);
@@ -550,59 +644,72 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         if (!nz) x->addr = 0;
         else {
             unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
-            uint64_t cst = e->last + (uint64_t)e->stride, crb = m->rb[ri] + (uint64_t)x->imm;
             uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
-            uint64_t cfo = m->fol[fi];
-            unsigned sym = 0, ri2 = 0;
-            int64_t d = 0;
-            if (enc) {
-                uint64_t a = x->addr;
-                if (e->last && a == cst) sym = A_STRIDE;
-                else if (e->last && a == e->last) sym = A_LAST;
-                else if (a == crb) sym = A_RB;
-                else if (a == cfo) sym = A_FOL;
-                else {
-                    sym = 8;
-                    for (unsigned i = 0; i < RECENT_N; i++)
-                        if (a == m->recent[i]) { sym = A_RECENT; ri2 = i; break; }
-                    if (sym == 8) {
-                        int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - crb), d3 = (int64_t)(a - m->glob);
-                        uint64_t m1 = d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1;
-                        uint64_t m2 = d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2;
-                        uint64_t m3 = d3 < 0 ? 0 - (uint64_t)d3 : (uint64_t)d3;
-                        if (!e->last) m1 = UINT64_MAX;
-                        if (m1 <= m2 && m1 <= m3) sym = A_DLAST, d = d1;
-                        else if (m2 <= m3) sym = A_DRB, d = d2;
-                        else sym = A_DGLOB, d = d3;
-                    }
+            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+            uint64_t a = enc ? x->addr : 0;
+            int sym = 4;
+            FLD(5);
+            for (int i = 0; i < 4; i++) {
+                if (!valid[i]) continue;
+                for (int j = 0; j < i; j++)
+                    if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
+                if (!valid[i]) continue;
+                unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
+                uint32_t k = hash_key(x->pc, x->u);
+                rc_prob *q[3] = { &m->ahit[i][cx],
+                                  &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
+                                  &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
+                int st[3] = { m->st.s[u_p12(*q[0])], m->st.s[u_p12(*q[1])], m->st.s[u_p12(*q[2])] };
+                int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
+                for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
+                if (hb) {
+                    sym = i;
+                    a = cand[i];
+                    break;
                 }
             }
-            unsigned sc = fresh ? 64 + ls_ctx(x->ch[2]) : e->ah;
-            FLD(5);
-            sym = u_tree(&r->addr, enc, m->asym[sc], 3, sym);
-            uint64_t a;
-            switch (sym) {
-            case A_STRIDE: a = cst; break;
-            case A_LAST: a = e->last; break;
-            case A_RB: a = crb; break;
-            case A_FOL: a = cfo; break;
-            case A_RECENT:
+            int64_t d = 0;
+            if (sym == 4) {
+                /* kinds: 0 a recent address, 1 last + delta, 2 register base
+                 * + imm + delta, 3 a recent address + delta */
+                unsigned ri2 = 0, k = 0;
+                if (enc) {
+                    k = 4;
+                    for (unsigned i = 0; i < RECENT_N; i++)
+                        if (a == m->recent[i]) { k = 0; ri2 = i; break; }
+                    if (k) {
+                        int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - cand[3]);
+                        int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
+                        int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
+                        int64_t d3 = 0;
+                        for (unsigned i = 0; i < RECENT_N; i++) {
+                            int64_t dd = (int64_t)(a - m->recent[i]);
+                            int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
+                            if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
+                        }
+                        if (b1 <= b2 && b1 <= b3) k = 1, d = d1;
+                        else if (b2 <= b3) k = 2, d = d2;
+                        else k = 3, d = d3;
+                    }
+                }
                 FLD(6);
-                ri2 = u_tree(&r->addr, enc, m->arec[0], 3, ri2);
-                a = m->recent[ri2];
-                break;
-            default: {
-                unsigned dk = sym - A_DLAST;
-                unsigned lc = e->alen < 23 ? e->alen : 23;
-                FLD(7);
-                d = u_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
-                a = (sym == A_DLAST ? e->last : sym == A_DRB ? crb : m->glob) + (uint64_t)d;
-            }
+                k = u_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
+                e->ak = (uint8_t)(k + 1);
+                if (k == 0 || k == 3) ri2 = u_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
+                if (k == 0) a = m->recent[ri2];
+                else {
+                    unsigned dk = k - 1;
+                    unsigned lc = e->alen < 23 ? e->alen : 23;
+                    FLD(7);
+                    d = u_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
+                    a = (k == 1 ? e->last : k == 2 ? cand[3] : m->recent[ri2]) + (uint64_t)d;
+                }
             }
             x->addr = a;
-            e->ah = (uint8_t)((e->ah << 3 | sym) & 63);
+            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
             uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
-            e->alen = (uint8_t)(sym >= A_DLAST ? rc_bitlen64(ad) : 0);
+            e->alen = (uint8_t)rc_bitlen64(ad);
             m->fol[fi] = a;
             e->stride = (int64_t)(a - e->last);
             e->last = a;
@@ -628,7 +735,10 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     t->immu = x->immu;
     t->mic = x->op[1];
     memcpy(t->ch, e->ch, 3);
-    if (x->u == 1) m->succ[p->op[0] & (DICT_MAX - 1)] = x->op[0] + 1;
+    if (x->u == 1) {
+        m->succ[p->op[0] & (DICT_MAX - 1)] = x->op[0] + 1;
+        m->hmac = p->op[0];
+    }
     m->micof[x->op[0]] = x->op[1] + 1;
     memcpy(m->micch[x->op[1]], e->ch, 3);
     m->micch[x->op[1]][3] = 1;
