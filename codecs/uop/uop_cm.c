@@ -41,25 +41,27 @@ enum {
 
 /* ---- state ------------------------------------------------------------------ */
 
+/* An entry: one cache line.  The tag is the 32-bit hash of (pc, u), so
+ * two keys of one hash share an entry (in both directions alike); lines
+ * whose registers or length do not fit 16 bits are escaped. */
 typedef struct {
-    uint64_t pc, tgt, last;
-    int64_t imm, u, ftl, stride, s[3];
-    uint32_t op[2];
+    int64_t imm;
+    uint64_t tgt, last;
+    uint32_t tag;           /* hash_key(pc, u) | 1; 0 = unused */
+    int32_t stride;         /* last - the address before it; 0 if outside 32 bits */
+    int16_t ftl, s[3];
+    uint16_t op[2];
     uint16_t lh;            /* local branch history */
-    uint8_t ch[3], immu, used;
+    uint8_t ch[3], immu;
     uint8_t nh;             /* flow kinds that followed this entry, 2 bits each */
-    uint8_t ahc[4];         /* per address candidate: hit (1) or not, last visits */
     uint8_t alen;           /* bit length of the last address delta (0: a hit) */
     uint8_t th;             /* target kind of the last visit */
-    uint8_t mru;            /* way 0 of a set: the way used last */
     uint8_t ak;             /* kind of the last address no candidate gave, + 1 */
+    uint8_t mru;            /* way 0 of a set: the way used last */
+    uint8_t ahc[4];         /* per address candidate: hit (1) or not, last visits */
 } cent;
+_Static_assert(sizeof(cent) <= 64, "an entry is one cache line");
 
-typedef struct {
-    int64_t u, ftl, s[3], imm;
-    uint32_t mac, mic;
-    uint8_t ch[3], immu, used;
-} ctmpl;
 
 typedef struct {
     uint8_t *arena;
@@ -80,7 +82,6 @@ typedef struct {
     /* tables */
     cent *tab;
     uint32_t emask;
-    ctmpl *tmpl;
     uint64_t *fol;          /* per (pc, u, last address): the address after it */
     uint32_t fmask;
     uint64_t *itab;         /* indirect targets by (pc, path) */
@@ -92,22 +93,22 @@ typedef struct {
     uint64_t hmac;          /* macro-op of the instruction before the previous one */
     u_mixw sw[SF_N][16];
     cdict dict[2];
-    uint32_t succ[DICT_MAX];   /* macro-op that followed a macro-op, + 1 */
-    uint32_t micof[DICT_MAX];  /* last micro-op of a macro-op, + 1 */
     uint8_t micch[DICT_MAX][4];/* chars last seen with a micro-op ([3] = seen) */
-    int64_t lenof[DICT_MAX];   /* last length of a macro-op */
     /* history */
     uop_t prev;
     cent *pe;
     uint64_t glob, recent[RECENT_N], ras[RAS_N], rb[NREG];
     uint64_t gh, path;
+    uint64_t npc;           /* the likeliest next line's pc, u and key */
+    int64_t nu;
+    uint32_t nkey;
     unsigned rsp;
     uint8_t stored;
     /* contexts: ctl */
-    rc_prob flow[64][4];
+    rc_prob flow1[64], flow[64][4];
     rc_prob same[2];
     u_mixw bw[64];
-    rc_prob tk[4 * 8][8];
+    rc_prob tk1[4 * 8], tk[4 * 8][8];
     rc_prob tlen[RC_ULEN], tbits[RC_UBITS];
     rc_prob xlen[2][RC_ULEN], xbits[2][RC_UBITS];
     /* contexts: static */
@@ -182,10 +183,6 @@ static inline unsigned ls_ctx(uint8_t c) { return c == '-' ? 0 : c == 'L' ? 1 : 
 
 static inline uint64_t ras_top(const cm_t *m) { return m->ras[(m->rsp - 1) & (RAS_N - 1)]; }
 
-static inline ctmpl *tmpl_of(const cm_t *m, uint32_t mac, int64_t u)
-{
-    return &m->tmpl[hash_key(mac, u) >> (32 - TMPL_BITS)];
-}
 
 static int bits_for(uint64_t n, int lo, int hi)
 {
@@ -201,7 +198,6 @@ static void cm_free(cm_t *m)
     if (!m) return;
     trz_big_free(m->tab, ((size_t)m->emask + 1) * sizeof(cent));
     trz_big_free(m->ap, ((size_t)m->apmask + 1) * sizeof(rc_prob));
-    trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(ctmpl));
     trz_big_free(m->fol, ((size_t)m->fmask + 1) * sizeof(uint64_t));
     trz_big_free(m->itab, ((size_t)m->imask + 1) * sizeof(uint64_t));
     trz_big_free(m->bl, ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
@@ -215,7 +211,7 @@ static cm_t *cm_new(uint64_t nlines)
 {
     cm_t *m = trz_big_calloc(sizeof *m);
     if (!m) return NULL;
-    int eb = bits_for(nlines * 2, 10, 17);
+    int eb = bits_for(nlines, 10, 16);
     m->emask = (1u << eb) - 1;
     m->fmask = (1u << bits_for(nlines, 10, 17)) - 1;
     m->imask = (1u << bits_for(nlines / 4, 8, 14)) - 1;
@@ -223,7 +219,6 @@ static cm_t *cm_new(uint64_t nlines)
     m->apmask = (1u << bits_for(nlines / 2, 10, 18)) - 1;
     m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
     m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
-    m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(ctmpl));
     m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
     m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
     m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
@@ -231,7 +226,7 @@ static cm_t *cm_new(uint64_t nlines)
     m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
-    if (!m->tab || !m->tmpl || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
+    if (!m->tab || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
         !m->dict[1].arena) {
         cm_free(m);
         return NULL;
@@ -249,6 +244,8 @@ static cm_t *cm_new(uint64_t nlines)
     for (int i = 0; i < 64; i++)
         for (int j = 0; j < U_MIXN; j++) m->bw[i].w[j] = 22000;
     rc_init(&m->tk[0][0], sizeof m->tk / sizeof(rc_prob));
+    rc_init(m->tk1, sizeof m->tk1 / sizeof(rc_prob));
+    rc_init(m->flow1, sizeof m->flow1 / sizeof(rc_prob));
     rc_init(m->tlen, RC_ULEN);
     rc_init(m->tbits, RC_UBITS);
     rc_init(&m->xlen[0][0], sizeof m->xlen / sizeof(rc_prob));
@@ -387,12 +384,12 @@ U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint3
  * chars (a hit bit against those last seen with the micro-op), registers,
  * immediate and length, each in contexts of the fields before it and of
  * the previous line. */
-U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x)
+U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
 {
     const uop_t *p = &m->prev;
-    int samepc = p->pc == e->pc && e->u > 1;
+    int samepc = p->pc == pc && xu > 1;
     uint32_t pmac = p->op[0], pmic = p->op[1];
-    uint64_t u = (uint64_t)e->u, pu = samepc ? (uint64_t)p->u : 0;
+    uint64_t u = (uint64_t)xu;
     uint32_t h[4];
     /* macro-op */
     int hit = 0;
@@ -400,13 +397,15 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
     if (samepc) hit = u_cbit(c, enc, &m->hit[0][fresh], enc ? same_str(&m->dict[0], pmac, x->sp[0], x->sl[0]) : 0, CS_LIM);
     if (hit) {
         if (pmac >= m->dict[0].n) return -1;
-        e->op[0] = pmac;
+        e->op[0] = (uint16_t)pmac;
     } else {
         h[0] = H2(1, (uint64_t)samepc);
         h[1] = H3(2, pmac, (uint64_t)samepc);
         h[2] = H4(3, pmac, m->hmac, (uint64_t)samepc);
         h[3] = H3(4, pmic, p->ch[1]);
-        if (code_str(m, c, enc, 0, SF_MAC, h, x ? x->sp[0] : NULL, x ? x->sl[0] : 0, &e->op[0])) return -1;
+        uint32_t v;
+        if (code_str(m, c, enc, 0, SF_MAC, h, x->sp[0], x->sl[0], &v)) return -1;
+        e->op[0] = (uint16_t)v;
     }
     uint32_t mac = e->op[0];
     /* micro-op */
@@ -415,8 +414,9 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
     h[1] = H4(6, mac, u, samepc ? pmic : 0xFFFF);
     h[2] = H3(7, u, pmic);
     h[3] = H2(8, mac);
-    if (code_str(m, c, enc, 1, SF_MIC, h, x ? x->sp[1] : NULL, x ? x->sl[1] : 0, &e->op[1])) return -1;
-    uint32_t mic = e->op[1];
+    uint32_t mic;
+    if (code_str(m, c, enc, 1, SF_MIC, h, x->sp[1], x->sl[1], &mic)) return -1;
+    e->op[1] = (uint16_t)mic;
     /* chars */
     FLD(10);
     uint8_t pch[3] = { '-', '-', '-' };
@@ -447,7 +447,9 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         h[3] = H4(f + 3, mic, (uint64_t)p->s[0], (uint64_t)p->s[2]);
         int64_t v = enc ? x->s[i] : 0;
         uint32_t sym = cm_sym(m, c, enc, SF_R0 + (unsigned)i, h, 4, 6, enc ? (v >= -1 && v < 62 ? (uint32_t)(v + 1) : 63) : 0);
-        e->s[i] = sym < 63 ? (int64_t)sym - 1 : u_sint(c, enc, m->rlen, m->rbits, v);
+        v = sym < 63 ? (int64_t)sym - 1 : u_sint(c, enc, m->rlen, m->rbits, v);
+        if (v < INT16_MIN || v > INT16_MAX) return -1;
+        e->s[i] = (int16_t)v;
     }
     /* immediate: the bit length of |imm| (65: printed unsigned or INT64_MIN),
      * the sign, the 12 bits below the leading one in context, the rest direct */
@@ -456,7 +458,7 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         int64_t v = enc ? x->imm : 0;
         uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
         uint32_t L = enc ? (x->immu || v == INT64_MIN ? 65 : (uint32_t)rc_bitlen64(a)) : 0;
-        unsigned pl = samepc ? (unsigned)rc_bitlen64((uint64_t)(p->imm < 0 ? -p->imm : p->imm)) : 99;
+        unsigned pl = samepc ? (unsigned)rc_bitlen64(p->imm < 0 ? 0 - (uint64_t)p->imm : (uint64_t)p->imm) : 99;
         h[0] = H4(40, mic, mac, u);
         h[1] = H4(41, mic, (uint64_t)e->s[0], (uint64_t)e->s[1]);
         h[2] = H4(42, mac, u, pl);
@@ -490,16 +492,17 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
     FLD(15);
     {
         int64_t v = enc ? (int64_t)(x->ft - x->pc) : 0;
-        unsigned il = (unsigned)rc_bitlen64((uint64_t)(e->imm < 0 ? -e->imm : e->imm));
+        unsigned il = (unsigned)rc_bitlen64(e->imm < 0 ? 0 - (uint64_t)e->imm : (uint64_t)e->imm);
         unsigned rx = (e->s[0] >= 8) | (e->s[1] >= 8) << 1 | (e->s[2] >= 8) << 2;
         h[0] = H4(50, mac, mic, u);
         h[1] = H4(51, mac, il, rx);
         h[2] = H3(52, mac, samepc ? (uint64_t)(p->ft - p->pc) : 99);
         h[3] = H4(53, mic, il, e->ch[2]);
         uint32_t sym = cm_sym(m, c, enc, SF_FT, h, 4, 4, enc ? (v >= 1 && v <= 15 ? (uint32_t)v : 0) : 0);
-        e->ftl = sym ? (int64_t)sym : u_sint(c, enc, m->llen, m->lbits, v);
+        v = sym ? (int64_t)sym : u_sint(c, enc, m->llen, m->lbits, v);
+        if (v < INT16_MIN || v > INT16_MAX) return -1;
+        e->ftl = (int16_t)v;
     }
-    (void)pu;
     return 0;
 }
 
@@ -539,7 +542,12 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         else kind = F_EXPL;
     }
     FLD(0);
-    kind = u_tree(&r->ctl, enc, m->flow[pe ? pe->nh : 0], 2, kind);
+    {
+        /* the kind that followed the previous entry last time, else a tree */
+        unsigned fc = pe ? pe->nh : 0, pk = fc & 3;
+        if (!u_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
+        else kind = u_tree(&r->ctl, enc, m->flow[fc], 2, kind);
+    }
     switch (kind) {
     case F_NEW: x->u = 1; x->pc = npc; break;
     case F_CONT: x->u = (int64_t)((uint64_t)p->u + 1); x->pc = p->pc; break;
@@ -551,34 +559,37 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     if (pe) pe->nh = (uint8_t)((pe->nh << 2 | kind) & 63);
 
     /* 2. the entry and its static fields */
-    cent *set = &m->tab[hash_key(x->pc, x->u) & m->emask & ~1u], *e = set;
+    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u), tag = key | 1;
+    cent *set = &m->tab[(key >> 7) & m->emask & ~1u], *e = set;
     int fresh = 0;
-    if (set[0].used && set[0].pc == x->pc && set[0].u == x->u) set[0].mru = 0;
-    else if (set[1].used && set[1].pc == x->pc && set[1].u == x->u) e = &set[1], set[0].mru = 1;
+    if (set[0].tag == tag) set[0].mru = 0;
+    else if (set[1].tag == tag) e = &set[1], set[0].mru = 1;
     else {
         fresh = 1;
         e = &set[set[0].mru ^ 1];
         set[0].mru ^= 1;
     }
 #ifdef UOP_STATS
-    if (enc) { extern long uop_st[8]; uop_st[0]++; uop_st[1] += fresh; uop_st[3] += fresh && e->used; if (fresh && e->used && uop_st[3] < 5) fprintf(stderr, "evict %lx %ld by %lx %ld mask %x\n", e->pc, e->u, x->pc, x->u, m->emask); if (!fresh) uop_st[2] += !static_same(m, e, x); }
+    if (enc) { uop_st[0]++; uop_st[1] += fresh; uop_st[3] += fresh && e->tag; if (!fresh) uop_st[2] += !static_same(m, e, x); }
 #endif
     if (fresh) {
         uint8_t mru = set[0].mru;
         memset(e, 0, sizeof *e);
         set[0].mru = mru;
-        e->used = 1;
-        e->pc = x->pc;
-        e->u = x->u;
+        e->tag = tag;
         e->th = 6;
-        if (code_static(m, &r->stat, enc, 1, e, x)) return -1;
+        if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+        memcpy(m->micch[e->op[1]], e->ch, 3);
+        m->micch[e->op[1]][3] = 1;
     } else {
         FLD(1);
         int miss = u_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
-        if (miss && code_static(m, &r->stat, enc, 0, e, x)) return -1;
+        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return -1;
     }
     x->ft = x->pc + (uint64_t)e->ftl;
-    memcpy(x->s, e->s, sizeof x->s);
+    x->s[0] = e->s[0];
+    x->s[1] = e->s[1];
+    x->s[2] = e->s[2];
     x->imm = e->imm;
     x->immu = e->immu;
     x->ch[0] = e->ch[0];
@@ -615,7 +626,9 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
                : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
         }
         FLD(3);
-        tk = u_tree(&r->ctl, enc, m->tk[br_ctx(x->ch[1]) * 8 + e->th], 3, tk);
+        unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
+        if (e->th < 6 && !u_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
+        else tk = u_tree(&r->ctl, enc, m->tk[tc], 3, tk);
         switch (tk) {
         case K_ZERO: x->tgt = 0; break;
         case K_FTIMM: x->tgt = fti; break;
@@ -711,7 +724,8 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
             uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
             e->alen = (uint8_t)rc_bitlen64(ad);
             m->fol[fi] = a;
-            e->stride = (int64_t)(a - e->last);
+            int64_t sd = (int64_t)(a - e->last);
+            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
             e->last = a;
             m->rb[ri] = a - (uint64_t)x->imm;
             m->glob = a;
@@ -725,30 +739,30 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         if (m->rsp && x->tgt == ras_top(m)) m->rsp--;
         else if (m->stored) m->ras[m->rsp++ & (RAS_N - 1)] = x->ft;
     }
-    ctmpl *t = tmpl_of(m, x->op[0], x->u);
-    t->used = 1;
-    t->mac = x->op[0];
-    t->u = x->u;
-    t->ftl = e->ftl;
-    memcpy(t->s, x->s, sizeof t->s);
-    t->imm = x->imm;
-    t->immu = x->immu;
-    t->mic = x->op[1];
-    memcpy(t->ch, e->ch, 3);
-    if (x->u == 1) {
-        m->succ[p->op[0] & (DICT_MAX - 1)] = x->op[0] + 1;
-        m->hmac = p->op[0];
+    if (x->u == 1) m->hmac = p->op[0];
+    /* the entry of the likeliest next line, ahead of its use */
+    {
+        unsigned nk = e->nh & 3;
+        m->npc = nk == F_NEW ? (x->ch[1] == 'T' ? x->tgt : x->ft) : x->pc;
+        m->nu = nk == F_CONT ? (int64_t)((uint64_t)x->u + 1) : 1;
+        m->nkey = hash_key(m->npc, m->nu);
+        u_prefetch(&m->tab[(m->nkey >> 7) & m->emask & ~1u]);
     }
-    m->micof[x->op[0]] = x->op[1] + 1;
-    memcpy(m->micch[x->op[1]], e->ch, 3);
-    m->micch[x->op[1]][3] = 1;
-    m->lenof[x->op[0]] = e->ftl;
     m->prev = *x;
     m->pe = e;
     return 0;
 }
 
 /* ---- encoder ------------------------------------------------------------------ */
+
+/* Registers and length fit an entry's 16 bits (else the line is escaped). */
+static int fits(const uop_t *x)
+{
+    int64_t l = (int64_t)(x->ft - x->pc);
+    for (int i = 0; i < 3; i++)
+        if (x->s[i] < INT16_MIN || x->s[i] > INT16_MAX) return 0;
+    return l >= INT16_MIN && l <= INT16_MAX;
+}
 
 static int strings_fit(const cm_t *m)
 {
@@ -786,7 +800,7 @@ int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
         const uint8_t *le = nl ? nl + 1 : end;
         size_t n = (size_t)(le - p);
         uop_t x;
-        int ok = n < UOP_MAX_LINE && uop_parse(lay, p, n, &x) == 0 && strings_fit(m);
+        int ok = n < UOP_MAX_LINE && uop_parse(lay, p, n, &x) == 0 && strings_fit(m) && fits(&x);
         if (ok) {
             size_t rn = uop_render(lay, &x, buf);
             ok = rn == n && memcmp(buf, p, n) == 0;

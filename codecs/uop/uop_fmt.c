@@ -313,8 +313,51 @@ static const char digits2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+#if defined(__GNUC__)
+#define R_INLINE static inline __attribute__((always_inline))
+#else
+#define R_INLINE static inline
+#endif
+
+/* Copy n bytes reading none past src + n: overlapping fixed-size moves
+ * instead of a call for the short strings of a line. */
+R_INLINE void copy_short(uint8_t *o, const uint8_t *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        memcpy(o, src, 8);
+        memcpy(o + n - 8, src + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(o, src, 4);
+        memcpy(o + n - 4, src + n - 4, 4);
+    } else if (n >= 2 && n < 4) {
+        memcpy(o, src, 2);
+        memcpy(o + n - 2, src + n - 2, 2);
+    } else if (n == 1) *o = *src;
+    else memcpy(o, src, n);
+}
+
+/* Hex digit pairs: entry i is the two digits of the byte i. */
+static const char hex_lo[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+static const char hex_up[513] =
+    "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+    "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+    "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+    "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+    "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+    "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+    "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+    "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
 /* Write the digits of v right-aligned ending at e; returns the start. */
-static inline uint8_t *fmt_u64(uint8_t *e, uint64_t v)
+R_INLINE uint8_t *fmt_u64(uint8_t *e, uint64_t v)
 {
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
@@ -327,43 +370,78 @@ static inline uint8_t *fmt_u64(uint8_t *e, uint64_t v)
     return e;
 }
 
-static inline uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
+R_INLINE uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
 {
-    const char *hx = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    do { *--e = (uint8_t)hx[v & 15]; v >>= 4; } while (v);
+    const char *hx = upper ? hex_up : hex_lo;
+    while (v >= 256) {
+        e -= 2;
+        memcpy(e, hx + 2 * (v & 255), 2);
+        v >>= 8;
+    }
+    if (v >= 16) { e -= 2; memcpy(e, hx + 2 * v, 2); }
+    else *--e = (uint8_t)hx[2 * v + 1];
     return e;
 }
 
-/* Emit one column: separator, padding, prefix (sign / 0x), body. */
-static inline uint8_t *emit(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl,
-                            const uint8_t *body, size_t bl)
+/* Emit one column: separator, padding, prefix (sign / 0x), body.  The
+ * output has room for UOP_MAX_LINE bytes from the line's start, so fixed-
+ * size copies may write past the column (later columns overwrite it); a
+ * numeric body is read 24 bytes at a time from its buffer. */
+#define NUM_BUF 48 /* digits end at NUM_END: 24 bytes readable from any start */
+#define NUM_END 24
+static const uint8_t no_pre[2] = { 0, 0 };
+static const uint8_t minus_pre[2] = { '-', 0 };
+static const uint8_t hex_pre[2] = { '0', 'x' };
+
+static inline uint8_t *emit_pad(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
+                                size_t bl, size_t pad)
 {
-    for (unsigned i = 0; i < k->seplen; i++) *o++ = k->sep[i];
-    size_t tot = pl + bl, pad = k->width > tot ? k->width - tot : 0;
-    if (!(k->flags & (UF_LEFT | UF_ZERO))) { memset(o, ' ', pad); o += pad; }
-    memcpy(o, pre, pl);
+    if (!(k->flags & (UF_LEFT | UF_ZERO))) { memset(o, ' ', 64); o += pad; }
+    memcpy(o, pre, 2);
     o += pl;
-    if ((k->flags & (UF_LEFT | UF_ZERO)) == UF_ZERO) { memset(o, '0', pad); o += pad; }
-    memcpy(o, body, bl);
+    if ((k->flags & (UF_LEFT | UF_ZERO)) == UF_ZERO) { memset(o, '0', 64); o += pad; }
+    copy_short(o, body, bl);
     o += bl;
-    if (k->flags & UF_LEFT) { memset(o, ' ', pad); o += pad; }
+    if (k->flags & UF_LEFT) { memset(o, ' ', 64); o += pad; }
     return o;
 }
 
-static inline uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
+R_INLINE uint8_t *emit_num(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
+                                size_t bl)
 {
-    uint8_t tmp[24], *e = tmp + sizeof tmp;
+    memcpy(o, k->sep, UOP_MAX_SEP);
+    o += k->seplen;
+    size_t tot = pl + bl;
+    if (k->width > tot) return emit_pad(o, k, pre, pl, body, bl, k->width - tot);
+    memcpy(o, pre, 2);
+    o += pl;
+    memcpy(o, body, 24); /* bl <= 20 */
+    return o + bl;
+}
+
+R_INLINE uint8_t *emit_bytes(uint8_t *o, const uop_col_t *k, const uint8_t *body, size_t bl)
+{
+    memcpy(o, k->sep, UOP_MAX_SEP);
+    o += k->seplen;
+    if (k->width > bl) return emit_pad(o, k, no_pre, 0, body, bl, k->width - bl);
+    copy_short(o, body, bl);
+    return o + bl;
+}
+
+R_INLINE uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
+{
+    uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     int neg = v < 0 && !uns;
     uint64_t a = neg ? 0 - (uint64_t)v : (uint64_t)v;
     uint8_t *s = fmt_u64(e, a);
-    return emit(o, k, (const uint8_t *)"-", neg, s, (size_t)(e - s));
+    return emit_num(o, k, neg ? minus_pre : no_pre, (size_t)neg, s, (size_t)(e - s));
 }
 
-static inline uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
+R_INLINE uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
 {
-    uint8_t tmp[20], *e = tmp + sizeof tmp;
+    uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     uint8_t *s = fmt_hex(e, v, k->flags & UF_UPPER);
-    return emit(o, k, (const uint8_t *)"0x", (k->flags & UF_0X) ? 2 : 0, s, (size_t)(e - s));
+    return emit_num(o, k, hex_pre, (k->flags & UF_0X) ? 2 : 0, s, (size_t)(e - s));
 }
 
 size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
@@ -375,13 +453,13 @@ size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
     o = emit_dec(o, &k[2], x->s[0], 0);
     o = emit_dec(o, &k[3], x->s[1], 0);
     o = emit_dec(o, &k[4], x->s[2], 0);
-    for (int i = 0; i < 3; i++) o = emit(o, &k[5 + i], (const uint8_t *)"", 0, &x->ch[i], 1);
+    for (int i = 0; i < 3; i++) o = emit_bytes(o, &k[5 + i], &x->ch[i], 1);
     o = emit_dec(o, &k[8], x->imm, x->immu);
     o = emit_hex(o, &k[9], x->addr);
     o = emit_hex(o, &k[10], x->ft);
     o = emit_hex(o, &k[11], x->tgt);
-    o = emit(o, &k[12], (const uint8_t *)"", 0, x->sp[0], x->sl[0]);
-    o = emit(o, &k[13], (const uint8_t *)"", 0, x->sp[1], x->sl[1]);
+    o = emit_bytes(o, &k[12], x->sp[0], x->sl[0]);
+    o = emit_bytes(o, &k[13], x->sp[1], x->sl[1]);
     memcpy(o, l->eol, l->eollen);
     o += l->eollen;
     return (size_t)(o - out);

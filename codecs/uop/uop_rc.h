@@ -21,6 +21,15 @@
 #define U_HOT static inline
 #endif
 
+static inline void u_prefetch(const void *p)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(p, 1);
+#else
+    (void)p;
+#endif
+}
+
 /* ---- one decision -------------------------------------------------------- */
 
 #ifdef UOP_STATS
@@ -83,7 +92,10 @@ U_HOT int u_cbit(rc *c, const int enc, u_cs *s, int bit, const unsigned limit)
 
 static inline void u_cs_fill(u_cs *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) p[i] = U_CS0;
+    if (!n) return;
+    p[0] = U_CS0;
+    for (size_t have = 1; have < n; have *= 2) /* doubling copies */
+        memcpy(p + have, p, (have < n - have ? have : n - have) * sizeof *p);
 }
 
 /* ---- binarisations ---------------------------------------------------------- */
