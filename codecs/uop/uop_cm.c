@@ -11,6 +11,8 @@
 #ifdef UOP_STATS
 long uop_st[8];
 double uop_cost[32];
+double uop_micc[4096];
+long uop_micn[4096];
 int uop_field;
 static const char *fname[32] = {"flow","same","branch","target","azero","ahit","akind","adelta","mac","mic","chars","s1","s2","d","imm","ftl","str","x"};
 #define FLD(i) (uop_field = (i))
@@ -451,6 +453,9 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         if (v < INT16_MIN || v > INT16_MAX) return -1;
         e->s[i] = (int16_t)v;
     }
+#ifdef UOP_STATS
+    double c0 = uop_cost[14];
+#endif
     /* immediate: the bit length of |imm| (65: printed unsigned or INT64_MIN),
      * the sign, the 12 bits below the leading one in context, the rest direct */
     FLD(14);
@@ -488,6 +493,9 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
             }
         }
     }
+#ifdef UOP_STATS
+    if (enc) { extern double uop_micc[DICT_MAX]; extern long uop_micn[DICT_MAX]; uop_micc[mic] += uop_cost[14] - c0; uop_micn[mic]++; }
+#endif
     /* length: 1..15, 0 escapes to an integer */
     FLD(15);
     {
@@ -823,14 +831,18 @@ int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
     trz_mark_coded(a, UOP_S_CMCTL);
     trz_mark_coded(a, UOP_S_CMSTAT);
     trz_mark_coded(a, UOP_S_CMADDR);
-    free(buf);
-    cm_free(m);
 #ifdef UOP_STATS
     for (int i = 0; i < 18; i++) fprintf(stderr, "%s %.0f  ", fname[i], uop_cost[i] / 8);
+    for (unsigned i = 0; i < m->dict[1].n; i++)
+        if (uop_micc[i] > 800) fprintf(stderr, "\n  imm %.*s: n %ld bytes %.0f", m->dict[1].len[i], m->dict[1].arena + m->dict[1].off[i], uop_micn[i], uop_micc[i] / 8);
+    memset(uop_micc, 0, sizeof uop_micc);
+    memset(uop_micn, 0, sizeof uop_micn);
     memset(uop_cost, 0, sizeof uop_cost);
     fprintf(stderr, "evictions %ld lines %ld fresh %ld miss %ld | ctl %zu stat %zu addr %zu\n", uop_st[3], uop_st[0], uop_st[1], uop_st[2], st[UOP_S_CMCTL].n, st[UOP_S_CMSTAT].n, st[UOP_S_CMADDR].n);
     memset(uop_st, 0, sizeof uop_st);
 #endif
+    free(buf);
+    cm_free(m);
     if (!rc_ok || p < end) return TRZ_CODEC_NOMEM;
     return TRZ_CODEC_OK;
 }

@@ -3,6 +3,10 @@
  * right, spaces or zeros), the value (decimal, hex, char or string). */
 #include "uop_fmt.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 enum { CT_DEC, CT_HEX, CT_CHR, CT_STR };
 static const uint8_t coltype[UOP_NCOL] = {
     CT_DEC, CT_HEX, CT_DEC, CT_DEC, CT_DEC, CT_CHR, CT_CHR, CT_CHR,
@@ -227,13 +231,28 @@ int layout_read(layout_t *l, trz_rd *r)
 
 /* ---- parsing ------------------------------------------------------------- */
 
-static inline int hexval(uint8_t c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    c |= 32;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
+/* 1: whitespace (is_ws), 2: '\n' */
+static const uint8_t ch_class[256] = { ['\t'] = 1, ['\n'] = 2, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1, [' '] = 1 };
+
+/* Hex digit values, -1 for other bytes. */
+static const int8_t hex_val[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+     0,  1,  2,  3,  4,  5,  6,  7,  8,  9, -1, -1, -1, -1, -1, -1,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 
 /* *big is set when the text is an unsigned value above INT64_MAX (some
  * producers print negative immediates that way); v then holds its bits. */
@@ -244,12 +263,19 @@ static int parse_dec(const uint8_t *t, size_t n, int64_t *v, uint8_t *big)
     if (n && t[0] == '-') neg = 1, i = 1;
     if (i == n || n - i > 20) return -1;
     uint64_t a = 0;
-    for (; i < n; i++) {
-        unsigned d = (unsigned)t[i] - '0';
-        if (d > 9) return -1;
-        if (a > (UINT64_MAX - d) / 10) return -1;
-        a = a * 10 + d;
-    }
+    if (n - i <= 19) { /* no overflow possible */
+        for (; i < n; i++) {
+            unsigned d = (unsigned)t[i] - '0';
+            if (d > 9) return -1;
+            a = a * 10 + d;
+        }
+    } else
+        for (; i < n; i++) {
+            unsigned d = (unsigned)t[i] - '0';
+            if (d > 9) return -1;
+            if (a > (UINT64_MAX - d) / 10) return -1;
+            a = a * 10 + d;
+        }
     if (neg && a > (uint64_t)1 << 63) return -1;
     *big = !neg && a > (uint64_t)INT64_MAX;
     *v = neg ? (int64_t)(0 - a) : (int64_t)a;
@@ -265,7 +291,7 @@ static int parse_hex(const uint8_t *t, size_t n, int px, uint64_t *v)
     if (n - i > 16) return -1;
     uint64_t a = 0;
     for (; i < n; i++) {
-        int d = hexval(t[i]);
+        int d = hex_val[t[i]];
         if (d < 0) return -1;
         a = a << 4 | (uint64_t)d;
     }
@@ -273,17 +299,63 @@ static int parse_hex(const uint8_t *t, size_t n, int px, uint64_t *v)
     return 0;
 }
 
+/* The 14 tokens of a line of under 128 bytes whose only '\n' is its
+ * last byte, from a bit mask of its whitespace (SSE2); -1 to take the
+ * scalar path (no SSE2, longer lines, a '\n' inside, or too few tokens,
+ * which the scalar path then reports). */
+static int tokens_fast(const uint8_t *p, size_t n, const uint8_t **tok, size_t *tl)
+{
+#if defined(__SSE2__)
+    if (n && p[n - 1] == '\n') n--;
+    if (n >= 128) return -1;
+    uint64_t w[2] = { 0, 0 }; /* 1 = a token byte */
+    size_t i = 0;
+    const __m128i sp = _mm_set1_epi8(' '), nine = _mm_set1_epi8(9), four = _mm_set1_epi8(4);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i t = _mm_sub_epi8(v, nine); /* \t \n \v \f \r are 9..13 */
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+        uint64_t m = (uint64_t)(~_mm_movemask_epi8(ws) & 0xFFFF);
+        w[i >> 6] |= m << (i & 63);
+    }
+    for (; i < n; i++) {
+        uint8_t ch = p[i];
+        if (ch == '\n') return -1;
+        if (!(ch == ' ' || (uint8_t)(ch - 9) <= 4)) w[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+    /* token starts: a token byte after a space; ends: a space after one */
+    uint64_t lo = w[0], hi = w[1], car = lo >> 63;
+    uint64_t s0 = lo & ~(lo << 1), s1 = hi & ~(hi << 1 | car);
+    uint64_t e0 = ~lo & lo << 1, e1 = ~hi & (hi << 1 | car);
+    int c = 0;
+    for (; c < UOP_NCOL && s0; c++, s0 &= s0 - 1) tok[c] = p + __builtin_ctzll(s0);
+    for (; c < UOP_NCOL && s1; c++, s1 &= s1 - 1) tok[c] = p + 64 + __builtin_ctzll(s1);
+    if (c < UOP_NCOL) return -1;
+    c = 0;
+    for (; c < UOP_NCOL && e0; c++, e0 &= e0 - 1) tl[c] = (size_t)(p + __builtin_ctzll(e0) - tok[c]);
+    for (; c < UOP_NCOL && e1; c++, e1 &= e1 - 1) tl[c] = (size_t)(p + 64 + __builtin_ctzll(e1) - tok[c]);
+    if (c < UOP_NCOL) return -1;
+    return 0;
+#else
+    (void)p, (void)n, (void)tok, (void)tl;
+    return -1;
+#endif
+}
+
 int uop_parse(const layout_t *l, const uint8_t *p, size_t n, uop_t *x)
 {
-    const uint8_t *e = p + n, *tok[UOP_NCOL];
+    const uint8_t *tok[UOP_NCOL];
     size_t tl[UOP_NCOL];
-    for (int c = 0; c < UOP_NCOL; c++) {
-        while (p < e && is_ws(*p)) p++;
-        const uint8_t *s = p;
-        while (p < e && !is_ws(*p) && *p != '\n') p++;
-        if (p == s) return -1;
-        tok[c] = s;
-        tl[c] = (size_t)(p - s);
+    if (tokens_fast(p, n, tok, tl) < 0) {
+        const uint8_t *e = p + n;
+        for (int c = 0; c < UOP_NCOL; c++) {
+            while (p < e && (ch_class[*p] & 1)) p++;
+            const uint8_t *s = p;
+            while (p < e && !ch_class[*p]) p++;
+            if (p == s) return -1;
+            tok[c] = s;
+            tl[c] = (size_t)(p - s);
+        }
     }
     int64_t *dec[UOP_NCOL] = { &x->u, NULL, &x->s[0], &x->s[1], &x->s[2], NULL, NULL, NULL, &x->imm };
     uint64_t *hex[UOP_NCOL] = { NULL, &x->pc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &x->addr, &x->ft, &x->tgt };
