@@ -301,8 +301,19 @@ static int parse_hex(const uint8_t *t, size_t n, int px, uint64_t *v)
 
 /* The 14 tokens of a line of under 128 bytes whose only '\n' is its
  * last byte, from a bit mask of its whitespace (SSE2); -1 to take the
- * scalar path (no SSE2, longer lines, a '\n' inside, or too few tokens,
- * which the scalar path then reports). */
+ * scalar path (no SSE2, longer lines, a '\n' inside, or not 14 tokens,
+ * which the scalar path then handles). */
+#if defined(__SSE2__)
+/* Bits set in x (no popcnt instruction in the base x86-64 set). */
+static inline int popc64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+#endif
+
 static int tokens_fast(const uint8_t *p, size_t n, const uint8_t **tok, size_t *tl)
 {
 #if defined(__SSE2__)
@@ -318,6 +329,20 @@ static int tokens_fast(const uint8_t *p, size_t n, const uint8_t **tok, size_t *
         uint64_t m = (uint64_t)(~_mm_movemask_epi8(ws) & 0xFFFF);
         w[i >> 6] |= m << (i & 63);
     }
+    if (i < n && n >= 16) {
+        /* the tail: the last 16 bytes again, overlapping what is done */
+        size_t q = n - 16;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + q));
+        __m128i t = _mm_sub_epi8(v, nine);
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))) return -1;
+        uint64_t m = (uint64_t)(~_mm_movemask_epi8(ws) & 0xFFFF);
+        if (q < 64) {
+            w[0] |= m << q;
+            if (q > 48) w[1] |= m >> (64 - q);
+        } else w[1] |= m << (q - 64);
+        i = n;
+    }
     for (; i < n; i++) {
         uint8_t ch = p[i];
         if (ch == '\n') return -1;
@@ -327,14 +352,14 @@ static int tokens_fast(const uint8_t *p, size_t n, const uint8_t **tok, size_t *
     uint64_t lo = w[0], hi = w[1], car = lo >> 63;
     uint64_t s0 = lo & ~(lo << 1), s1 = hi & ~(hi << 1 | car);
     uint64_t e0 = ~lo & lo << 1, e1 = ~hi & (hi << 1 | car);
+    /* exactly 14 tokens (each start has its end: bit n is a space) */
+    if (popc64(s0) + popc64(s1) != UOP_NCOL) return -1;
     int c = 0;
-    for (; c < UOP_NCOL && s0; c++, s0 &= s0 - 1) tok[c] = p + __builtin_ctzll(s0);
-    for (; c < UOP_NCOL && s1; c++, s1 &= s1 - 1) tok[c] = p + 64 + __builtin_ctzll(s1);
-    if (c < UOP_NCOL) return -1;
+    for (; s0; s0 &= s0 - 1) tok[c++] = p + __builtin_ctzll(s0);
+    for (; s1; s1 &= s1 - 1) tok[c++] = p + 64 + __builtin_ctzll(s1);
     c = 0;
-    for (; c < UOP_NCOL && e0; c++, e0 &= e0 - 1) tl[c] = (size_t)(p + __builtin_ctzll(e0) - tok[c]);
-    for (; c < UOP_NCOL && e1; c++, e1 &= e1 - 1) tl[c] = (size_t)(p + 64 + __builtin_ctzll(e1) - tok[c]);
-    if (c < UOP_NCOL) return -1;
+    for (; e0; e0 &= e0 - 1, c++) tl[c] = (size_t)(p + __builtin_ctzll(e0) - tok[c]);
+    for (; e1; e1 &= e1 - 1, c++) tl[c] = (size_t)(p + 64 + __builtin_ctzll(e1) - tok[c]);
     return 0;
 #else
     (void)p, (void)n, (void)tok, (void)tl;
