@@ -4,6 +4,7 @@
  * that does not re-render byte for byte is escaped verbatim.  See uop.md. */
 #include "../codec.h"
 #include "uop_fmt.h"
+#include "uop_cm.h"
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -12,14 +13,15 @@ enum {
     S_OPC, S_STR, S_ADDR, S_COUNT
 };
 
-static const char *const stream_names[S_COUNT] = {
+static const char *const stream_names[UOP_S_ALL] = {
     "header", "escapes", "ctl", "flow", "tmask", "insn_len", "target",
     "regs", "chars", "imm", "opcode", "strings", "addr",
+    "cm_version", "cm_ctl", "cm_static", "cm_addr",
 };
 
 static const char *uop_stream_name(unsigned id)
 {
-    return id < S_COUNT ? stream_names[id] : NULL;
+    return id < UOP_S_ALL ? stream_names[id] : NULL;
 }
 
 /* ctl byte per modelled line */
@@ -444,7 +446,7 @@ static void put_escape(enc_t *c, uint64_t gap, const uint8_t *p, size_t n)
     trz_put_bytes(s, p, n);
 }
 
-static int uop_encode(const trz_enc_args *a)
+static int uop_encode_zstd(const trz_enc_args *a)
 {
     enc_t *c = malloc(sizeof *c);
     uint8_t *buf = malloc(UOP_MAX_LINE);
@@ -486,6 +488,59 @@ static int uop_encode(const trz_enc_args *a)
     free(c);
     for (int i = 0; i < S_COUNT; i++)
         if (a->streams[i].oom) return TRZ_CODEC_NOMEM;
+    return TRZ_CODEC_OK;
+}
+
+
+/* Chunks below this size are encoded both ways and the smaller kept: there
+ * the context model's tables have little to learn from.  Above it the
+ * context model is always smaller (uop.md, design notes). */
+#define UOP_TRY_BOTH (256u << 10)
+
+static size_t streams_size(const trz_enc_args *a, const trz_buf *s, uint64_t coded)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < UOP_S_ALL; i++) {
+        if (!s[i].n) continue;
+        if (coded >> i & 1) n += s[i].n;
+        else n += a->packed_size ? a->packed_size(a->packer, s[i].p, s[i].n, a->level) : s[i].n;
+    }
+    return n;
+}
+
+static int uop_encode(const trz_enc_args *a)
+{
+    uint64_t nlines = 0;
+    const uint8_t *end = a->in + a->len;
+    for (const uint8_t *q = a->in; q < end; nlines++) {
+        const uint8_t *nl = memchr(q, '\n', (size_t)(end - q));
+        q = nl ? nl + 1 : end;
+    }
+    layout_t lay;
+    layout_learn(&lay, a->in, a->len);
+    uint64_t coded = 0;
+    trz_enc_args b = *a;
+    b.coded = &coded;
+    int rc = uop_cm_encode(&b, nlines, &lay);
+    if (rc != TRZ_CODEC_OK || a->len >= UOP_TRY_BOTH) {
+        if (a->coded) *a->coded |= coded;
+        return rc;
+    }
+    trz_buf alt[TRZ_MAX_STREAMS];
+    memset(alt, 0, sizeof alt);
+    b.streams = alt;
+    b.coded = NULL;
+    int rz = uop_encode_zstd(&b);
+    if (rz == TRZ_CODEC_OK && streams_size(a, alt, 0) < streams_size(a, a->streams, coded)) {
+        for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) {
+            trz_buf t = a->streams[i];
+            a->streams[i] = alt[i];
+            alt[i] = t;
+        }
+        coded = 0;
+    }
+    for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) free(alt[i].p);
+    if (a->coded) *a->coded |= coded;
     return TRZ_CODEC_OK;
 }
 
@@ -629,6 +684,13 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
     if (layout_read(&c->lay, h) != 0) return -1;
     uint64_t nlines = trz_get_uvarint(h), nesc = trz_get_uvarint(h);
     if (h->err || nlines > a->len || nesc > nlines) return -1;
+    if (a->stream[UOP_S_CMVER]) {
+        for (int k = 2; k < S_COUNT; k++)
+            if (a->stream_len[k]) return -1;
+        if (h->p != h->end) return -1;
+        int r = uop_cm_decode(a, h, &c->r[S_ESC], &c->lay, nlines, nesc);
+        return r == TRZ_CODEC_OK ? 0 : r == TRZ_CODEC_NOMEM ? -2 : r == TRZ_CODEC_UNSUPPORTED ? -3 : -1;
+    }
     if (model_init(&c->m, nlines) != 0) return -2;
     uint8_t *o = a->out, *oe = a->out + a->len;
     uint64_t next_esc = nesc ? trz_get_uvarint(&c->r[S_ESC]) : UINT64_MAX;
@@ -666,13 +728,14 @@ static int uop_decode(const trz_dec_args *a)
     if (!c || !buf) { free(c); free(buf); return TRZ_CODEC_NOMEM; }
     for (int k = 0; k < S_COUNT; k++)
         trz_rd_init(&c->r[k], a->stream[k] ? a->stream[k] : (const uint8_t *)"", a->stream[k] ? a->stream_len[k] : 0);
-    for (int k = S_COUNT; k < TRZ_MAX_STREAMS; k++)
+    int cm = a->stream[UOP_S_CMVER] != NULL;
+    for (int k = cm ? UOP_S_ALL : S_COUNT; k < TRZ_MAX_STREAMS; k++)
         if (a->stream_len[k]) { free(c); free(buf); return TRZ_CODEC_CORRUPT; }
     int rc = dec_run(c, a, buf);
     model_free(&c->m);
     free(c);
     free(buf);
-    return rc == 0 ? TRZ_CODEC_OK : rc == -2 ? TRZ_CODEC_NOMEM : TRZ_CODEC_CORRUPT;
+    return rc == 0 ? TRZ_CODEC_OK : rc == -2 ? TRZ_CODEC_NOMEM : rc == -3 ? TRZ_CODEC_UNSUPPORTED : TRZ_CODEC_CORRUPT;
 }
 
 /* ---- probe -------------------------------------------------------------- */
