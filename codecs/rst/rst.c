@@ -4,6 +4,7 @@
  * and decoder are one template (`enc`, a constant in each of the two
  * instances) so the models cannot diverge, yet neither pays for the other. */
 #include "rst_int.h"
+#include "rst_v1.h"
 
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
@@ -831,7 +832,10 @@ static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io 
     *sp = s;
 }
 
-static int rst_encode(const trz_enc_args *a)
+/* Variant 0 (trz 0.9): byte streams for the back-end.  Kept for decoding
+ * (and for tests); new archives are written with variant 1 (rst_v1.c). */
+int rst_v0_encode(const trz_enc_args *a);
+int rst_v0_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     model *m = model_new();
@@ -855,7 +859,7 @@ static int rst_encode(const trz_enc_args *a)
     return rc;
 }
 
-static int rst_decode(const trz_dec_args *a)
+static int rst_v0_decode(const trz_dec_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
@@ -893,7 +897,21 @@ static int rst_decode(const trz_dec_args *a)
     return rc;
 }
 
-static const char *rst_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : NULL; }
+/* The variant is stream 21's one byte; variant 0 has no stream 21. */
+static int rst_decode(const trz_dec_args *a)
+{
+    if (!a->stream_len[RST_S_VARIANT]) return rst_v0_decode(a);
+    if (a->stream_len[RST_S_VARIANT] != 1) return TRZ_CODEC_CORRUPT;
+    if (a->stream[RST_S_VARIANT][0] != 1) return TRZ_CODEC_UNSUPPORTED;
+    return rst_v1_decode(a);
+}
+
+static const char *rst_stream_name(unsigned id)
+{
+    if (id == RST_S_VARIANT) return "variant";
+    if (id == RST_S_RC) return "rc";
+    return id < S_NSTREAMS ? stream_names[id] : NULL;
+}
 
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,
@@ -901,7 +919,7 @@ const trz_codec trz_codec_rst = {
     .record_size = RST_REC,
     .description = "SPARC RST traces (24-byte records, rstf 2.x)",
     .probe = rst_probe,
-    .encode_chunk = rst_encode,
+    .encode_chunk = rst_v1_encode,
     .decode_chunk = rst_decode,
     .stream_name = rst_stream_name,
     .dump_record = rst_dump,
