@@ -10,11 +10,27 @@
 #include "rst_v1.h"
 
 #ifdef RST_STATS
+double rst_pc_cost[65536];
+uint64_t rst_pc_pc[65536], rst_pc_n[65536];
+uint32_t rst_pc_iw[65536];
+unsigned rst_pc_cur;
+__attribute__((destructor)) static void pc_print(void)
+{
+    if (!getenv("RST_PCSTATS")) return;
+    for (int k = 0; k < 30; k++) {
+        int best = 0;
+        for (int i = 1; i < 65536; i++) if (rst_pc_cost[i] > rst_pc_cost[best]) best = i;
+        if (rst_pc_cost[best] <= 0) break;
+        fprintf(stderr, "pc %10llx iw %08x n %8llu cost %9.0f B  %.2f bits each\n", (unsigned long long)rst_pc_pc[best], rst_pc_iw[best],
+                (unsigned long long)rst_pc_n[best], rst_pc_cost[best] / 8, rst_pc_cost[best] / rst_pc_n[best]);
+        rst_pc_cost[best] = -1;
+    }
+}
 double rst_stat_cost[ST_N];
 uint64_t rst_stat_count[ST_N];
 int rst_stat_field;
 static const char *const stat_names[ST_N] = { "kind", "cpu", "pc", "iword", "bt", "flags", "ea_mem_hit",
-                                              "ea_mem_delta", "ea_cti", "ea_inv", "pv_has", "pv", "other", "tlb", "match" };
+                                              "ea_mem_delta", "ea_cti", "ea_inv", "pv_has", "pv", "other", "tlb", "match", "fast" };
 __attribute__((destructor)) static void stat_print(void)
 {
     double t = 0;
@@ -54,18 +70,20 @@ enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, 
 #define ANNUL_MASK (CM(C_BA) | CM(C_BN))
 
 enum { K_INSTR, K_PV, K_OTHER };
-#define EA_NC 5 /* memory EA candidates */
+#define EA_NC 6 /* memory EA candidates */
 
 /* Per (PC, CPU) state. */
 typedef struct {
     uint64_t last;   /* last EA */
     int64_t stride;  /* last EA - the one before */
+    uint64_t prevl;  /* the CPU's memory EA before the last one here */
     uint16_t lhist;  /* local branch history, newest outcome in bit 0 */
     uint8_t hitk;    /* EA candidate that hit last time (0..3), 4 = none */
     uint8_t hhist;   /* EA hit history, newest in bit 0 */
     uint8_t lastlen; /* bit length of the last EA delta */
     uint8_t base;    /* base of the last EA delta */
-    uint8_t pad[2];
+    uint8_t lsh;     /* the EA moves by the CPU's previous EA's move << lsh */
+    uint8_t pad;
 } pc_ent;
 
 typedef struct { uint64_t key, val; } pt_ent;
@@ -106,7 +124,7 @@ typedef struct model1 {
     uint8_t ftab[C_NCLASS * 4];
     int16_t str[4096];
     /* ---- probabilities ---- */
-    rc_prob p_special[3], p_other[3];
+    rc_prob p_special[3], p_other[3]; /* by the last step's kind */
     rc_prob p_cpu[2][4], p_cpu2[2][4], t_cpu[1 << 10];
     rc_prob p_pc[C_NCLASS][2][2], p_pcjt[2], p_pcp2[2];
     int1_t i_pc;
@@ -193,6 +211,29 @@ R_HOT cpu1 *get_cpu(model1 *m, unsigned id)
     return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
 }
 
+/* ---- the page table of PA-VA differences ---------------------------------------- */
+
+static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
+R_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
+{
+    uint64_t v = va >> 13;
+    return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
+}
+
+/* State of a page against the CPU's current PA-VA difference: 0 the page is
+ * the one known to use it, 1 the page table says the same, 2 it says
+ * another, 3 the page is unknown. */
+R_HOT unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
+{
+    if (!known) return 3;
+    if ((va >> 13) == cur_page) return 0;
+    pt_ent *p = pt_slot(m, ctx, va);
+    if (p->key != pt_key(ctx, va)) return 3;
+    return p->val == cur ? 1 : 2;
+}
+
+static const uint8_t s3[4] = { 0, 0, 1, 2 }; /* page states 0 and 1 alike */
+
 /* ---- INSTR ------------------------------------------------------------------- */
 
 /* The match model's prediction for this INSTR: valid when the predicted
@@ -200,7 +241,7 @@ R_HOT cpu1 *get_cpu(model1 *m, unsigned id)
 typedef struct { int ok; unsigned len, bt; uint64_t ea; } match_info;
 
 /* What the PAVADIFF model needs of the INSTR it precedes. */
-typedef struct { uint64_t pc, ea; int mem; } instr_info;
+typedef struct { uint64_t pc, ea; int mem, qpv; } instr_info;
 
 R_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
@@ -218,11 +259,13 @@ R_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned
 
 /* PC: 1 = the predicted flow; else the jump table (after the last PC or the
  * trap just taken), the other fall-through, or a delta. */
-R_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, const int enc)
+R_HOT rc_prob *pc_prob(model1 *m, const cpu1 *cs) { return &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid]; }
+
+R_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int enc)
 {
     RSTAT(ST_PC);
     uint64_t p0 = cs->pred_pc;
-    if (R_LIKELY(r_bit(c, enc, &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid], pc != p0) == 0)) return p0;
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, pc_prob(m, cs), pc != p0) == 0)) return p0;
     uint64_t key = cs->trap_key ? (0xF000000000000000ull | cs->trap_key) : cs->last_pc;
     uint64_t *jte = &m->jt[hash64(key, JT_BITS)];
     int t = cs->trap_key != 0;
@@ -289,11 +332,11 @@ R_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
 static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw) { return iw_fields(m, c, iw, 1); }
 static NOINL uint32_t iw_fields_dec(model1 *m, rc *c) { return iw_fields(m, c, 0, 0); }
 
-R_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, const int enc)
+R_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
 {
     RSTAT(ST_IW);
     uint32_t *ice = &m->icache[pcidx(pc, IC_BITS)];
-    if (R_LIKELY(r_bit(c, enc, &m->p_iw[*ice == 0], iw != *ice) == 0)) return *ice;
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_iw[*ice == 0], iw != *ice) == 0)) return *ice;
     iw = enc ? iw_fields_enc(m, c, iw) : iw_fields_dec(m, c);
     /* a sign-extended field must give back the word's own bits */
     *ice = iw;
@@ -332,15 +375,22 @@ R_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const matc
 /* Flags byte and notused3: one decision "as predicted" (the byte last seen
  * for this class, annul state and branch outcome, with the CPU's privilege
  * bits), else bit by bit. */
-R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, const int enc)
+R_HOT unsigned flags_pred(const model1 *m, const cpu1 *cs, unsigned cls, int btk)
+{
+    unsigned pf = (m->ftab[cls * 4 + cs->annul_next * 2u + (btk > 0)] & ~0x18u) | (cs->last_flags & 0x18u);
+    if (btk >= 0) pf = (pf & ~4u) | (unsigned)btk << 2;
+    return pf;
+}
+
+R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, int q,
+                          const int enc)
 {
     RSTAT(ST_FL);
     unsigned a = cs->annul_next;
     uint8_t *ft = &m->ftab[cls * 4 + a * 2 + (btk > 0)];
-    unsigned pf = (*ft & ~0x18u) | (cs->last_flags & 0x18u);
-    if (btk >= 0) pf = (pf & ~4u) | (unsigned)btk << 2;
+    unsigned pf = flags_pred(m, cs, cls, btk);
     unsigned pn = cs->last_nu3;
-    if (R_LIKELY(r_bit(c, enc, &m->p_fl[cls][a], f != pf || *nu3 != pn) == 0)) {
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_fl[cls][a], f != pf || *nu3 != pn) == 0)) {
         f = pf;
         *nu3 = pn;
     } else {
@@ -363,15 +413,33 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
 /* Memory EA: candidates 0 stride, 1 base register + immediate, 2 last EA,
  * 3 the CPU's last memory EA, 4 the match model's; the one that hit last at
  * this PC is tried first.  Else (5) a delta from a base the encoder picks. */
+R_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
+
+R_HOT uint64_t ea_mem_cand(const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
+{
+    switch (k) {
+    case 1: return cs->regbase[(iw >> 14) & 31] + simm_of(iw);
+    case 2: return e->last;
+    case 3: return cs->last_mea;
+    case 4: if (mi->ok) return mi->ea; /* fall through */
+    case 0: return e->last + (uint64_t)e->stride;
+    default: return e->last + ((cs->last_mea - e->prevl) << e->lsh);
+    }
+}
+
 R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
                       const int enc)
 {
     RSTAT(ST_EAM_HIT);
+#ifdef RST_STATS
+    if (enc) { rst_pc_cur = (unsigned)((e - m->pe) & 65535); rst_pc_pc[rst_pc_cur] = e->last; rst_pc_iw[rst_pc_cur] = iw; rst_pc_n[rst_pc_cur]++; }
+#endif
     unsigned rs1 = (iw >> 14) & 31;
-    uint64_t simm = sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1));
-    uint64_t cand[EA_NC] = { e->last + (uint64_t)e->stride, cs->regbase[rs1] + simm, e->last, cs->last_mea,
-                             mi->ok ? mi->ea : e->last + (uint64_t)e->stride };
+    uint64_t simm = simm_of(iw);
     unsigned hk = e->hitk, k = EA_NC;
+    uint64_t cand[EA_NC] = { e->last + (uint64_t)e->stride, cs->regbase[rs1] + simm, e->last, cs->last_mea,
+                             mi->ok ? mi->ea : e->last + (uint64_t)e->stride,
+                             e->last + ((cs->last_mea - e->prevl) << e->lsh) };
     if (enc) {
         k = EA_NC;
         if (hk < EA_NC && ea == cand[hk]) k = hk;
@@ -408,9 +476,16 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
     }
     e->hitk = (uint8_t)k;
     e->hhist = (uint8_t)(e->hhist << 1 | (k < EA_NC));
+    {   /* an EA that moves with the one before it, scaled (an index into arrays of 1, 2, 4, 8 bytes) */
+        uint64_t dd = ea - e->last, dl = cs->last_mea - e->prevl;
+        if (dl)
+            for (unsigned sh = 0; sh < 4; sh++)
+                if (dd == dl << sh) { e->lsh = (uint8_t)sh; break; }
+        e->prevl = cs->last_mea;
+    }
     e->stride = (int64_t)(ea - e->last);
     e->last = ea;
-    cs->regbase[rs1] = ea - simm;
+    cs->regbase[rs1] = ea - simm; /* (reg + reg: the sum; that serves better than keeping the old value) */
     cs->last_mea = ea;
     return ea;
 }
@@ -418,12 +493,12 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
 /* A CTI's EA: the target when taken, the fall-through (or the target, as
  * the trace's convention for untaken branches goes) when not. */
 R_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int bt, uint64_t tgt, uint64_t pc,
-                      const match_info *mi, uint64_t ea, const int enc)
+                      const match_info *mi, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_CTI);
     uint64_t unt = cs->untaken_mode ? tgt : pc + 8, c0 = bt ? tgt : unt;
     int mok = mi->ok && mi->ea != c0;
-    if (R_LIKELY(r_bit(c, enc, &m->p_cti[cls][bt][mok], ea != c0) == 0)) ea = c0;
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_cti[cls][bt][mok], ea != c0) == 0)) ea = c0;
     else if (mok && r_bit(c, enc, &m->p_ctim[cls], ea != mi->ea) == 0) ea = mi->ea;
     else if (r_bit(c, enc, &m->p_cti2[cls], ea != e->last) == 0) ea = e->last;
     else ea = c0 + (uint64_t)r_sint(c, enc, m->i_cti.len[0], m->i_cti.bits, (int64_t)(ea - c0));
@@ -435,10 +510,10 @@ R_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int b
     return ea;
 }
 
-R_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, const int enc)
+R_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_INV);
-    if (R_LIKELY(r_bit(c, enc, &m->p_inv[cls], ea != cs->inv_ea) == 0)) return cs->inv_ea;
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_inv[cls], ea != cs->inv_ea) == 0)) return cs->inv_ea;
     if (r_bit(c, enc, &m->p_inv0, ea != 0) == 0) ea = 0;
     else ea = cs->inv_ea + (uint64_t)r_sint(c, enc, m->i_inv.len[0], m->i_inv.bits, (int64_t)(ea - cs->inv_ea));
     cs->inv_ea = ea;
@@ -447,17 +522,22 @@ R_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, con
 
 /* One INSTR of CPU cs; r is its record (read when encoding, written when
  * decoding). */
+/* One INSTR of CPU cs; r is its record (read when encoding, written when
+ * decoding).  qpc, qiw: what the step's first decision settled of the PC and
+ * the word.  After the branch outcome, one more decision covers the flags
+ * and, unless the EA takes the memory path, the EA and "no PAVADIFF before
+ * it" (ii->qpv tells the caller what it settled of that). */
 R_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, const uint8_t *P, unsigned mlen,
-                      const int enc)
+                      int qpc, int qiw, int pair, const int enc)
 {
-    uint64_t pc = pc_code(m, c, cs, enc ? trz_ld_be64(r + 8) : 0, enc);
+    uint64_t pc = pc_code(m, c, cs, enc ? trz_ld_be64(r + 8) : 0, qpc, enc);
     match_info mi = { 0, mlen, 0, 0 };
     if (P && trz_ld_be64(P + 8) == pc) {
         mi.ok = 1;
         mi.bt = (P[1] >> 2) & 1;
         mi.ea = trz_ld_be64(P + 16);
     }
-    uint32_t iw = iw_code(m, c, pc, enc ? trz_ld_be32(r + 4) : 0, enc);
+    uint32_t iw = iw_code(m, c, pc, enc ? trz_ld_be32(r + 4) : 0, qiw, enc);
     unsigned cls = classify(m, iw);
     pc_ent *e = &m->pe[pcidx(pc, PE_BITS) ^ cs->eah];
     int btk = -1;
@@ -466,21 +546,47 @@ R_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, co
         cs->ghist = cs->ghist << 1 | (unsigned)btk;
         e->lhist = (uint16_t)(e->lhist << 1 | (unsigned)btk);
     }
-    unsigned nu3 = enc ? r[3] & 0x3fu : 0;
-    unsigned f = flags_code(m, c, cs, cls, btk, enc ? r[1] : 0, &nu3, enc);
-    int bt = (f >> 2) & 1, ev = (f >> 6) & 1;
-    uint64_t ea = enc ? trz_ld_be64(r + 16) : 0, tgt = 0;
-    int mem = 0;
+    uint64_t tgt = 0;
     if ((DCTI_MASK >> cls) & 1) tgt = cti_target(cs, e, iw, cls, pc);
+    /* the second decision: flags [, EA, no PAVADIFF] as predicted */
+    unsigned pf = flags_pred(m, cs, cls, btk), nu3 = enc ? r[3] & 0x3fu : 0;
+    int pev = (pf >> 6) & 1, pbt = (pf >> 2) & 1;
+    int pmp = pev && (cls == C_MEM || cls == C_ALU || cls == C_JMPL); /* the memory path: EA coded apart */
+    uint64_t ea = enc ? trz_ld_be64(r + 16) : 0, pea = 0;
+    rc_prob *pb[3];
+    pb[0] = &m->p_fl[cls][cs->annul_next];
+    int nb = 1;
+    if (!pmp) {
+        if (pev) {
+            uint64_t c0 = pbt ? tgt : cs->untaken_mode ? tgt : pc + 8;
+            pb[1] = &m->p_cti[cls][pbt][mi.ok && mi.ea != c0];
+            pea = c0;
+        } else {
+            pb[1] = &m->p_inv[cls];
+            pea = cs->inv_ea;
+        }
+        unsigned sp = page_state(m, cs->pv_ictx, pc, cs->pv_pcpage, cs->pv_pc, cs->pv_known);
+        pb[2] = &m->p_pvhas[s3[sp]][0][0];
+        nb = 3;
+    }
+    int fail = nb;
+    if (enc) fail = r[1] != pf || nu3 != cs->last_nu3 ? 0 : nb == 1 ? 1 : ea != pea ? 1 : pair ? 2 : 3;
+    RSTAT(ST_FL);
+    fail = r_multi(c, enc, pb, nb, fail);
+    unsigned f = flags_code(m, c, cs, cls, btk, enc ? r[1] : 0, &nu3, Q_OF(fail, 0), enc);
+    int qea = nb == 3 ? Q_OF(fail, 1) : Q_ANY;
+    ii->qpv = nb == 3 ? Q_OF(fail, 2) : Q_ANY;
+    int bt = (f >> 2) & 1, ev = (f >> 6) & 1;
+    int mem = 0;
     if (ev) {
         if (cls == C_MEM || cls == C_ALU) {
             ea = ea_mem(m, c, cs, e, iw, &mi, ea, enc);
             mem = cls == C_MEM;
         } else {
-            ea = ea_cti(m, c, cs, e, cls, bt, tgt, pc, &mi, ea, enc);
+            ea = ea_cti(m, c, cs, e, cls, bt, tgt, pc, &mi, ea, qea, enc);
         }
     } else {
-        ea = ea_inv(m, c, cs, cls, ea, enc);
+        ea = ea_inv(m, c, cs, cls, ea, qea, enc);
     }
     /* return-address stack: CALL or JMPL writing %o7 push, RET pops */
     if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) cs->ras[++cs->ras_top % RAS_N] = pc + 8;
@@ -508,25 +614,6 @@ R_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, co
 }
 
 /* ---- PAVADIFF ------------------------------------------------------------------ */
-
-static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
-R_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
-{
-    uint64_t v = va >> 13;
-    return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
-}
-
-/* State of a page against the CPU's current PA-VA difference: 0 the page is
- * the one known to use it, 1 the page table says the same, 2 it says
- * another, 3 the page is unknown. */
-R_HOT unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
-{
-    if (!known) return 3;
-    if ((va >> 13) == cur_page) return 0;
-    pt_ent *p = pt_slot(m, ctx, va);
-    if (p->key != pt_key(ctx, va)) return 3;
-    return p->val == cur ? 1 : 2;
-}
 
 /* A PA-VA difference: the page table's, the last, or the physical page. */
 R_HOT uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint64_t last, uint64_t va, int vok,
@@ -603,13 +690,13 @@ R_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const i
  * the instruction's pages map with other PA-VA differences than the CPU's
  * last ones, which the page table (learnt from PAVADIFFs and from the
  * INSTRs without one) tells.  Returns the decision. */
-R_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, const int enc)
+R_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int q, const int enc)
 {
     RSTAT(ST_PVHAS);
     unsigned sp = page_state(m, cs->pv_ictx, ii->pc, cs->pv_pcpage, cs->pv_pc, cs->pv_known);
     unsigned se = ii->mem ? page_state(m, cs->pv_dctx, ii->ea, cs->pv_eapage, cs->pv_eav, cs->pv_eknown) : 0;
-    static const uint8_t s3[4] = { 0, 0, 1, 2 };
-    has = r_bit(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], has);
+    if (q != Q_ANY) has = q == Q_MISS;
+    else has = r_bit(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], has);
     if (!has) { /* the pages map as the CPU's last differences say */
         if (sp && cs->pv_known) {
             pt_ent *p = pt_slot(m, cs->pv_ictx, ii->pc);
@@ -761,14 +848,18 @@ static NOINL void other_code(model1 *m, rc *c, raw_io *x, uint8_t *r, unsigned r
  * executed INSTRs is shorter than its last run (or an annulled slot is due),
  * else the one that followed it last time; then the other of the two; else
  * its number. */
-R_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, const int enc)
+R_HOT int cpu_stay(const model1 *m) { return (m->run < m->curc->runlen) | m->curc->annul_next; }
+
+R_HOT rc_prob *cpu_prob(model1 *m) { return &m->p_cpu[cpu_stay(m)][m->run > 3 ? 3 : m->run]; }
+
+R_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
 {
     RSTAT(ST_CPU);
     cpu1 *cc = m->curc;
     unsigned cur = m->cur, nx = cc->next;
-    int stay = (m->run < cc->runlen) | cc->annul_next;
+    int stay = cpu_stay(m);
     unsigned p = stay ? cur : nx, alt = stay ? nx : cur, rl = m->run > 3 ? 3 : m->run;
-    if (R_LIKELY(r_bit(c, enc, &m->p_cpu[stay][rl], actual != p) == 0)) actual = p;
+    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_cpu[stay][rl], actual != p) == 0)) actual = p;
     else if (r_bit(c, enc, &m->p_cpu2[stay][rl], actual != alt) == 0) actual = alt;
     else actual = r_tree(c, enc, m->t_cpu, 10, actual);
     if (actual != cur) {
@@ -882,8 +973,11 @@ static void model_free(model1 *m)
     free(m);
 }
 
-/* Record kind: 0 an INSTR (with the PAVADIFF before it, if any), 1 a
- * PAVADIFF not followed by an INSTR of its CPU, 2 any other record. */
+/* One step.  Its first decision says whether it is an INSTR of the
+ * predicted CPU at the predicted PC with the cached word (kind, CPU, PC and
+ * word as one decision, r_multi); else the first of them that is not is
+ * coded, then the record: kind 0 an INSTR (with the PAVADIFF before it, if
+ * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
 R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const int enc)
 {
     size_t i = 0;
@@ -901,9 +995,21 @@ R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const
                 kind = pair ? K_INSTR : K_PV;
             } else kind = K_OTHER;
         }
-        RSTAT(ST_KIND);
-        unsigned lk = m->last_kind;
-        if (R_UNLIKELY(r_bit(c, enc, &m->p_special[lk], kind != K_INSTR))) {
+        /* the predicted CPU's next instruction */
+        unsigned lk = m->last_kind, pcpu = cpu_stay(m) ? m->cur : m->curc->next;
+        cpu1 *ps = pcpu == m->cur ? m->curc : get_cpu(m, pcpu);
+        uint64_t pc0 = ps->pred_pc;
+        uint32_t iw0 = m->icache[pcidx(pc0, IC_BITS)];
+        rc_prob *pa[4] = { &m->p_special[lk], cpu_prob(m), pc_prob(m, ps), &m->p_iw[iw0 == 0] };
+        int fail = 4;
+        if (enc) {
+            const uint8_t *q = pair ? r + RST_REC : r;
+            fail = kind != K_INSTR ? 0 : cpu != pcpu ? 1 : trz_ld_be64(q + 8) != pc0 ? 2 : trz_ld_be32(q + 4) != iw0 ? 3 : 4;
+        }
+        RSTAT(ST_FAST);
+        fail = r_multi(c, enc, pa, 4, fail);
+        if (fail == 0) {
+            RSTAT(ST_KIND);
             kind = r_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
         } else kind = K_INSTR;
         m->last_kind = kind;
@@ -917,24 +1023,23 @@ R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const
             i++;
             continue;
         }
-        cpu = cpu_code(m, c, cpu, enc);
+        cpu = cpu_code(m, c, cpu, kind == K_INSTR ? Q_OF(fail, 1) : Q_ANY, enc);
         cpu1 *cs = m->curc;
         if (kind == K_PV) {
             pv_code(m, c, cs, cpu, r, NULL, 0, enc);
             i++;
             continue;
         }
-        instr_info ii;
-        uint8_t *ri = pair ? r + RST_REC : r;
         uint32_t h = mm_hash(cs);
         if (!cs->mm_ptr) {
             cs->mm_ptr = m->mm[h >> (32 - MM_BITS)];
             cs->mm_len = 0;
         }
         const uint8_t *P = cs->mm_ptr ? buf + (size_t)(cs->mm_ptr - 1) * RST_REC : NULL;
-        instr_code(m, c, cs, ri, &ii, P, cs->mm_len, enc);
-        int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
-        pair = pv_has(m, c, cs, &ii, pair, enc);
+        instr_info ii;
+        uint8_t *ri = pair ? r + RST_REC : r;
+        instr_code(m, c, cs, ri, &ii, P, cs->mm_len, Q_OF(fail, 2), Q_OF(fail, 3), pair, enc);
+        pair = pv_has(m, c, cs, &ii, pair, ii.qpv, enc);
         if (pair) {
             if (!enc) {
                 if (i + 1 >= nrec) { m->err = 1; return; }
@@ -943,6 +1048,7 @@ R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const
             pv_code(m, c, cs, cpu, r, &ii, 1, enc);
             i++;
         }
+        int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
         mm_update(m, cs, buf, P, hit, i, h, ii.pc, ii.ea);
         i++;
     }
