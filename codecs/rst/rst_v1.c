@@ -14,6 +14,7 @@ double rst_pc_cost[65536];
 uint64_t rst_pc_pc[65536], rst_pc_n[65536];
 uint32_t rst_pc_iw[65536];
 unsigned rst_pc_cur;
+uint32_t rst_pc_k[65536][8];
 __attribute__((destructor)) static void pc_print(void)
 {
     if (!getenv("RST_PCSTATS")) return;
@@ -21,8 +22,9 @@ __attribute__((destructor)) static void pc_print(void)
         int best = 0;
         for (int i = 1; i < 65536; i++) if (rst_pc_cost[i] > rst_pc_cost[best]) best = i;
         if (rst_pc_cost[best] <= 0) break;
-        fprintf(stderr, "pc %10llx iw %08x n %8llu cost %9.0f B  %.2f bits each\n", (unsigned long long)rst_pc_pc[best], rst_pc_iw[best],
-                (unsigned long long)rst_pc_n[best], rst_pc_cost[best] / 8, rst_pc_cost[best] / rst_pc_n[best]);
+        fprintf(stderr, "pc %10llx iw %08x n %8llu cost %9.0f B  %.2f bits each  k: %u %u %u %u %u %u %u %u\n", (unsigned long long)rst_pc_pc[best], rst_pc_iw[best],
+                (unsigned long long)rst_pc_n[best], rst_pc_cost[best] / 8, rst_pc_cost[best] / rst_pc_n[best],
+                rst_pc_k[best][0], rst_pc_k[best][1], rst_pc_k[best][2], rst_pc_k[best][3], rst_pc_k[best][4], rst_pc_k[best][5], rst_pc_k[best][6], rst_pc_k[best][7]);
         rst_pc_cost[best] = -1;
     }
 }
@@ -62,6 +64,7 @@ __attribute__((destructor)) static void stat_print(void)
 #define TD_BITS 14
 #define MM_BITS 20 /* match model: record positions by context */
 #define MM_SCAN 64 /* records searched for a match's next INSTR of its CPU */
+#define AC_BITS 18 /* address correlation: the EA that followed (PC, EA) */
 
 enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, C_NCLASS };
 #define CM(c) (1u << (c))
@@ -70,7 +73,7 @@ enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, 
 #define ANNUL_MASK (CM(C_BA) | CM(C_BN))
 
 enum { K_INSTR, K_PV, K_OTHER };
-#define EA_NC 6 /* memory EA candidates */
+#define EA_NC 7 /* memory EA candidates */
 
 /* Per (PC, CPU) state. */
 typedef struct {
@@ -118,6 +121,7 @@ typedef struct model1 {
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
     uint32_t *mm;       /* match model: record index + 1 after a context hash */
+    uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
     uint8_t cls[1 << 13];
@@ -138,6 +142,7 @@ typedef struct model1 {
     int32_t bw[48][4]; /* branch mixer weights, by the match's guess and the local history's last 4 outcomes */
     rc_prob p_eah[EA_NC + 1][4][4], t_eak[EA_NC + 1][4][8], t_base[4][4];
     R_INT(41 * 4) i_eam;
+    R_INT(41 * 4) i_eax;
     rc_prob p_cti[C_NCLASS][2][2], p_ctim[C_NCLASS], p_cti2[C_NCLASS], p_inv[C_NCLASS], p_inv0;
     int1_t i_cti, i_inv;
     rc_prob p_pvhas[3][3][2];
@@ -415,9 +420,16 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
  * this PC is tried first.  Else (5) a delta from a base the encoder picks. */
 R_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
 
-R_HOT uint64_t ea_mem_cand(const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
+R_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
+{
+    uint64_t k = (uint64_t)(e - m->pe) << 40 ^ e->last; /* the entry's index, not its address */
+    return &m->ac[(k * 0x9E3779B97F4A7C15ull) >> (64 - AC_BITS)];
+}
+
+R_HOT uint64_t ea_mem_cand(const model1 *m, const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
 {
     switch (k) {
+    case 6: return *ac_slot(m, e);
     case 1: return cs->regbase[(iw >> 14) & 31] + simm_of(iw);
     case 2: return e->last;
     case 3: return cs->last_mea;
@@ -437,9 +449,10 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
     unsigned rs1 = (iw >> 14) & 31;
     uint64_t simm = simm_of(iw);
     unsigned hk = e->hitk, k = EA_NC;
+    uint64_t *acs = ac_slot(m, e);
     uint64_t cand[EA_NC] = { e->last + (uint64_t)e->stride, cs->regbase[rs1] + simm, e->last, cs->last_mea,
                              mi->ok ? mi->ea : e->last + (uint64_t)e->stride,
-                             e->last + ((cs->last_mea - e->prevl) << e->lsh) };
+                             e->last + ((cs->last_mea - e->prevl) << e->lsh), *acs };
     if (enc) {
         k = EA_NC;
         if (hk < EA_NC && ea == cand[hk]) k = hk;
@@ -456,24 +469,38 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
         ea = cand[k];
     } else {
         RSTAT(ST_EAM_DELTA);
+        /* b 0..2: a delta from the stride, base register or CPU's last EA
+         * candidate; 3: the bits that differ from the last EA here (an EA
+         * anywhere in a region).  The encoder takes the cheapest. */
         static const uint8_t bidx[3] = { 0, 1, 3 };
-        unsigned b = 0;
+        unsigned b = 0, lc = e->lastlen > 40 ? 40 : e->lastlen;
+        rc_prob *lt = m->i_eam.len[lc * 4 + sz], *xt = m->i_eax.len[lc * 4 + sz];
+        rc_prob *bt = m->t_base[e->base & 3];
         if (enc) {
-            uint64_t best = ~0ull;
+            uint32_t best = rc_uint_cost(xt, m->i_eax.bits, ea ^ e->last) + rc_tree_cost(bt, 2, 3);
+            b = 3;
             for (unsigned j = 0; j < 3; j++) {
-                int64_t d = (int64_t)(ea - cand[bidx[j]]);
-                uint64_t z = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
-                if (z < best) { best = z; b = j; }
+                uint32_t cost = rc_sint_cost(lt, m->i_eam.bits, (int64_t)(ea - cand[bidx[j]])) + rc_tree_cost(bt, 2, j);
+                if (cost < best) { best = cost; b = j; }
             }
         }
-        b = r_tree(c, enc, m->t_base[e->base & 3], 2, b);
-        if (b > 2) { m->err = 1; b = 0; }
-        unsigned lc = e->lastlen > 40 ? 40 : e->lastlen;
-        int64_t d = r_sint(c, enc, m->i_eam.len[lc * 4 + sz], m->i_eam.bits, (int64_t)(ea - cand[bidx[b]]));
-        ea = cand[bidx[b]] + (uint64_t)d;
-        e->lastlen = (uint8_t)rc_bitlen64(d < 0 ? 0 - (uint64_t)d : (uint64_t)d);
+        b = r_tree(c, enc, bt, 2, b);
+        uint64_t z;
+        if (b == 3) {
+            z = r_uint(c, enc, xt, m->i_eax.bits, ea ^ e->last);
+            ea = e->last ^ z;
+        } else {
+            int64_t d = r_sint(c, enc, lt, m->i_eam.bits, (int64_t)(ea - cand[bidx[b]]));
+            ea = cand[bidx[b]] + (uint64_t)d;
+            z = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+        }
+        e->lastlen = (uint8_t)rc_bitlen64(z);
         e->base = (uint8_t)b;
     }
+#ifdef RST_STATS
+    if (enc) rst_pc_k[rst_pc_cur][k]++;
+#endif
+    if (k >= 5) *acs = ea; /* irregular EAs: remember what followed */
     e->hitk = (uint8_t)k;
     e->hhist = (uint8_t)(e->hhist << 1 | (k < EA_NC));
     {   /* an EA that moves with the one before it, scaled (an index into arrays of 1, 2, 4, 8 bytes) */
@@ -947,7 +974,8 @@ static model1 *model_new(void)
     m->bh1 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh1);
     m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
-    if (!m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm) { m->oom = 1; return m; }
+    m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
+    if (!m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     r_fill16(m->bh1, (size_t)1 << BH_BITS, RC_P0);
     r_fill16(m->bh2, (size_t)1 << BH_BITS, RC_P0);
     cls_init(m->cls);
@@ -970,6 +998,7 @@ static void model_free(model1 *m)
     trz_big_free(m->bh1, ((size_t)1 << BH_BITS) * sizeof *m->bh1);
     trz_big_free(m->bh2, ((size_t)1 << BH_BITS) * sizeof *m->bh2);
     trz_big_free(m->mm, ((size_t)1 << MM_BITS) * sizeof *m->mm);
+    trz_big_free(m->ac, ((size_t)1 << AC_BITS) * sizeof *m->ac);
     free(m);
 }
 
