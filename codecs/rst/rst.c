@@ -897,18 +897,17 @@ static int rst_v0_decode(const trz_dec_args *a)
     return rc;
 }
 
-/* The variant is stream 21's one byte; variant 0 has no stream 21. */
+/* Variant 0 has no stream 21; later variants say theirs in it. */
 static int rst_decode(const trz_dec_args *a)
 {
-    if (!a->stream_len[RST_S_VARIANT]) return rst_v0_decode(a);
-    if (a->stream_len[RST_S_VARIANT] != 1) return TRZ_CODEC_CORRUPT;
-    if (a->stream[RST_S_VARIANT][0] != 1) return TRZ_CODEC_UNSUPPORTED;
+    if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
+    int v = rst_rc_variant(a);
+    if (v != 1) return TRZ_CODEC_UNSUPPORTED;
     return rst_v1_decode(a);
 }
 
 static const char *rst_stream_name(unsigned id)
 {
-    if (id == RST_S_VARIANT) return "variant";
     if (id == RST_S_RC) return "rc";
     return id < S_NSTREAMS ? stream_names[id] : NULL;
 }

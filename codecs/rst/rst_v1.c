@@ -148,7 +148,7 @@ typedef struct model1 {
     rc_prob p_pvhas[3][3][2];
     rc_prob p_pvev[3], p_pvnu, p_pvctx[2], p_pvpt[2][2], p_pvlast[2][2], p_pvz[2], p_pvpg[2];
     R_INT(2) i_pva;
-    rc_prob t_rt[256], p_samert;
+    rc_prob t_rt[256], p_samert, t_byte[24][256], t_text[256][256];
     R_INT(64 * 3) i_oth;
     rc_prob p_ob[64][2], p_tlb[2];
     rc_prob p_mbt[3][4];
@@ -743,18 +743,17 @@ R_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int 
 
 /* ---- other record types ------------------------------------------------------ */
 
-typedef struct {
-    trz_buf *text, *unk; /* encoder */
-    const uint8_t *tp, *te, *up, *ue; /* decoder */
-} raw_io;
-
-R_HOT void raw23(raw_io *x, int which, uint8_t *r, int *err, const int enc)
+/* Text (HEADER, STRDESC, STRCONT) and unknown records: bytes 1..23 through
+ * byte trees, text in the context of the byte before, unknown records of
+ * the byte's position. */
+R_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
 {
-    if (enc) { trz_put_bytes(which ? x->unk : x->text, r + 1, 23); return; }
-    const uint8_t **p = which ? &x->up : &x->tp, *e = which ? x->ue : x->te;
-    if (e - *p < 23) { *err = 1; memset(r + 1, 0, 23); return; }
-    memcpy(r + 1, *p, 23);
-    *p += 23;
+    unsigned prev = 0;
+    for (int k = 1; k < RST_REC; k++) {
+        rc_prob *t = text ? m->t_text[prev] : m->t_byte[k];
+        prev = r_tree(c, enc, t, 8, enc ? r[k] : 0);
+        if (!enc) r[k] = (uint8_t)prev;
+    }
 }
 
 /* A TLB record.  Dumps list a CPU's TLB entry by entry: the index counts
@@ -834,12 +833,14 @@ R_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
     memcpy(l, r, RST_REC);
 }
 
-static NOINL void other_code(model1 *m, rc *c, raw_io *x, uint8_t *r, unsigned rt, const int enc)
+static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const int enc)
 {
     RSTAT(ST_OTHER);
     if (!enc) r[0] = (uint8_t)rt;
-    if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT) { raw23(x, 0, r, &m->err, enc); return; }
-    if (!rst_known_rtype(rt)) { raw23(x, 1, r, &m->err, enc); return; }
+    if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT || !rst_known_rtype(rt)) {
+        bytes23(m, c, r, rst_known_rtype(rt), enc);
+        return;
+    }
     if (rt == RT_TLB) { tlb_code(m, c, r, enc); return; }
     uint8_t *l = m->lastrec[rt];
     unsigned k = rt & 63;
@@ -1007,7 +1008,7 @@ static void model_free(model1 *m)
  * word as one decision, r_multi); else the first of them that is not is
  * coded, then the record: kind 0 an INSTR (with the PAVADIFF before it, if
  * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
-R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const int enc)
+R_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
 {
     size_t i = 0;
     while (i < nrec) {
@@ -1048,7 +1049,7 @@ R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const
             else rt = m->last_ort;
             if (rt == RT_INSTR || rt == RT_PAVADIFF) { m->err = 1; return; } /* the encoder never says so */
             m->last_ort = rt;
-            other_code(m, c, x, r, rt, enc);
+            other_code(m, c, r, rt, enc);
             i++;
             continue;
         }
@@ -1083,13 +1084,13 @@ R_HOT void run_all(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec, const
     }
 }
 
-static NOINL void enc_run(model1 *m, rc *c, raw_io *x, const uint8_t *buf, size_t nrec)
+static NOINL void enc_run(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, x, (uint8_t *)(uintptr_t)buf, nrec, 1);
+    run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
 }
-static NOINL void dec_run(model1 *m, rc *c, raw_io *x, uint8_t *buf, size_t nrec)
+static NOINL void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, x, buf, nrec, 0);
+    run_all(m, c, buf, nrec, 0);
 }
 
 int rst_v1_encode(const trz_enc_args *a)
@@ -1107,11 +1108,10 @@ int rst_v1_encode(const trz_enc_args *a)
         src = canon;
     }
     if (m && !m->oom && src) {
-        trz_put_u8(&a->streams[RST_S_VARIANT], 1);
-        raw_io x = { &a->streams[RST_S_TEXT], &a->streams[RST_S_UNK], 0, 0, 0, 0 };
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
-        enc_run(m, &c, &x, src, a->nrec);
+        r_direct(&c, 1, 1, 8); /* the variant */
+        enc_run(m, &c, src, a->nrec);
         r_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
@@ -1122,25 +1122,30 @@ int rst_v1_encode(const trz_enc_args *a)
     return rcode;
 }
 
+/* The variant of a chunk whose stream RST_S_RC is present: its first 8
+ * decisions (direct bits). */
+int rst_rc_variant(const trz_dec_args *a)
+{
+    rc c;
+    rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
+    return (int)r_direct(&c, 0, 0, 8);
+}
+
 int rst_v1_decode(const trz_dec_args *a)
 {
     for (int s = 0; s < TRZ_MAX_STREAMS; s++)
-        if (a->stream_len[s] && s != RST_S_VARIANT && s != RST_S_RC && s != RST_S_TEXT && s != RST_S_UNK)
-            return TRZ_CODEC_CORRUPT;
+        if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
     model1 *m = model_new();
     if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
-    raw_io x = { NULL, NULL, a->stream[RST_S_TEXT], a->stream[RST_S_TEXT] + a->stream_len[RST_S_TEXT],
-                 a->stream[RST_S_UNK], a->stream[RST_S_UNK] + a->stream_len[RST_S_UNK] };
-    if (!a->stream[RST_S_TEXT]) x.tp = x.te = NULL;
-    if (!a->stream[RST_S_UNK]) x.up = x.ue = NULL;
     rc c;
-    rc_dec_init(&c, a->stream[RST_S_RC], a->stream[RST_S_RC] ? a->stream_len[RST_S_RC] : 0);
-    dec_run(m, &c, &x, a->out, a->nrec);
+    rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
+    if (r_direct(&c, 0, 0, 8) != 1) m->err = 1;
+    dec_run(m, &c, a->out, a->nrec);
     int rcode = TRZ_CODEC_OK;
     if (r_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
-    if (m->err || !rc_dec_ok(&c) || x.tp != x.te || x.up != x.ue) rcode = TRZ_CODEC_CORRUPT;
+    if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
     model_free(m);
     if (rcode == TRZ_CODEC_OK && a->byte_order == TRZ_BO_LITTLE) {

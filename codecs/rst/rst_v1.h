@@ -4,9 +4,11 @@
 #define TRZ_RST_V1_H
 #include "../codec.h"
 
-/* Streams of variant 1 (ids 17 and 18 keep variant 0's meaning). */
-enum { RST_S_TEXT = 17, RST_S_UNK = 18, RST_S_VARIANT = 21, RST_S_RC = 22 };
+/* Variants 1 and later have one stream, range-coded, id 21 (variant 0 has
+ * none by that id); its first 8 decisions are the variant number. */
+enum { RST_S_RC = 21 };
 
+int rst_rc_variant(const trz_dec_args *a);
 int rst_v1_encode(const trz_enc_args *a);
 int rst_v1_decode(const trz_dec_args *a);
 #endif
