@@ -450,15 +450,19 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
     uint64_t simm = simm_of(iw);
     unsigned hk = e->hitk, k = EA_NC;
     uint64_t *acs = ac_slot(m, e);
+    /* candidates 0..5; 6 (a load likely to miss the caches) only when asked for */
     uint64_t cand[EA_NC] = { e->last + (uint64_t)e->stride, cs->regbase[rs1] + simm, e->last, cs->last_mea,
                              mi->ok ? mi->ea : e->last + (uint64_t)e->stride,
-                             e->last + ((cs->last_mea - e->prevl) << e->lsh), *acs };
+                             e->last + ((cs->last_mea - e->prevl) << e->lsh), 0 };
     if (enc) {
         k = EA_NC;
-        if (hk < EA_NC && ea == cand[hk]) k = hk;
-        else
-            for (unsigned j = 0; j < EA_NC; j++)
+        if (hk < EA_NC - 1 && ea == cand[hk]) k = hk;
+        else if (hk == EA_NC - 1 && ea == *acs) k = hk;
+        else {
+            for (unsigned j = 0; j < EA_NC - 1; j++)
                 if (ea == cand[j]) { k = j; break; }
+            if (k == EA_NC && ea == *acs) k = EA_NC - 1;
+        }
     }
     unsigned ml = mi->ok ? 1 + (mi->len > 0) + (mi->len > 7) : 0;
     if (r_bit(c, enc, &m->p_eah[hk][ml][e->hhist & 3], enc ? k != hk : 0) == 0) k = hk;
@@ -466,7 +470,7 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
     if (k > EA_NC) { m->err = 1; k = EA_NC; }
     unsigned sz = (iw >> 19) & 3;
     if (k < EA_NC) {
-        ea = cand[k];
+        ea = k == EA_NC - 1 ? *acs : cand[k];
     } else {
         RSTAT(ST_EAM_DELTA);
         /* b 0..2: a delta from the stride, base register or CPU's last EA
@@ -936,6 +940,8 @@ R_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *buf, const uint8_t *P, 
     cs->mm_h[2] = cs->mm_h[1];
     cs->mm_h[1] = cs->mm_h[0];
     cs->mm_h[0] = (uint32_t)((pc * 0x9E3779B97F4A7C15ull ^ ea * 0xC2B2AE3D27D4EB4Full) >> 32);
+    /* the next lookup's slot: start loading it now (the table is larger than the caches) */
+    if (!cs->mm_ptr) PREF(&m->mm[mm_hash(cs) >> (32 - MM_BITS)]);
 }
 
 /* ---- driver ---------------------------------------------------------------------- */
