@@ -103,6 +103,7 @@ typedef struct cpu1 {
         untaken_mode;
     uint32_t mm_ptr, mm_len; /* match model: record index + 1 of the predicted INSTR, hits in a row */
     uint32_t mm_h[3];        /* hashes of its last three INSTRs */
+    uint32_t last_ins;       /* record index + 1 of its last INSTR */
     uint8_t mm_hist;
     uint64_t ras[RAS_N];
     uint64_t regbase[32];
@@ -121,6 +122,7 @@ typedef struct model1 {
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
     uint32_t *mm;       /* match model: record index + 1 after a context hash */
+    uint32_t *link;     /* per record: index + 1 of the next INSTR of the same CPU (INSTRs only, 0 = none yet) */
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
@@ -917,19 +919,19 @@ R_HOT uint32_t mm_hash(const cpu1 *cs)
 
 /* After the INSTR at record idx: follow or drop the match, remember the
  * position after the context. */
-R_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *buf, const uint8_t *P, int hit, size_t idx, uint32_t h,
-                     uint64_t pc, uint64_t ea)
+R_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
 {
     cs->mm_hist = (uint8_t)(cs->mm_hist << 1 | hit);
+    if (cs->last_ins) m->link[cs->last_ins - 1] = (uint32_t)idx + 1;
+    cs->last_ins = (uint32_t)idx + 1;
     if (P) {
         uint32_t next = 0;
         if (hit) {
-            unsigned pcpu = rst_instr_cpu(P);
+            /* the first INSTR of P's CPU after P, within MM_SCAN records and
+             * not after this one: P's link (the records themselves need no scan) */
             size_t j = cs->mm_ptr, end = idx < j + MM_SCAN ? idx : j + MM_SCAN;
-            for (; j <= end; j++) {
-                const uint8_t *q = buf + j * RST_REC;
-                if (q[0] == RT_INSTR && rst_instr_cpu(q) == pcpu) { next = (uint32_t)j + 1; break; }
-            }
+            uint32_t l = m->link[j - 1];
+            if (l && l - 1 <= end) next = l;
             cs->mm_len += cs->mm_len < 0xFFFF;
         } else {
             cs->mm_len = 0;
@@ -969,10 +971,11 @@ static void probs_init(model1 *m)
     for (int i = 0; i < 48; i++) { m->bw[i][0] = 1 << 15; m->bw[i][1] = 1 << 15; m->bw[i][2] = 1 << 14; m->bw[i][3] = 0; }
 }
 
-static model1 *model_new(void)
+static model1 *model_new(size_t nrec)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->link = trz_big_calloc(nrec * sizeof *m->link);
     m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
     m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
     m->jt = trz_big_calloc(((size_t)1 << JT_BITS) * sizeof *m->jt);
@@ -982,7 +985,7 @@ static model1 *model_new(void)
     m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
-    if (!m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
+    if (!m->link || !m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     r_fill16(m->bh1, (size_t)1 << BH_BITS, RC_P0);
     r_fill16(m->bh2, (size_t)1 << BH_BITS, RC_P0);
     cls_init(m->cls);
@@ -997,6 +1000,7 @@ static void model_free(model1 *m)
 {
     if (!m) return;
     model_reset(m);
+    free(m->link);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
     trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
@@ -1085,7 +1089,7 @@ R_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
             i++;
         }
         int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
-        mm_update(m, cs, buf, P, hit, i, h, ii.pc, ii.ea);
+        mm_update(m, cs, P, hit, i, h, ii.pc, ii.ea);
         i++;
     }
 }
@@ -1103,7 +1107,7 @@ int rst_v1_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     if (a->nrec == 0) return TRZ_CODEC_OK;
-    model1 *m = model_new();
+    model1 *m = model_new(a->nrec);
     uint8_t *canon = NULL;
     const uint8_t *src = a->in;
     int rcode = TRZ_CODEC_NOMEM;
@@ -1143,7 +1147,7 @@ int rst_v1_decode(const trz_dec_args *a)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    model1 *m = model_new();
+    model1 *m = model_new(a->nrec);
     if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
