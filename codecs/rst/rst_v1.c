@@ -122,7 +122,7 @@ typedef struct model1 {
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
     uint32_t *mm;       /* match model: record index + 1 after a context hash */
-    uint32_t *link;     /* per record: index + 1 of the next INSTR of the same CPU (INSTRs only, 0 = none yet) */
+    uint8_t *link;      /* per INSTR record: the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
@@ -922,16 +922,18 @@ R_HOT uint32_t mm_hash(const cpu1 *cs)
 R_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
 {
     cs->mm_hist = (uint8_t)(cs->mm_hist << 1 | hit);
-    if (cs->last_ins) m->link[cs->last_ins - 1] = (uint32_t)idx + 1;
+    if (cs->last_ins) {
+        size_t d = idx + 1 - cs->last_ins;
+        m->link[cs->last_ins - 1] = (uint8_t)(d <= MM_SCAN + 1 ? d : 0);
+    }
     cs->last_ins = (uint32_t)idx + 1;
     if (P) {
         uint32_t next = 0;
         if (hit) {
             /* the first INSTR of P's CPU after P, within MM_SCAN records and
              * not after this one: P's link (the records themselves need no scan) */
-            size_t j = cs->mm_ptr, end = idx < j + MM_SCAN ? idx : j + MM_SCAN;
-            uint32_t l = m->link[j - 1];
-            if (l && l - 1 <= end) next = l;
+            size_t j = cs->mm_ptr, end = idx < j + MM_SCAN ? idx : j + MM_SCAN, d = m->link[j - 1];
+            if (d && j - 1 + d <= end) next = (uint32_t)(j + d);
             cs->mm_len += cs->mm_len < 0xFFFF;
         } else {
             cs->mm_len = 0;
