@@ -1,9 +1,9 @@
 /* rst_v1.c - model variant 1 of the RST codec: every field of every record
  * is predicted by per-CPU and per-PC models and the outcomes are coded bit by
  * bit with the shared range coder (../common/rc.h), each decision in the
- * context that decides it.  One range-coded stream holds the records; text
- * and unknown records go raw to their own streams for the back-end.  The
- * model is written once (`enc` is a constant in each of the two instances).
+ * context that decides it.  One range-coded stream (id 21) holds every
+ * record, text and unknown rtypes included.  The model is written once
+ * (`enc` is a constant in each of the two instances).
  * Spec: rst.md, "Model variant 1". */
 #include "rst_int.h"
 #include "rst_rc.h"
@@ -81,7 +81,7 @@ typedef struct {
     int64_t stride;  /* last EA - the one before */
     uint64_t prevl;  /* the CPU's memory EA before the last one here */
     uint16_t lhist;  /* local branch history, newest outcome in bit 0 */
-    uint8_t hitk;    /* EA candidate that hit last time (0..3), 4 = none */
+    uint8_t hitk;    /* EA candidate that hit last time (0..6), 7 = none */
     uint8_t hhist;   /* EA hit history, newest in bit 0 */
     uint8_t lastlen; /* bit length of the last EA delta */
     uint8_t base;    /* base of the last EA delta */
@@ -418,8 +418,9 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
 }
 
 /* Memory EA: candidates 0 stride, 1 base register + immediate, 2 last EA,
- * 3 the CPU's last memory EA, 4 the match model's; the one that hit last at
- * this PC is tried first.  Else (5) a delta from a base the encoder picks. */
+ * 3 the CPU's last memory EA, 4 the match model's, 5 the CPU's last move
+ * scaled, 6 address correlation; the one that hit last at this PC is tried
+ * first.  Else (7) a delta from a base the encoder picks. */
 R_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
 
 R_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
