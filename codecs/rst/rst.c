@@ -4,6 +4,7 @@
  * and decoder are one template (`enc`, a constant in each of the two
  * instances) so the models cannot diverge, yet neither pays for the other. */
 #include "rst_int.h"
+#include "rst_v1.h"
 
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
@@ -831,7 +832,10 @@ static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io 
     *sp = s;
 }
 
-static int rst_encode(const trz_enc_args *a)
+/* Variant 0 (trz 0.9): byte streams for the back-end.  Kept for decoding
+ * (and for tests); new archives are written with variant 1 (rst_v1.c). */
+int rst_v0_encode(const trz_enc_args *a);
+int rst_v0_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     model *m = model_new();
@@ -855,7 +859,7 @@ static int rst_encode(const trz_enc_args *a)
     return rc;
 }
 
-static int rst_decode(const trz_dec_args *a)
+static int rst_v0_decode(const trz_dec_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
@@ -893,7 +897,51 @@ static int rst_decode(const trz_dec_args *a)
     return rc;
 }
 
-static const char *rst_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : NULL; }
+/* New chunks: variant 1, unless variant 0's streams after the back-end
+ * (each with its stream-table entry) come out smaller, which the container's
+ * trial sizer tells: the range coder never makes a chunk larger than the
+ * back-end path would. */
+#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
+static int rst_encode(const trz_enc_args *a)
+{
+    int rc = rst_v1_encode(a);
+    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0) return rc;
+    trz_buf t[TRZ_MAX_STREAMS];
+    memset(t, 0, sizeof t);
+    trz_enc_args b = *a;
+    b.streams = t;
+    b.coded = NULL;
+    if (rst_v0_encode(&b) == TRZ_CODEC_OK) {
+        size_t v1 = a->streams[RST_S_RC].n + RST_ENTRY_BYTES, v0 = 0;
+        for (int s = 0; s < TRZ_MAX_STREAMS && v0 < v1; s++)
+            if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, a->level) + RST_ENTRY_BYTES;
+        if (v0 < v1) {
+            for (int s = 0; s < TRZ_MAX_STREAMS; s++) {
+                trz_buf x = a->streams[s];
+                a->streams[s] = t[s];
+                t[s] = x;
+            }
+            if (a->coded) *a->coded &= ~((uint64_t)1 << RST_S_RC);
+        }
+    }
+    for (int s = 0; s < TRZ_MAX_STREAMS; s++) free(t[s].p);
+    return rc;
+}
+
+/* Variant 0 has no stream 21; later variants say theirs in it. */
+static int rst_decode(const trz_dec_args *a)
+{
+    if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
+    int v = rst_rc_variant(a);
+    if (v != 1) return TRZ_CODEC_UNSUPPORTED;
+    return rst_v1_decode(a);
+}
+
+static const char *rst_stream_name(unsigned id)
+{
+    if (id == RST_S_RC) return "rc";
+    return id < S_NSTREAMS ? stream_names[id] : NULL;
+}
 
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,

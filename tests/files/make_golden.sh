@@ -49,6 +49,8 @@ tail -c +3 tests/fuzz/corpus/roundtrip_pbus/grain > "$W/grain.pbus"   # PEL at i
 for l in 1 9 19; do arc rst-be-l$l "$W/be.rst" -$l --chunk-records=1500; done
 arc rst-le-l9-tail "$W/le.rst" --chunk-records=1000
 arc rst-be-gzip "$W/be.rst" --backend=gzip --chunk-records=2000
+{ for i in 1 2 3 4 5 6 7 8 9 10; do slice $S/bus-2cpu.byu 0 7200; done; slice $S/loops-4cpu.rst 0 48000; } > "$W/mix.rst"
+arc rst-mixed-variants "$W/mix.rst" --format=rst --chunk-records=3000 # a chunk the back-end path wins, then a modelled one
 for l in 1 6 9 12; do arc byu-l$l "$W/a.byu" -$l --chunk-records=2000; done
 arc byu-gzip "$W/a.byu" --backend=gzip --chunk-records=2000
 for l in 1 6 9; do arc pbus-l$l "$W/a.pbus" -$l --chunk-records=3000; done

@@ -63,6 +63,8 @@ arc rst-4chunks "$W/a.rst" --chunk-records=25
 arc rst-le-gzip "$W/le.rst" -1 --backend=gzip --chunk-records=40
 arc rst-level19 "$W/a.rst" -19
 arc rst-one-record "$W/one.rst"
+arc rst-v1-4chunks "$W/a.rst" --chunk-records=25             # range-coded (model variant 1) chunks
+arc rst-v1-le "$W/le.rst" --chunk-records=40
 arc byu-tail "$W/t.byu" --chunk-records=30
 arc byu-grouped "$W/g.byu" -1                          # 2 processors, the grouped layout
 arc pbus-5chunks "$W/a.pbus" --chunk-records=60
