@@ -31,12 +31,13 @@ static void free_streams(streams *st)
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st->s[i].p);
 }
 
-static int encode(const uint8_t *in, size_t len, int bo, streams *st)
+static int encode_at(const uint8_t *in, size_t len, int bo, int level, streams *st)
 {
     memset(st, 0, sizeof *st);
-    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, 9, st->s);
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, level, st->s);
     return trz_codec_rst.encode_chunk(&ea);
 }
+static int encode(const uint8_t *in, size_t len, int bo, streams *st) { return encode_at(in, len, bo, 9, st); }
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
 {
@@ -234,7 +235,15 @@ static void test_variant_choice(void)
     FILE *f = fopen("corpus/loops-4cpu.rst", "rb"); /* the project's sample (tests run from the top) */
     size_t got = f ? fread(buf, RST_REC, n, f) : 0;
     if (f) fclose(f);
-    if (got == n) check(variant_of(buf, n * RST_REC, &ok) == 1 && ok, "a modelled trace takes variant 1");
+    if (got == n) {
+        check(variant_of(buf, n * RST_REC, &ok) == 1 && ok, "a modelled trace takes variant 1");
+        streams st; /* levels 1-5 write variant 0 (it decodes faster), 6 up variant 1 */
+        int v5 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 5, &st) == TRZ_CODEC_OK && !st.s[RST_S_RC].n;
+        free_streams(&st);
+        int v6 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 6, &st) == TRZ_CODEC_OK && st.s[RST_S_RC].n;
+        free_streams(&st);
+        check(v5 && v6, "level 5 writes variant 0, level 6 variant 1");
+    }
     else printf("skip corpus/loops-4cpu.rst (absent)\n");
     for (size_t i = 0; i < blk * RST_REC; i++) buf[i] = (uint8_t)rnd();
     for (size_t i = blk; i < n; i++) memcpy(buf + i * RST_REC, buf + (i % blk) * RST_REC, RST_REC);

@@ -80,13 +80,26 @@ static int roundtrip(const uint8_t *in, size_t len, size_t chunk, int at_newline
 
 /* 1 if the encoder chose the context-model variant (streams 13..16, none
  * of the zstd variant's 2..12) for the whole input as one chunk. */
-static int uses_cm(const uint8_t *in, size_t len)
+static int uses_cm_at(const uint8_t *in, size_t len, int level)
 {
     enc_out e;
-    int ok = encode(in, len, 9, &e) == TRZ_CODEC_OK && e.s[UOP_S_CMVER].n == 1 && e.s[UOP_S_CMCTL].n > 0;
+    int ok = encode(in, len, level, &e) == TRZ_CODEC_OK && e.s[UOP_S_CMVER].n == 1 && e.s[UOP_S_CMCTL].n > 0;
     for (int i = 2; i < UOP_S_CMVER; i++) ok = ok && e.s[i].n == 0;
     enc_free(&e);
     return ok;
+}
+static int uses_cm(const uint8_t *in, size_t len) { return uses_cm_at(in, len, 9); }
+
+/* Levels 1-5 write the zstd variant (faster to decode); it round-trips. */
+static int fast_level_ok(const uint8_t *in, size_t len)
+{
+    enc_out e;
+    uint8_t *out = malloc(len + 1);
+    int ok = encode(in, len, 1, &e) == TRZ_CODEC_OK && e.s[UOP_S_CMVER].n == 0 && out &&
+             decode(&e, NULL, NULL, out, len) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    free(out);
+    enc_free(&e);
+    return ok && !uses_cm_at(in, len, 5) && uses_cm_at(in, len, 6);
 }
 
 static void rt(const char *name, const char *text)
@@ -152,6 +165,7 @@ static void edge_cases(void)
     check(roundtrip((uint8_t *)many, strlen(many), 4096, 1), "generated 4 KiB chunks");
     check(roundtrip((uint8_t *)many, strlen(many), 777, 0), "generated mid-line cuts");
     check(uses_cm((uint8_t *)many, strlen(many)), "generated 5000 lines: context-model variant");
+    check(fast_level_ok((uint8_t *)many, strlen(many)), "generated 5000 lines: levels 1-5 the zstd variant, 6 up the context model");
     free(many);
     /* a 10 MB line between normal ones */
     size_t big = 10u << 20;
