@@ -19,7 +19,7 @@ pass=0; fail=0
 ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
 bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 
-for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats" "$AN/champsim_stats"; do
+for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats" "$AN/champsim_stats" "$AN/champsim_read"; do
     [ -x "$p" ] || { echo "missing $p: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
@@ -71,7 +71,15 @@ champsim_samples() {
         fmt=${f#*:}; f=${f%%:*}
         "$TRZ" -c --chunk-records=1000 "$CORPUS/$f" > "$W/$f.trz" || { bad "compress $f"; continue; }
         paths champsim_stats "$f" "$CORPUS/$f" "$W/$f.trz" -f "$fmt"
+        # the batch reader: ChampSim's structs written back are the whole records
+        for t in 1 2; do
+            "$AN/champsim_read" -T $t -o "$W/structs" "$W/$f.trz" > /dev/null 2> "$W/err"
+            local rs=64; [ "$fmt" = champsim-cloudsuite ] && rs=96
+            head -c $(( $(wc -c < "$CORPUS/$f") / rs * rs )) "$CORPUS/$f" > "$W/want"
+            if cmp -s "$W/structs" "$W/want"; then ok "$f: champsim_read -T $t structs = the records"; else bad "$f: champsim_read -T $t structs = the records" "$(head -c 200 "$W/err")"; fi
+        done
     done
+    if "$AN/champsim_read" "$W/bus-2cpu.byu.trz" > /dev/null 2>&1; then bad "champsim_read must refuse a BYU archive"; else ok "champsim_read refuses a BYU archive"; fi
     if grep -q "^champsim_stats: 8000 records, cloudsuite" "$W/last_report"; then ok "champsim_stats: 96-byte records, tail dropped"; else bad "champsim_stats: 96-byte records, tail dropped" "$(head -1 "$W/last_report")"; fi
 }
 
