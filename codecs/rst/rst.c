@@ -903,7 +903,7 @@ static int rst_v0_decode(const trz_dec_args *a)
  * back-end path would. */
 #define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
 /* Levels below this write variant 0: it decodes 3-5x faster than variant 1
- * (about 700-830 instructions a record), at about twice the size. */
+ * (about 700-830 instructions a record), at 2-4 times the size. */
 #define RST_V1_LEVEL 6
 static int rst_encode(const trz_enc_args *a)
 {
