@@ -15,7 +15,8 @@
 #ifdef CS_STATS
 #include <math.h>
 extern double *cs_cost; /* bits spent, accumulated per field by the model */
-#define RC_DIR_COST(enc, p, bit) ((enc) && cs_cost ? (void)(*cs_cost += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
+#define RC_DIR_COST(enc, p, bit) \
+    ((enc) && cs_cost ? (void)(*cs_cost += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
 #define RC_DIR_COST_N(enc, n) ((enc) && cs_cost ? (void)(*cs_cost += (n)) : (void)0)
 #endif
 #include "../common/rc_dir.h"

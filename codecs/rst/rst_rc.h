@@ -28,7 +28,8 @@ static inline void rst_stat_add(double bits)
     rst_stat_cost[rst_stat_field] += bits;
     if (rst_stat_field == ST_EAM_HIT || rst_stat_field == ST_EAM_DELTA) rst_pc_cost[rst_pc_cur] += bits;
 }
-#define RC_DIR_COST(enc, p, bit) ((enc) ? rst_stat_add(-log2(((bit) ? 65536.0 - (p) : (double)(p)) / 65536.0)) : (void)0)
+#define RC_DIR_COST(enc, p, bit) \
+    ((enc) ? rst_stat_add(-log2(((bit) ? 65536.0 - (p) : (double)(p)) / 65536.0)) : (void)0)
 #define RC_DIR_COST_N(enc, n) ((enc) ? rst_stat_add(n) : (void)0)
 #else
 #define RSTAT(f) ((void)0)
@@ -78,10 +79,5 @@ RC_HOT int r_multi(rc *c, const int enc, rc_prob *const *pp, int n, int fail)
  * Q_ANY itself, Q_HIT / Q_MISS already known (and its probability adapted). */
 enum { Q_ANY, Q_HIT, Q_MISS };
 #define Q_OF(fail, i) ((fail) > (i) ? Q_HIT : (fail) == (i) ? Q_MISS : Q_ANY)
-
-static inline void r_fill16(uint16_t *p, size_t n, uint16_t v)
-{
-    for (size_t i = 0; i < n; i++) p[i] = v;
-}
 
 #endif

@@ -989,8 +989,8 @@ static model1 *model_new(size_t nrec)
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
     if (!m->link || !m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
-    r_fill16(m->bh1, (size_t)1 << BH_BITS, RC_P0);
-    r_fill16(m->bh2, (size_t)1 << BH_BITS, RC_P0);
+    rc_init(m->bh1, (size_t)1 << BH_BITS);
+    rc_init(m->bh2, (size_t)1 << BH_BITS);
     cls_init(m->cls);
     rc_stretch_init(m->str);
     probs_init(m);

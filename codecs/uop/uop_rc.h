@@ -13,7 +13,8 @@
 #include <math.h>
 extern double uop_cost[32];
 extern int uop_field;
-#define RC_DIR_COST(enc, p, bit) ((enc) ? (void)(uop_cost[uop_field] += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
+#define RC_DIR_COST(enc, p, bit) \
+    ((enc) ? (void)(uop_cost[uop_field] += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
 #define RC_DIR_COST_N(enc, n) ((enc) ? (void)(uop_cost[uop_field] += (n)) : (void)0)
 #endif
 #include "../common/rc_dir.h"
