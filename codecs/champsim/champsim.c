@@ -39,7 +39,7 @@ static const char *const stream_names[S_NSTREAMS] = { "model" };
 #ifdef CS_PROF /* profiling: the phases as functions of their own */
 #define CS_PHASE static __attribute__((noinline))
 #else
-#define CS_PHASE CS_HOT
+#define CS_PHASE RC_HOT
 #endif
 
 /* Table sizes are part of the stream format (champsim.md). */
@@ -118,11 +118,11 @@ typedef struct {
 #define BASE_LIM 60
 enum { B_LAST, B_REG0, B_REG1, B_REG2, B_REG3, B_IP, B_RECENT, B_N = B_RECENT + NRECENT };
 typedef struct {
-    cs_a len[2 * 2 * 4 * MD_LC][128];
-    cs_a base[2 * 2 * (B_N + 1) * 32][1 << BASE_BITS];
-    cs_a mant[65][1 << CS_UMANT];
-    cs_a low[4][8];
-    cs_a sign[2 * 3];
+    rc_cnt len[2 * 2 * 4 * MD_LC][128];
+    rc_cnt base[2 * 2 * (B_N + 1) * 32][1 << BASE_BITS];
+    rc_cnt mant[65][1 << CS_UMANT];
+    rc_cnt low[4][8];
+    rc_cnt sign[2 * 3];
 } mem_dmodel;
 
 /* Address candidates, in the default order they are asked after the one
@@ -139,20 +139,20 @@ typedef struct {
     cs_sizes z;
     cs_pc *pc;
     cs_mem *mem;
-    cs_a *sig, *lent, *bim, *runpc;
+    rc_cnt *sig, *lent, *bim, *runpc;
     cs_p *gs, *gl, *loc;
     uint32_t *mt;
-    cs_a ip_hit[CS_NKIND * 2 * 4 * 3];
+    rc_cnt ip_hit[CS_NKIND * 2 * 4 * 3];
     cs_p ip_mhit[9 * 2];
     cs_smodel ip_delta[CS_NKIND * 2];
-    cs_a sig_hit[4];
-    cs_a run2[13 * 17];
+    rc_cnt sig_hit[4];
+    rc_cnt run2[13 * 17];
     cs_p btdyn[CS_NKIND];
     cs_p mem_eq[2 * 4];
     cs_p mem_eqidx[4];
-    cs_a mem_hit[M_NC * 2 * 9 * 3 * (M_NC + 1)];
+    rc_cnt mem_hit[M_NC * 2 * 9 * 3 * (M_NC + 1)];
     mem_dmodel md;
-    cs_a brm[2 * 9];
+    rc_cnt brm[2 * 9];
     cs_mixw bw[B_NSET];
     int32_t sw[11 * 4][3]; /* static-field mixers: weights, 16.16 */
     cs_mixw lw[4];         /* fall-through length mixers */
@@ -174,36 +174,36 @@ typedef struct {
 
 #define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
 #define T_MEM ((size_t)1 << m->z.mem) * sizeof(cs_mem)
-#define T_SIG ((size_t)1 << m->z.sig) * sizeof(cs_a)
-#define T_LEN ((size_t)16 << m->z.len) * sizeof(cs_a)
-#define T_BIM ((size_t)1 << m->z.br) * sizeof(cs_a)
+#define T_SIG ((size_t)1 << m->z.sig) * sizeof(rc_cnt)
+#define T_LEN ((size_t)16 << m->z.len) * sizeof(rc_cnt)
+#define T_BIM ((size_t)1 << m->z.br) * sizeof(rc_cnt)
 #define T_BRP ((size_t)1 << m->z.br) * sizeof(cs_p)
 #define T_MT ((size_t)1 << m->z.mt) * sizeof(uint32_t)
 #define T_ALL (T_PC + T_MEM + T_SIG + T_LEN + 2 * T_BIM + 3 * T_BRP + T_MT)
 
 static void smodel_init(cs_smodel *s, size_t n)
 {
-    cs_a_fill((cs_a *)(void *)s, n * sizeof *s / sizeof(cs_a));
+    rc_cnt_fill((rc_cnt *)(void *)s, n * sizeof *s / sizeof(rc_cnt));
 }
 
 /* The small models' probabilities at 1/2, the state empty. */
 static void model_init_small(cs_model *m)
 {
-    cs_a_fill(m->ip_hit, sizeof m->ip_hit / sizeof(cs_a));
+    rc_cnt_fill(m->ip_hit, sizeof m->ip_hit / sizeof(rc_cnt));
     cs_p_fill(m->ip_mhit, sizeof m->ip_mhit / sizeof(cs_p));
     smodel_init(m->ip_delta, sizeof m->ip_delta / sizeof m->ip_delta[0]);
-    cs_a_fill(m->sig_hit, sizeof m->sig_hit / sizeof(cs_a));
-    cs_a_fill(m->run2, sizeof m->run2 / sizeof(cs_a));
+    rc_cnt_fill(m->sig_hit, sizeof m->sig_hit / sizeof(rc_cnt));
+    rc_cnt_fill(m->run2, sizeof m->run2 / sizeof(rc_cnt));
     cs_p_fill(m->btdyn, sizeof m->btdyn / sizeof(cs_p));
     cs_p_fill(m->mem_eq, sizeof m->mem_eq / sizeof(cs_p));
     cs_p_fill(m->mem_eqidx, sizeof m->mem_eqidx / sizeof(cs_p));
-    cs_a_fill(m->mem_hit, sizeof m->mem_hit / sizeof(cs_a));
-    cs_a_fill(&m->md.len[0][0], sizeof m->md.len / sizeof(cs_a));
-    cs_a_fill(&m->md.base[0][0], sizeof m->md.base / sizeof(cs_a));
-    cs_a_fill(&m->md.mant[0][0], sizeof m->md.mant / sizeof(cs_a));
-    cs_a_fill(&m->md.low[0][0], sizeof m->md.low / sizeof(cs_a));
-    cs_a_fill(m->md.sign, sizeof m->md.sign / sizeof(cs_a));
-    cs_a_fill(m->brm, sizeof m->brm / sizeof(cs_a));
+    rc_cnt_fill(m->mem_hit, sizeof m->mem_hit / sizeof(rc_cnt));
+    rc_cnt_fill(&m->md.len[0][0], sizeof m->md.len / sizeof(rc_cnt));
+    rc_cnt_fill(&m->md.base[0][0], sizeof m->md.base / sizeof(rc_cnt));
+    rc_cnt_fill(&m->md.mant[0][0], sizeof m->md.mant / sizeof(rc_cnt));
+    rc_cnt_fill(&m->md.low[0][0], sizeof m->md.low / sizeof(rc_cnt));
+    rc_cnt_fill(m->md.sign, sizeof m->md.sign / sizeof(rc_cnt));
+    rc_cnt_fill(m->brm, sizeof m->brm / sizeof(rc_cnt));
     for (int k = 0; k < B_NSET; k++) cs_mixw_init(&m->bw[k], B_NIN, 1 << 14);
     for (int k = 0; k < 11 * 4; k++) m->sw[k][0] = m->sw[k][1] = m->sw[k][2] = 21845;
     for (int k = 0; k < 4; k++) cs_mixw_init(&m->lw[k], 3, 1 << 15);
@@ -227,11 +227,11 @@ static cs_model *model_new(uint64_t nrec)
     m->mem = (cs_mem *)(void *)(big + T_PC);
     m->mt = (uint32_t *)(void *)(big + T_PC + T_MEM);
     uint8_t *q = big + T_PC + T_MEM + T_MT;
-    m->sig = (cs_a *)(void *)q;
-    m->lent = (cs_a *)(void *)(q + T_SIG);
-    m->bim = (cs_a *)(void *)(q + T_SIG + T_LEN);
-    m->runpc = (cs_a *)(void *)(q + T_SIG + T_LEN + T_BIM);
-    cs_a_fill(m->sig, (T_SIG + T_LEN + 2 * T_BIM) / sizeof(cs_a));
+    m->sig = (rc_cnt *)(void *)q;
+    m->lent = (rc_cnt *)(void *)(q + T_SIG);
+    m->bim = (rc_cnt *)(void *)(q + T_SIG + T_LEN);
+    m->runpc = (rc_cnt *)(void *)(q + T_SIG + T_LEN + T_BIM);
+    rc_cnt_fill(m->sig, (T_SIG + T_LEN + 2 * T_BIM) / sizeof(rc_cnt));
     q += T_SIG + T_LEN + 2 * T_BIM;
     m->gs = (cs_p *)(void *)q;
     m->gl = (cs_p *)(void *)(q + T_BRP);
@@ -275,7 +275,7 @@ static inline cs_pc *pc_get(cs_model *m, uint64_t ip, int *fresh)
 {
     cs_pc *s = pc_set(m, ip);
     *fresh = 0;
-    if (CS_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
+    if (RC_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
     if (s[1].valid && s[1].ip == ip) {
         cs_pc t = s[1];
         s[1] = s[0];
@@ -304,30 +304,30 @@ static inline unsigned mlen_class(unsigned n) { return n >= 128 ? 8 : cs_bitlen(
  * context trees: h1 (high order: the fields before it), h2 (low order) and
  * h3 (the previous instruction's fields); the mixer's weights are chosen by
  * the field and how often h1's node has been seen. */
-CS_HOT unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
+RC_HOT unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
                          unsigned v)
 {
     const uint32_t mask = (1u << m->z.sig) - 1;
-    cs_a *t1 = m->sig + ((h32((uint64_t)h1 << 8 | f) << 8) & mask);
-    cs_a *t2 = m->sig + ((h32((uint64_t)h2 << 8 | f | 0x10000000000ull) << 8) & mask);
-    cs_a *t3 = m->sig + ((h32((uint64_t)h3 << 8 | f | 0x20000000000ull) << 8) & mask);
+    rc_cnt *t1 = m->sig + ((h32((uint64_t)h1 << 8 | f) << 8) & mask);
+    rc_cnt *t2 = m->sig + ((h32((uint64_t)h2 << 8 | f | 0x10000000000ull) << 8) & mask);
+    rc_cnt *t3 = m->sig + ((h32((uint64_t)h3 << 8 | f | 0x20000000000ull) << 8) & mask);
     /* node 0 (unused by the tree): is the byte 0?  Then the tree for the
      * others. */
     unsigned node = 0;
     for (int i = 8; i >= 0; i--) {
-        cs_a s1 = t1[node], s2 = t2[node], s3 = t3[node];
+        rc_cnt s1 = t1[node], s2 = t2[node], s3 = t3[node];
         int st1 = m->mx.str[4095 - (s1 >> 20)], st2 = m->mx.str[4095 - (s2 >> 20)], st3 = m->mx.str[4095 - (s3 >> 20)];
         unsigned n1 = s1 & 63;
         int32_t *w = m->sw[f * 4 + (n1 > 3 ? 3 : n1)];
-        int p = cs_squash((int)(((int64_t)w[0] * st1 + (int64_t)w[1] * st2 + (int64_t)w[2] * st3) >> 16));
+        int p = rc_squash((int)(((int64_t)w[0] * st1 + (int64_t)w[1] * st2 + (int64_t)w[2] * st3) >> 16));
         int bit = cs_code_bit12(c, enc, p, i == 8 ? v != 0 : (int)(v >> i & 1));
         int err = ((bit << 12) - p) * 10;
         w[0] = cs_wclamp(w[0] + ((st1 * err) >> 10));
         w[1] = cs_wclamp(w[1] + ((st2 * err) >> 10));
         w[2] = cs_wclamp(w[2] + ((st3 * err) >> 10));
-        cs_a_update(&t1[node], bit, SIG_LIMIT);
-        cs_a_update(&t2[node], bit, SIG_LIMIT);
-        cs_a_update(&t3[node], bit, SIG_LIMIT);
+        rc_cnt_update(&t1[node], bit, SIG_LIMIT);
+        rc_cnt_update(&t2[node], bit, SIG_LIMIT);
+        rc_cnt_update(&t3[node], bit, SIG_LIMIT);
         if (i == 8) {
             if (!bit) return 0;
             node = 1;
@@ -370,7 +370,7 @@ CS_PHASE void code_sig(cs_model *m, cs_rc *c, const int enc, const cs_layout *L,
     h = h * 0x2F0F1 + mmask;
     int dyn = 0;
     FIELD(c, F_BT);
-    if (kind == CS_K_COND || kind == CS_K_OTHER) dyn = cs_bit(c, enc, &m->btdyn[kind], r->bt <= 1, CS_RATE);
+    if (kind == CS_K_COND || kind == CS_K_OTHER) dyn = rcd_bit(c, enc, &m->btdyn[kind], r->bt <= 1);
     if (!dyn) r->bt = (uint8_t)sig_byte(m, c, enc, 10, h, hmix(kind, r->ib), hmix(hmix(kind, r->ib), mmask), r->bt);
     memcpy(&e->regs, r->regs, 8);
     e->ib = r->ib;
@@ -396,7 +396,7 @@ static inline int special_reg(uint8_t r) { return r == 0 || r == CS_REG_FLAGS ||
 
 /* Put address a in front of the recent blocks: its block's entry, or the
  * last one, leaves its place. */
-CS_HOT void recent_use(cs_model *m, uint64_t a)
+RC_HOT void recent_use(cs_model *m, uint64_t a)
 {
     uint64_t up = a;
     for (unsigned j = 0; j < NRECENT; j++) {
@@ -414,7 +414,7 @@ static inline uint64_t scale_delta(uint64_t d, unsigned sc)
 }
 
 /* An address as a delta from base. */
-CS_HOT uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
+RC_HOT uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
                             uint64_t a)
 {
     uint64_t d = a - base;
@@ -424,7 +424,7 @@ CS_HOT uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, in
     mem_dmodel *dm = &m->md;
     mag = cs_uint_x(c, enc, dm->len[(((unsigned)dst * 2 + me->valid) * 4 + bt) * MD_LC + lc], dm->mant,
                     dm->low[me->dinfo & 3], mag);
-    if (mag) neg = cs_abit(c, enc, &dm->sign[dst * 3 + (me->dinfo >> 2)], neg, CS_ILIMIT);
+    if (mag) neg = rcd_cbit(c, enc, &dm->sign[dst * 3 + (me->dinfo >> 2)], neg, CS_ILIMIT);
     else neg = 0;
     me->dbl = (uint8_t)(cs_bitlen(mag) + 1);
     unsigned tz = mag ? (unsigned)__builtin_ctzll(mag) : 3;
@@ -460,12 +460,12 @@ CS_PHASE int code_mem(cs_model *m, cs_rc *c, const int enc, const cs_layout *L, 
             FIELD(c, F_MEM_EQ);
             if (enc)
                 for (unsigned j = 0; j < 4; j++) eq |= (mm >> j & 1) && r->mem[j] == a;
-            eq = cs_bit(c, enc, &m->mem_eq[me->hist & 3], eq, CS_RATE);
+            eq = rcd_bit(c, enc, &m->mem_eq[me->hist & 3], eq);
             if (eq) {
                 unsigned j = 0;
                 if (enc)
                     while (!((mm >> j & 1) && r->mem[j] == a)) j++;
-                if (mm & 14) j = cs_tree(c, enc, m->mem_eqidx, j, 2, CS_RATE);
+                if (mm & 14) j = rcd_tree(c, enc, m->mem_eqidx, 2, j);
                 if (!(mm >> j & 1)) return -1; /* damaged: no such source */
                 a = r->mem[j];
                 goto learn;
@@ -508,8 +508,8 @@ CS_PHASE int code_mem(cs_model *m, cs_rc *c, const int enc, const cs_layout *L, 
                 }
                 unsigned sub = k == M_M ? mb : (me->hist & HMASK);
                 FIELD(c, F_MEM_HIT);
-                cs_a *p = &m->mem_hit[(((k * 2 + (nt > 0)) * 9 + sub) * 3 + agree) * (M_NC + 1) + me->win];
-                hit = cs_abit(c, enc, p, a == cand[k], 60);
+                rc_cnt *p = &m->mem_hit[(((k * 2 + (nt > 0)) * 9 + sub) * 3 + agree) * (M_NC + 1) + me->win];
+                hit = rcd_cbit(c, enc, p, a == cand[k], 60);
                 tried[nt++] = cand[k];
                 if (hit) { a = cand[k]; me->win = (uint8_t)k; break; }
                 /* the next one not equal to one refused */
@@ -541,7 +541,7 @@ CS_PHASE int code_mem(cs_model *m, cs_rc *c, const int enc, const cs_layout *L, 
                     bok |= (uint64_t)(m->recent[k] != 0) << (B_RECENT + k);
                 }
                 unsigned bj = 0;
-                cs_a *bt = m->md.base[((unsigned)(dst * 2 + me->valid) * (B_N + 1) + me->bj) * 32 + (bok & 31)];
+                rc_cnt *bt = m->md.base[((unsigned)(dst * 2 + me->valid) * (B_N + 1) + me->bj) * 32 + (bok & 31)];
                 if (enc) { /* the cheapest: the choice's cost plus about a bit per bit of the delta */
                     uint32_t best = UINT32_MAX;
                     for (unsigned j = 0; j < B_N; j++) {
@@ -551,7 +551,7 @@ CS_PHASE int code_mem(cs_model *m, cs_rc *c, const int enc, const cs_layout *L, 
                         if (cost < best) { best = cost; bj = j; }
                     }
                 }
-                bj = cs_atree(c, enc, bt, bj, BASE_BITS, BASE_LIM);
+                bj = rcd_ctree(c, enc, bt, BASE_BITS, bj, BASE_LIM);
                 if (!(bok >> bj & 1)) return -1; /* damaged: not a base this record has */
                 me->bj = (uint8_t)bj;
                 uint64_t base = bases[bj];
@@ -651,16 +651,16 @@ CS_PHASE int code_taken(cs_model *m, cs_rc *c, const int enc, uint64_t ip, cs_pc
                       unsigned mb)
 {
     unsigned sh = 32 - m->z.br;
-    cs_a *pb = &m->bim[h32(ip) >> sh];
+    rc_cnt *pb = &m->bim[h32(ip) >> sh];
     cs_p *pg = &m->gs[h32(ip ^ (m->ghist & 0xFFF) << 40) >> sh];
     cs_p *pl = &m->gl[h32(ip * 0x2545F4914F6CDD1Dull ^ (m->ghist & 0xFFFFFFFFull)) >> sh];
     cs_p *po = &m->loc[h32(ip ^ (uint64_t)e->lhist << 44) >> sh];
-    cs_a *pm = mp ? &m->brm[(mp[9] & 1) * 9 + mb] : NULL;
+    rc_cnt *pm = mp ? &m->brm[(mp[9] & 1) * 9 + mb] : NULL;
     int st[B_NIN];
     st[B_BIM] = m->mx.str[cs_a_p12(*pb)];
-    st[B_GS] = m->mx.str[cs_p_p12(*pg)];
-    st[B_GL] = m->mx.str[cs_p_p12(*pl)];
-    st[B_LOC] = m->mx.str[cs_p_p12(*po)];
+    st[B_GS] = m->mx.str[rc_p12(*pg)];
+    st[B_GL] = m->mx.str[rc_p12(*pl)];
+    st[B_LOC] = m->mx.str[rc_p12(*po)];
     st[B_MATCH] = pm ? m->mx.str[cs_a_p12(*pm)] : 0;
     st[B_BIAS] = 256;
     cs_mixw *w = &m->bw[pm ? mb : 0];
@@ -668,7 +668,7 @@ CS_PHASE int code_taken(cs_model *m, cs_rc *c, const int enc, uint64_t ip, cs_pc
     FIELD(c, F_BR);
     bt = cs_code_bit12(c, enc, p12, bt);
     cs_mix_learn(w, st, B_NIN, p12, bt, 6);
-    cs_a_update(pb, bt, 30);
+    rc_cnt_update(pb, bt, 30);
     if (bt) {
         *pg = (cs_p)(*pg - (*pg >> 4));
         *pl = (cs_p)(*pl - (*pl >> 4));
@@ -678,7 +678,7 @@ CS_PHASE int code_taken(cs_model *m, cs_rc *c, const int enc, uint64_t ip, cs_pc
         *pl = (cs_p)(*pl + ((65536 - *pl) >> 4));
         *po = (cs_p)(*po + ((65536 - *po) >> 4));
     }
-    if (pm) cs_a_update(pm, bt, 60);
+    if (pm) rc_cnt_update(pm, bt, 60);
     m->ghist = m->ghist << 1 | (unsigned)bt;
     e->lhist = (uint16_t)(e->lhist << 1 | (unsigned)bt);
     return bt;
@@ -700,7 +700,7 @@ static inline uint64_t fingerprint(const cs_rec *r)
 /* After record i (packed at hist + i * size): follow the match one record
  * on if it predicted record i exactly, else look the last 4 records up. */
 /* Two records equal, byte for byte (size a multiple of 8). */
-CS_HOT int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
+RC_HOT int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
 {
     uint64_t d = 0;
     for (size_t k = 0; k < sz; k += 8) {
@@ -742,7 +742,7 @@ CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist,
 /* Ask for what the next record will most likely need: the match model's
  * next record, and the PC set of the likely next ip (0: none).  Hints
  * only. */
-CS_HOT void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
+RC_HOT void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
 {
 #if defined(__GNUC__)
     if (m->mptr < nrec) __builtin_prefetch(hist + m->mptr * L->size);
@@ -821,7 +821,7 @@ CS_PHASE cs_pc *run_update(cs_model *m, const cs_layout *L, const uint8_t *p, si
     return e;
 }
 
-CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
+RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
                    size_t nrec)
 {
     cs_rc *cip = &cc->rc[0], *csig = cip, *cbr = cip, *cmem = cip, *cex = cip;
@@ -846,12 +846,12 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
             int same = enc ? same_record(mp, in + i * L->size, L->size) : 0;
             FIELD(cip, F_RUN);
             unsigned rcl = m->mlen >= (1u << 12) ? 12 : cs_bitlen(m->mlen);
-            cs_a *s1 = &m->runpc[h32(trz_ld_le64(mp)) >> (32 - m->z.br)];
+            rc_cnt *s1 = &m->runpc[h32(trz_ld_le64(mp)) >> (32 - m->z.br)];
             /* the PC's own state, quantised (17: never seen), picks a state
              * of its run-length class: how far to trust the PC's state */
             unsigned q = (*s1 & 63) ? (unsigned)(m->mx.str[4095 - (*s1 >> 20)] + 2048) >> 8 : 16;
-            same = cs_abit(cip, enc, &m->run2[rcl * 17 + q], same, 60);
-            cs_a_update(s1, same, RUN_LIM);
+            same = rcd_cbit(cip, enc, &m->run2[rcl * 17 + q], same, 60);
+            rc_cnt_update(s1, same, RUN_LIM);
             if (same) {
                 if (!enc) memcpy(out + i * L->size, mp, L->size);
                 pe = run_update(m, L, hist + i * L->size, i, pe, &prev_ip, &prev_taken);
@@ -865,7 +865,7 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
         /* 1. ip */
         if (!pe) {
             FIELD(cip, F_IP_FIRST);
-            r.ip = cs_direct64(cip, enc, r.ip);
+            r.ip = rcd_direct64(cip, enc, r.ip);
         } else {
             unsigned k = pe->kind;
             uint64_t base = prev_ip, pred = 0;
@@ -888,13 +888,13 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
             int hit = 0;
             if (have) {
                 FIELD(cip, F_IP_HIT);
-                cs_a *p = &m->ip_hit[((k * 2 + (unsigned)prev_taken) * 4 + (pe->hist & 3)) * 3 + ms];
-                hit = cs_abit(cip, enc, p, r.ip == pred, 60);
+                rc_cnt *p = &m->ip_hit[((k * 2 + (unsigned)prev_taken) * 4 + (pe->hist & 3)) * 3 + ms];
+                hit = rcd_cbit(cip, enc, p, r.ip == pred, 60);
                 pe->hist = (uint8_t)(pe->hist << 1 | (unsigned)hit);
             }
             if (!hit && ms == 2) {
                 FIELD(cip, F_IP_HIT);
-                hit = cs_bit(cip, enc, &m->ip_mhit[mb * 2 + (unsigned)have], r.ip == mip, CS_RATE);
+                hit = rcd_bit(cip, enc, &m->ip_mhit[mb * 2 + (unsigned)have], r.ip == mip);
                 if (hit) pred = mip;
             }
             if (hit) {
@@ -903,8 +903,8 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                 /* first fall-through past this instruction: its length, in
                  * the context of its static fields */
                 FIELD(cip, F_IP_LEN);
-                cs_a *t1 = m->lent + ((size_t)(h32(le->sighash) >> (32 - m->z.len)) << 4);
-                cs_a *t2 = m->lent + ((size_t)(h32((uint64_t)le->lohash << 32 | 0x5EED) >> (32 - m->z.len)) << 4);
+                rc_cnt *t1 = m->lent + ((size_t)(h32(le->sighash) >> (32 - m->z.len)) << 4);
+                rc_cnt *t2 = m->lent + ((size_t)(h32((uint64_t)le->lohash << 32 | 0x5EED) >> (32 - m->z.len)) << 4);
                 unsigned len = enc ? (r.ip - base < 16 ? (unsigned)(r.ip - base) : 0) : 0;
                 unsigned node = 1;
                 for (int b = 3; b >= 0; b--) { /* a mix of the two contexts, weights by t1's count */
@@ -914,8 +914,8 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                     int p12 = cs_mix_dot(w, st, 3);
                     int bit = cs_code_bit12(cip, enc, p12, (int)(len >> b & 1));
                     cs_mix_learn(w, st, 3, p12, bit, 8);
-                    cs_a_update(&t1[node], bit, SIG_LIMIT);
-                    cs_a_update(&t2[node], bit, SIG_LIMIT);
+                    rc_cnt_update(&t1[node], bit, SIG_LIMIT);
+                    rc_cnt_update(&t2[node], bit, SIG_LIMIT);
                     node = node << 1 | (unsigned)bit;
                 }
                 len = node - 16;
@@ -950,7 +950,7 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                        (e->btdyn ? r.bt <= 1 : r.bt == e->bt);
             }
             FIELD(csig, F_SIG_HIT);
-            same = cs_abit(csig, enc, &m->sig_hit[0], same, 60);
+            same = rcd_cbit(csig, enc, &m->sig_hit[0], same, 60);
             if (same) {
                 memcpy(r.regs, &e->regs, 8);
                 r.ib = e->ib;
@@ -984,11 +984,11 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
             int same = 1;
             if (enc) same = memcmp(r.extra, prev_extra, L->nextra) == 0;
             FIELD(cex, F_EXTRA);
-            same = cs_bit(cex, enc, &m->ex_same[0], same, CS_RATE);
+            same = rcd_bit(cex, enc, &m->ex_same[0], same);
             if (same) memcpy(r.extra, prev_extra, L->nextra);
             else
                 for (unsigned k = 0; k < L->nextra; k++)
-                    r.extra[k] = (uint8_t)cs_tree(cex, enc, m->ex_byte[k], r.extra[k], 8, CS_RATE);
+                    r.extra[k] = (uint8_t)rcd_tree(cex, enc, m->ex_byte[k], 8, r.extra[k]);
             memcpy(prev_extra, r.extra, L->nextra);
         }
         if (!enc) cs_pack(L, &r, out + i * L->size);
@@ -1002,7 +1002,7 @@ CS_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
     return 0;
 }
 
-CS_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
+RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
@@ -1010,7 +1010,7 @@ CS_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
     if (!m) return TRZ_CODEC_NOMEM;
     cs_coders cc;
     rc_enc_init(&cc.rc[0], &a->streams[S_MODEL]);
-    cs_direct(&cc.rc[0], 1, CS_VERSION, 8);
+    rcd_direct(&cc.rc[0], 1, CS_VERSION, 8);
     int rc = cs_code(m, &cc, 1, L, a->in, NULL, (size_t)a->nrec);
     rc_enc_flush(&cc.rc[0]);
     trz_mark_coded(a, S_MODEL); /* range-coded: nothing for a back-end to find */
@@ -1020,7 +1020,7 @@ CS_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
     return TRZ_CODEC_OK;
 }
 
-CS_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
+RC_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -1028,7 +1028,7 @@ CS_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
     cs_coders cc;
     rc_dec_init(&cc.rc[0], a->stream[S_MODEL], a->stream_len[S_MODEL]);
-    if (cs_direct(&cc.rc[0], 0, 0, 8) != CS_VERSION) return TRZ_CODEC_UNSUPPORTED;
+    if (rcd_direct(&cc.rc[0], 0, 0, 8) != CS_VERSION) return TRZ_CODEC_UNSUPPORTED;
     cs_model *m = model_new(a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);

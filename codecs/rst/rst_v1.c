@@ -109,7 +109,7 @@ typedef struct cpu1 {
     uint64_t regbase[32];
 } cpu1;
 
-typedef R_INT(1) int1_t;
+typedef RC_INT(1) int1_t;
 
 typedef struct model1 {
     int oom, err;
@@ -137,26 +137,26 @@ typedef struct model1 {
     rc_prob p_iw[2];
     rc_prob t_op[4], t_op2[8][8], t_op3[4][64], t_rd[2][64][32], t_rs1[2][64][32], p_i[2][64];
     rc_prob t_rs2[32], t_asi[256], t_cond[2][32];
-    R_INT(64) i_simm;
-    R_INT(8) i_disp;
+    RC_INT(64) i_simm;
+    RC_INT(8) i_disp;
     rc_prob t_imm22[1 << 10]; /* sethi: the top 10 bits of the immediate */
     rc_prob p_fl[C_NCLASS][2], p_flb[8][2], p_nu3;
     int32_t bw[48][4]; /* branch mixer weights, by the match's guess and the local history's last 4 outcomes */
     rc_prob p_eah[EA_NC + 1][4][4], t_eak[EA_NC + 1][4][8], t_base[4][4];
-    R_INT(41 * 4) i_eam;
-    R_INT(41 * 4) i_eax;
+    RC_INT(41 * 4) i_eam;
+    RC_INT(41 * 4) i_eax;
     rc_prob p_cti[C_NCLASS][2][2], p_ctim[C_NCLASS], p_cti2[C_NCLASS], p_inv[C_NCLASS], p_inv0;
     int1_t i_cti, i_inv;
     rc_prob p_pvhas[3][3][2];
     rc_prob p_pvev[3], p_pvnu, p_pvctx[2], p_pvpt[2][2], p_pvlast[2][2], p_pvz[2], p_pvpg[2];
-    R_INT(2) i_pva;
+    RC_INT(2) i_pva;
     rc_prob t_rt[256], p_samert, t_byte[24][256], t_text[256][256];
-    R_INT(64 * 3) i_oth;
+    RC_INT(64 * 3) i_oth;
     rc_prob p_ob[64][2], p_tlb[2];
     rc_prob p_mbt[3][4];
     rc_prob p_tb1, t_tb1[256], p_tidx, p_tw, t_tctx[8], t_tref[16], p_thi, p_tlo;
-    R_INT(4) i_tvp;
-    R_INT(2) i_tpa;
+    RC_INT(4) i_tvp;
+    RC_INT(2) i_tpa;
     cpu1 *cpu[MAXCPU];
     cpu1 dummy;
     uint8_t lastrec[256][RST_REC];
@@ -194,7 +194,7 @@ static int classify_slow(uint32_t iw)
     return C_ALU;
 }
 
-R_HOT unsigned classify(const model1 *m, uint32_t iw)
+RC_HOT unsigned classify(const model1 *m, uint32_t iw)
 {
     unsigned c = m->cls[iw >> 19];
     if (c == C_JMPL && (iw & 0x3e03ffffu) == 0x0003e008u) c = C_RET;
@@ -212,7 +212,7 @@ static NOINL cpu1 *new_cpu(model1 *m, unsigned id)
     m->cpu[id] = c;
     return c;
 }
-R_HOT cpu1 *get_cpu(model1 *m, unsigned id)
+RC_HOT cpu1 *get_cpu(model1 *m, unsigned id)
 {
     id &= MAXCPU - 1;
     return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
@@ -221,7 +221,7 @@ R_HOT cpu1 *get_cpu(model1 *m, unsigned id)
 /* ---- the page table of PA-VA differences ---------------------------------------- */
 
 static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
-R_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
+RC_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
 {
     uint64_t v = va >> 13;
     return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
@@ -230,7 +230,7 @@ R_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
 /* State of a page against the CPU's current PA-VA difference: 0 the page is
  * the one known to use it, 1 the page table says the same, 2 it says
  * another, 3 the page is unknown. */
-R_HOT unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
+RC_HOT unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
 {
     if (!known) return 3;
     if ((va >> 13) == cur_page) return 0;
@@ -250,7 +250,7 @@ typedef struct { int ok; unsigned len, bt; uint64_t ea; } match_info;
 /* What the PAVADIFF model needs of the INSTR it precedes. */
 typedef struct { uint64_t pc, ea; int mem, qpv; } instr_info;
 
-R_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
+RC_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
     unsigned op2 = (iw >> 22) & 7;
     switch (cls) {
@@ -266,21 +266,21 @@ R_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned
 
 /* PC: 1 = the predicted flow; else the jump table (after the last PC or the
  * trap just taken), the other fall-through, or a delta. */
-R_HOT rc_prob *pc_prob(model1 *m, const cpu1 *cs) { return &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid]; }
+RC_HOT rc_prob *pc_prob(model1 *m, const cpu1 *cs) { return &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid]; }
 
-R_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int enc)
+RC_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int enc)
 {
     RSTAT(ST_PC);
     uint64_t p0 = cs->pred_pc;
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, pc_prob(m, cs), pc != p0) == 0)) return p0;
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, pc_prob(m, cs), pc != p0) == 0)) return p0;
     uint64_t key = cs->trap_key ? (0xF000000000000000ull | cs->trap_key) : cs->last_pc;
     uint64_t *jte = &m->jt[hash64(key, JT_BITS)];
     int t = cs->trap_key != 0;
-    if (r_bit(c, enc, &m->p_pcjt[t], pc != *jte) == 0) pc = *jte;
+    if (rcd_bit(c, enc, &m->p_pcjt[t], pc != *jte) == 0) pc = *jte;
     else {
         uint64_t lp = cs->last_pc, p2 = p0 == lp + 4 ? lp + 8 : lp + 4;
-        if (r_bit(c, enc, &m->p_pcp2[t], pc != p2) == 0) pc = p2;
-        else pc = p0 + (uint64_t)r_sint(c, enc, m->i_pc.len[0], m->i_pc.bits, (int64_t)(pc - p0));
+        if (rcd_bit(c, enc, &m->p_pcp2[t], pc != p2) == 0) pc = p2;
+        else pc = p0 + (uint64_t)rcd_sint(c, enc, m->i_pc.len[0], m->i_pc.bits, (int64_t)(pc - p0));
     }
     *jte = pc;
     return pc;
@@ -291,59 +291,59 @@ R_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int
 static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw);
 static NOINL uint32_t iw_fields_dec(model1 *m, rc *c);
 
-R_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
+RC_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
 {
-    unsigned op = r_tree(c, enc, m->t_op, 2, iw >> 30);
+    unsigned op = rcd_tree(c, enc, m->t_op, 2, iw >> 30);
     if (op == 1) {
-        int64_t d = r_sint(c, enc, m->i_disp.len[0], m->i_disp.bits, (int64_t)sext(iw & 0x3fffffff, 30));
+        int64_t d = rcd_sint(c, enc, m->i_disp.len[0], m->i_disp.bits, (int64_t)sext(iw & 0x3fffffff, 30));
         return 1u << 30 | ((uint32_t)d & 0x3fffffff);
     }
     if (op == 0) {
-        unsigned op2 = r_tree(c, enc, m->t_op2[0], 3, (iw >> 22) & 7);
-        unsigned ac = r_tree(c, enc, m->t_cond[op2 == 4], 5, (iw >> 25) & 31); /* a + cond, or rd */
+        unsigned op2 = rcd_tree(c, enc, m->t_op2[0], 3, (iw >> 22) & 7);
+        unsigned ac = rcd_tree(c, enc, m->t_cond[op2 == 4], 5, (iw >> 25) & 31); /* a + cond, or rd */
         uint32_t w = ac << 25 | op2 << 22;
         if (op2 == 4) { /* sethi: the immediate's top 10 bits, then 12 more */
-            unsigned hi = r_tree(c, enc, m->t_imm22, 10, (iw >> 12) & 1023);
-            unsigned lo = r_direct(c, enc, iw & 4095, 12);
+            unsigned hi = rcd_tree(c, enc, m->t_imm22, 10, (iw >> 12) & 1023);
+            unsigned lo = rcd_direct(c, enc, iw & 4095, 12);
             return w | hi << 12 | lo;
         }
         int bits = op2 == 2 || op2 == 6 ? 22 : op2 == 1 || op2 == 5 ? 19 : op2 == 3 ? 16 : 22;
         if (op2 == 3) {
-            int64_t d = r_sint(c, enc, m->i_disp.len[3], m->i_disp.bits, (int64_t)sext(((iw >> 6) & 0xc000) | (iw & 0x3fff), 16));
-            unsigned mid = r_direct(c, enc, (iw >> 14) & 0x3f, 6); /* p, rs1 */
+            int64_t d = rcd_sint(c, enc, m->i_disp.len[3], m->i_disp.bits, (int64_t)sext(((iw >> 6) & 0xc000) | (iw & 0x3fff), 16));
+            unsigned mid = rcd_direct(c, enc, (iw >> 14) & 0x3f, 6); /* p, rs1 */
             uint32_t u = (uint32_t)d & 0xffff;
             return w | (u >> 14) << 20 | mid << 14 | (u & 0x3fff);
         }
         if (bits == 19) {
-            unsigned cc = r_direct(c, enc, (iw >> 19) & 7, 3); /* cc1 cc0 p */
-            int64_t d = r_sint(c, enc, m->i_disp.len[1], m->i_disp.bits, (int64_t)sext(iw & 0x7ffff, 19));
+            unsigned cc = rcd_direct(c, enc, (iw >> 19) & 7, 3); /* cc1 cc0 p */
+            int64_t d = rcd_sint(c, enc, m->i_disp.len[1], m->i_disp.bits, (int64_t)sext(iw & 0x7ffff, 19));
             return w | cc << 19 | ((uint32_t)d & 0x7ffff);
         }
-        int64_t d = r_sint(c, enc, m->i_disp.len[2 + 2 * (op2 != 2 && op2 != 6)], m->i_disp.bits, (int64_t)sext(iw & 0x3fffff, 22));
+        int64_t d = rcd_sint(c, enc, m->i_disp.len[2 + 2 * (op2 != 2 && op2 != 6)], m->i_disp.bits, (int64_t)sext(iw & 0x3fffff, 22));
         return w | ((uint32_t)d & 0x3fffff);
     }
     unsigned o = op - 2;
-    unsigned op3 = r_tree(c, enc, m->t_op3[o], 6, (iw >> 19) & 63);
-    unsigned rd = r_tree(c, enc, m->t_rd[o][op3], 5, (iw >> 25) & 31);
-    unsigned rs1 = r_tree(c, enc, m->t_rs1[o][op3], 5, (iw >> 14) & 31);
-    unsigned i = r_bit(c, enc, &m->p_i[o][op3], (iw >> 13) & 1);
+    unsigned op3 = rcd_tree(c, enc, m->t_op3[o], 6, (iw >> 19) & 63);
+    unsigned rd = rcd_tree(c, enc, m->t_rd[o][op3], 5, (iw >> 25) & 31);
+    unsigned rs1 = rcd_tree(c, enc, m->t_rs1[o][op3], 5, (iw >> 14) & 31);
+    unsigned i = rcd_bit(c, enc, &m->p_i[o][op3], (iw >> 13) & 1);
     uint32_t w = op << 30 | rd << 25 | op3 << 19 | rs1 << 14 | i << 13;
     if (i) {
-        int64_t s = r_sint(c, enc, m->i_simm.len[op3], m->i_simm.bits, (int64_t)sext(iw & 0x1fff, 13));
+        int64_t s = rcd_sint(c, enc, m->i_simm.len[op3], m->i_simm.bits, (int64_t)sext(iw & 0x1fff, 13));
         return w | ((uint32_t)s & 0x1fff);
     }
-    unsigned asi = r_tree(c, enc, m->t_asi, 8, (iw >> 5) & 0xff);
-    unsigned rs2 = r_tree(c, enc, m->t_rs2, 5, iw & 31);
+    unsigned asi = rcd_tree(c, enc, m->t_asi, 8, (iw >> 5) & 0xff);
+    unsigned rs2 = rcd_tree(c, enc, m->t_rs2, 5, iw & 31);
     return w | asi << 5 | rs2;
 }
 static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw) { return iw_fields(m, c, iw, 1); }
 static NOINL uint32_t iw_fields_dec(model1 *m, rc *c) { return iw_fields(m, c, 0, 0); }
 
-R_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
+RC_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
 {
     RSTAT(ST_IW);
     uint32_t *ice = &m->icache[pcidx(pc, IC_BITS)];
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_iw[*ice == 0], iw != *ice) == 0)) return *ice;
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_iw[*ice == 0], iw != *ice) == 0)) return *ice;
     iw = enc ? iw_fields_enc(m, c, iw) : iw_fields_dec(m, c);
     /* a sign-extended field must give back the word's own bits */
     *ice = iw;
@@ -354,7 +354,7 @@ static inline int32_t wclamp(int32_t w) { return w > (1 << 22) ? 1 << 22 : w < -
 
 /* Branch direction of a BCOND: two predictions, from (PC, global history)
  * and (PC, local history), mixed in the logistic domain. */
-R_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const match_info *mi, int bt, const int enc)
+RC_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const match_info *mi, int bt, const int enc)
 {
     RSTAT(ST_BT);
     uint32_t h = (uint32_t)((pc >> 2) * 0x9E3779B1u);
@@ -365,9 +365,9 @@ R_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const matc
     int s1 = m->str[4095 - (*q1 >> 4)], s2 = m->str[4095 - (*q2 >> 4)], s3 = m->str[4095 - (*q3 >> 4)];
     int32_t *w = m->bw[(mi->ok ? 1 + mi->bt : 0) * 16 + (e->lhist & 15)];
     int dot = (int)(((int64_t)w[0] * s1 + (int64_t)w[1] * s2 + (int64_t)w[2] * s3 + (int64_t)w[3] * 256) >> 16);
-    int p1 = r_squash(dot);
+    int p1 = rc_squash(dot);
     p1 = p1 < 1 ? 1 : p1 > 4095 ? 4095 : p1;
-    bt = r_code(c, enc, (uint32_t)(4096 - p1) << 4, bt);
+    bt = rcd_code(c, enc, (uint32_t)(4096 - p1) << 4, bt);
     int err = ((bt << 12) - p1) * 6;
     w[0] = wclamp(w[0] + ((s1 * err) >> 10));
     w[1] = wclamp(w[1] + ((s2 * err) >> 10));
@@ -382,14 +382,14 @@ R_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const matc
 /* Flags byte and notused3: one decision "as predicted" (the byte last seen
  * for this class, annul state and branch outcome, with the CPU's privilege
  * bits), else bit by bit. */
-R_HOT unsigned flags_pred(const model1 *m, const cpu1 *cs, unsigned cls, int btk)
+RC_HOT unsigned flags_pred(const model1 *m, const cpu1 *cs, unsigned cls, int btk)
 {
     unsigned pf = (m->ftab[cls * 4 + cs->annul_next * 2u + (btk > 0)] & ~0x18u) | (cs->last_flags & 0x18u);
     if (btk >= 0) pf = (pf & ~4u) | (unsigned)btk << 2;
     return pf;
 }
 
-R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, int q,
+RC_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, int q,
                           const int enc)
 {
     RSTAT(ST_FL);
@@ -397,7 +397,7 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
     uint8_t *ft = &m->ftab[cls * 4 + a * 2 + (btk > 0)];
     unsigned pf = flags_pred(m, cs, cls, btk);
     unsigned pn = cs->last_nu3;
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_fl[cls][a], f != pf || *nu3 != pn) == 0)) {
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_fl[cls][a], f != pf || *nu3 != pn) == 0)) {
         f = pf;
         *nu3 = pn;
     } else {
@@ -405,10 +405,10 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
         for (int b = 7; b >= 0; b--) {
             int pb = (pf >> b) & 1;
             if (b == 2 && btk >= 0) { g |= (unsigned)pb << 2; continue; }
-            g |= (unsigned)(r_bit(c, enc, &m->p_flb[b][pb], ((f >> b) & 1) != (unsigned)pb) ^ pb) << b;
+            g |= (unsigned)(rcd_bit(c, enc, &m->p_flb[b][pb], ((f >> b) & 1) != (unsigned)pb) ^ pb) << b;
         }
         f = g;
-        if (r_bit(c, enc, &m->p_nu3, *nu3 != pn)) *nu3 = r_direct(c, enc, *nu3, 6);
+        if (rcd_bit(c, enc, &m->p_nu3, *nu3 != pn)) *nu3 = rcd_direct(c, enc, *nu3, 6);
         else *nu3 = pn;
     }
     *ft = (uint8_t)f;
@@ -421,15 +421,15 @@ R_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, uns
  * 3 the CPU's last memory EA, 4 the match model's, 5 the CPU's last move
  * scaled, 6 address correlation; the one that hit last at this PC is tried
  * first.  Else (7) a delta from a base the encoder picks. */
-R_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
+RC_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
 
-R_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
+RC_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
 {
     uint64_t k = (uint64_t)(e - m->pe) << 40 ^ e->last; /* the entry's index, not its address */
     return &m->ac[(k * 0x9E3779B97F4A7C15ull) >> (64 - AC_BITS)];
 }
 
-R_HOT uint64_t ea_mem_cand(const model1 *m, const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
+RC_HOT uint64_t ea_mem_cand(const model1 *m, const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
 {
     switch (k) {
     case 6: return *ac_slot(m, e);
@@ -442,7 +442,7 @@ R_HOT uint64_t ea_mem_cand(const model1 *m, const cpu1 *cs, const pc_ent *e, uin
     }
 }
 
-R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
+RC_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
                       const int enc)
 {
     RSTAT(ST_EAM_HIT);
@@ -468,8 +468,8 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
         }
     }
     unsigned ml = mi->ok ? 1 + (mi->len > 0) + (mi->len > 7) : 0;
-    if (r_bit(c, enc, &m->p_eah[hk][ml][e->hhist & 3], enc ? k != hk : 0) == 0) k = hk;
-    else k = r_tree(c, enc, m->t_eak[hk][ml], 3, k);
+    if (rcd_bit(c, enc, &m->p_eah[hk][ml][e->hhist & 3], enc ? k != hk : 0) == 0) k = hk;
+    else k = rcd_tree(c, enc, m->t_eak[hk][ml], 3, k);
     if (k > EA_NC) { m->err = 1; k = EA_NC; }
     unsigned sz = (iw >> 19) & 3;
     if (k < EA_NC) {
@@ -491,13 +491,13 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
                 if (cost < best) { best = cost; b = j; }
             }
         }
-        b = r_tree(c, enc, bt, 2, b);
+        b = rcd_tree(c, enc, bt, 2, b);
         uint64_t z;
         if (b == 3) {
-            z = r_uint(c, enc, xt, m->i_eax.bits, ea ^ e->last);
+            z = rcd_uint(c, enc, xt, m->i_eax.bits, ea ^ e->last);
             ea = e->last ^ z;
         } else {
-            int64_t d = r_sint(c, enc, lt, m->i_eam.bits, (int64_t)(ea - cand[bidx[b]]));
+            int64_t d = rcd_sint(c, enc, lt, m->i_eam.bits, (int64_t)(ea - cand[bidx[b]]));
             ea = cand[bidx[b]] + (uint64_t)d;
             z = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
         }
@@ -526,16 +526,16 @@ R_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const 
 
 /* A CTI's EA: the target when taken, the fall-through (or the target, as
  * the trace's convention for untaken branches goes) when not. */
-R_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int bt, uint64_t tgt, uint64_t pc,
+RC_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int bt, uint64_t tgt, uint64_t pc,
                       const match_info *mi, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_CTI);
     uint64_t unt = cs->untaken_mode ? tgt : pc + 8, c0 = bt ? tgt : unt;
     int mok = mi->ok && mi->ea != c0;
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_cti[cls][bt][mok], ea != c0) == 0)) ea = c0;
-    else if (mok && r_bit(c, enc, &m->p_ctim[cls], ea != mi->ea) == 0) ea = mi->ea;
-    else if (r_bit(c, enc, &m->p_cti2[cls], ea != e->last) == 0) ea = e->last;
-    else ea = c0 + (uint64_t)r_sint(c, enc, m->i_cti.len[0], m->i_cti.bits, (int64_t)(ea - c0));
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_cti[cls][bt][mok], ea != c0) == 0)) ea = c0;
+    else if (mok && rcd_bit(c, enc, &m->p_ctim[cls], ea != mi->ea) == 0) ea = mi->ea;
+    else if (rcd_bit(c, enc, &m->p_cti2[cls], ea != e->last) == 0) ea = e->last;
+    else ea = c0 + (uint64_t)rcd_sint(c, enc, m->i_cti.len[0], m->i_cti.bits, (int64_t)(ea - c0));
     if ((cls == C_BCOND || cls == C_BN) && !bt) {
         if (ea == pc + 8) cs->untaken_mode = 0;
         else if (ea == tgt) cs->untaken_mode = 1;
@@ -544,12 +544,12 @@ R_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int b
     return ea;
 }
 
-R_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int q, const int enc)
+RC_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_INV);
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_inv[cls], ea != cs->inv_ea) == 0)) return cs->inv_ea;
-    if (r_bit(c, enc, &m->p_inv0, ea != 0) == 0) ea = 0;
-    else ea = cs->inv_ea + (uint64_t)r_sint(c, enc, m->i_inv.len[0], m->i_inv.bits, (int64_t)(ea - cs->inv_ea));
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_inv[cls], ea != cs->inv_ea) == 0)) return cs->inv_ea;
+    if (rcd_bit(c, enc, &m->p_inv0, ea != 0) == 0) ea = 0;
+    else ea = cs->inv_ea + (uint64_t)rcd_sint(c, enc, m->i_inv.len[0], m->i_inv.bits, (int64_t)(ea - cs->inv_ea));
     cs->inv_ea = ea;
     return ea;
 }
@@ -561,7 +561,7 @@ R_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int
  * the word.  After the branch outcome, one more decision covers the flags
  * and, unless the EA takes the memory path, the EA and "no PAVADIFF before
  * it" (ii->qpv tells the caller what it settled of that). */
-R_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, const uint8_t *P, unsigned mlen,
+RC_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, const uint8_t *P, unsigned mlen,
                       int qpc, int qiw, int pair, const int enc)
 {
     uint64_t pc = pc_code(m, c, cs, enc ? trz_ld_be64(r + 8) : 0, qpc, enc);
@@ -650,39 +650,39 @@ R_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, co
 /* ---- PAVADIFF ------------------------------------------------------------------ */
 
 /* A PA-VA difference: the page table's, the last, or the physical page. */
-R_HOT uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint64_t last, uint64_t va, int vok,
+RC_HOT uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint64_t last, uint64_t va, int vok,
                        uint64_t v, const int enc)
 {
     int tok = pe && pe->key == key;
     if (tok) {
-        if (r_bit(c, enc, &m->p_pvpt[w][0], v != pe->val) == 0) return pe->val;
+        if (rcd_bit(c, enc, &m->p_pvpt[w][0], v != pe->val) == 0) return pe->val;
     }
-    if (r_bit(c, enc, &m->p_pvlast[w][tok], v != last) == 0) return last;
+    if (rcd_bit(c, enc, &m->p_pvlast[w][tok], v != last) == 0) return last;
     if (!vok) {
-        if (r_bit(c, enc, &m->p_pvz[w], v != 0) == 0) return 0;
+        if (rcd_bit(c, enc, &m->p_pvz[w], v != 0) == 0) return 0;
     }
     uint64_t base = vok ? va & ~(uint64_t)0x1fff : 0, pa = v + base;
-    if (r_bit(c, enc, &m->p_pvpg[w], (pa & 0x1fff) != 0) == 0)
-        pa = r_uint(c, enc, m->i_pva.len[w], m->i_pva.bits, pa >> 13) << 13;
+    if (rcd_bit(c, enc, &m->p_pvpg[w], (pa & 0x1fff) != 0) == 0)
+        pa = rcd_uint(c, enc, m->i_pva.len[w], m->i_pva.bits, pa >> 13) << 13;
     else
-        pa = r_direct64(c, enc, pa);
+        pa = rcd_direct64(c, enc, pa);
     return pa - base;
 }
 
 /* A PAVADIFF of CPU cs, paired with the INSTR ii that follows it (pair), or
  * alone. */
-R_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const instr_info *ii, int pair, const int enc)
+RC_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const instr_info *ii, int pair, const int enc)
 {
     RSTAT(ST_PV);
     unsigned ev = enc ? r[1] >> 7 : 0, nu13 = enc ? (unsigned)(r[2] & 0x1f) << 8 | r[3] : 0;
     unsigned ictx = enc ? trz_ld_be16(r + 4) : 0, dctx = enc ? trz_ld_be16(r + 6) : 0;
     int em = pair ? 1 + ii->mem : 0;
-    ev = (unsigned)r_bit(c, enc, &m->p_pvev[em], (int)ev);
-    if (r_bit(c, enc, &m->p_pvnu, nu13 != cs->pv_nu13)) nu13 = r_direct(c, enc, nu13, 13);
+    ev = (unsigned)rcd_bit(c, enc, &m->p_pvev[em], (int)ev);
+    if (rcd_bit(c, enc, &m->p_pvnu, nu13 != cs->pv_nu13)) nu13 = rcd_direct(c, enc, nu13, 13);
     else nu13 = cs->pv_nu13;
-    if (r_bit(c, enc, &m->p_pvctx[0], ictx != cs->pv_ictx)) ictx = r_direct(c, enc, ictx, 16);
+    if (rcd_bit(c, enc, &m->p_pvctx[0], ictx != cs->pv_ictx)) ictx = rcd_direct(c, enc, ictx, 16);
     else ictx = cs->pv_ictx;
-    if (r_bit(c, enc, &m->p_pvctx[1], dctx != cs->pv_dctx)) dctx = r_direct(c, enc, dctx, 16);
+    if (rcd_bit(c, enc, &m->p_pvctx[1], dctx != cs->pv_dctx)) dctx = rcd_direct(c, enc, dctx, 16);
     else dctx = cs->pv_dctx;
     uint64_t kpc = pair ? ii->pc : cs->pred_pc;
     pt_ent *pp = pt_slot(m, ictx, kpc);
@@ -724,13 +724,13 @@ R_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const i
  * the instruction's pages map with other PA-VA differences than the CPU's
  * last ones, which the page table (learnt from PAVADIFFs and from the
  * INSTRs without one) tells.  Returns the decision. */
-R_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int q, const int enc)
+RC_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int q, const int enc)
 {
     RSTAT(ST_PVHAS);
     unsigned sp = page_state(m, cs->pv_ictx, ii->pc, cs->pv_pcpage, cs->pv_pc, cs->pv_known);
     unsigned se = ii->mem ? page_state(m, cs->pv_dctx, ii->ea, cs->pv_eapage, cs->pv_eav, cs->pv_eknown) : 0;
     if (q != Q_ANY) has = q == Q_MISS;
-    else has = r_bit(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], has);
+    else has = rcd_bit(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], has);
     if (!has) { /* the pages map as the CPU's last differences say */
         if (sp && cs->pv_known) {
             pt_ent *p = pt_slot(m, cs->pv_ictx, ii->pc);
@@ -753,12 +753,12 @@ R_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int 
 /* Text (HEADER, STRDESC, STRCONT) and unknown records: bytes 1..23 through
  * byte trees, text in the context of the byte before, unknown records of
  * the byte's position. */
-R_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
+RC_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
 {
     unsigned prev = 0;
     for (int k = 1; k < RST_REC; k++) {
         rc_prob *t = text ? m->t_text[prev] : m->t_byte[k];
-        prev = r_tree(c, enc, t, 8, enc ? r[k] : 0);
+        prev = rcd_tree(c, enc, t, 8, enc ? r[k] : 0);
         if (!enc) r[k] = (uint8_t)prev;
     }
 }
@@ -770,18 +770,18 @@ R_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
  * one of 16 recent regions (the encoder picks the nearest); the data word
  * the one last seen with the same tag, else the region's frame moved by the
  * page delta, with the region's flag bits. */
-R_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
+RC_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
 {
     RSTAT(ST_TLB);
     uint8_t *l = m->lastrec[RT_TLB];
     unsigned b1 = enc ? r[1] : 0, idx = enc ? trz_ld_be16(r + 2) : 0;
     uint32_t w = enc ? trz_ld_be32(r + 4) : 0;
-    if (r_bit(c, enc, &m->p_tb1, b1 != l[1])) b1 = r_tree(c, enc, m->t_tb1, 8, b1);
+    if (rcd_bit(c, enc, &m->p_tb1, b1 != l[1])) b1 = rcd_tree(c, enc, m->t_tb1, 8, b1);
     else b1 = l[1];
     unsigned pidx = (trz_ld_be16(l + 2) + 1) & 0xffff;
-    if (r_bit(c, enc, &m->p_tidx, idx != pidx)) idx = r_direct(c, enc, idx, 16);
+    if (rcd_bit(c, enc, &m->p_tidx, idx != pidx)) idx = rcd_direct(c, enc, idx, 16);
     else idx = pidx;
-    if (r_bit(c, enc, &m->p_tw, w != trz_ld_be32(l + 4))) w = r_direct(c, enc, w, 32);
+    if (rcd_bit(c, enc, &m->p_tw, w != trz_ld_be32(l + 4))) w = rcd_direct(c, enc, w, 32);
     else w = trz_ld_be32(l + 4);
     uint64_t tag = enc ? trz_ld_be64(r + 8) : 0, data = enc ? trz_ld_be64(r + 16) : 0;
     /* the context: 0 = raw, j = the j-th most recent */
@@ -789,9 +789,9 @@ R_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
     if (enc)
         for (unsigned k = 1; k < 8; k++)
             if (m->tctx[k - 1] == ctx) { j = k; break; }
-    j = r_tree(c, enc, m->t_tctx, 3, j);
+    j = rcd_tree(c, enc, m->t_tctx, 3, j);
     if (j) ctx = m->tctx[j - 1];
-    else ctx = r_direct(c, enc, ctx, 13);
+    else ctx = rcd_direct(c, enc, ctx, 13);
     if (j == 0) j = 8;
     for (unsigned k = j - 1; k > 0; k--) m->tctx[k] = m->tctx[k - 1];
     m->tctx[0] = (uint16_t)ctx;
@@ -805,24 +805,24 @@ R_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
             if (z < best) { best = z; g = k; }
         }
     }
-    g = r_tree(c, enc, m->t_tref, 4, g);
+    g = rcd_tree(c, enc, m->t_tref, 4, g);
     uint64_t rvp = m->tref_vp[g], rdata = m->tref_data[g];
-    int64_t dv = r_sint(c, enc, m->i_tvp.len[g < 3 ? g : 3], m->i_tvp.bits, (int64_t)(vp - rvp));
+    int64_t dv = rcd_sint(c, enc, m->i_tvp.len[g < 3 ? g : 3], m->i_tvp.bits, (int64_t)(vp - rvp));
     vp = (rvp + (uint64_t)dv) & ((1ull << 51) - 1);
     tag = vp << 13 | ctx;
     tlb_ent *t = &m->tlbd[hash64(tag, TD_BITS)];
     int hit = 0;
-    if (t->tag == tag) hit = !r_bit(c, enc, &m->p_tlb[0], data != t->data);
+    if (t->tag == tag) hit = !rcd_bit(c, enc, &m->p_tlb[0], data != t->data);
     if (hit) data = t->data;
     else {
         const uint64_t PAM = (1ull << 28) - 1;
         uint64_t hi = data >> 41, lo = data & 0x1fff, pa = (data >> 13) & PAM;
-        if (r_bit(c, enc, &m->p_thi, hi != rdata >> 41)) hi = r_direct(c, enc, (uint32_t)hi, 23);
+        if (rcd_bit(c, enc, &m->p_thi, hi != rdata >> 41)) hi = rcd_direct(c, enc, (uint32_t)hi, 23);
         else hi = rdata >> 41;
-        if (r_bit(c, enc, &m->p_tlo, lo != (rdata & 0x1fff))) lo = r_direct(c, enc, (uint32_t)lo, 13);
+        if (rcd_bit(c, enc, &m->p_tlo, lo != (rdata & 0x1fff))) lo = rcd_direct(c, enc, (uint32_t)lo, 13);
         else lo = rdata & 0x1fff;
         uint64_t ppa = (((rdata >> 13) & PAM) + (uint64_t)dv) & PAM;
-        pa = (ppa + (uint64_t)r_sint(c, enc, m->i_tpa.len[g != 0], m->i_tpa.bits, (int64_t)sext((pa - ppa) & PAM, 28))) & PAM;
+        pa = (ppa + (uint64_t)rcd_sint(c, enc, m->i_tpa.len[g != 0], m->i_tpa.bits, (int64_t)sext((pa - ppa) & PAM, 28))) & PAM;
         data = hi << 41 | pa << 13 | lo;
     }
     t->tag = tag;
@@ -853,17 +853,17 @@ static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const in
     unsigned k = rt & 63;
     const uint64_t M56 = (1ull << 56) - 1;
     uint64_t lh = trz_ld_be64(l) & M56, h = enc ? trz_ld_be64(r) & M56 : 0;
-    int64_t dh = r_sint(c, enc, m->i_oth.len[k * 3], m->i_oth.bits, (int64_t)sext((h - lh) & M56, 56));
+    int64_t dh = rcd_sint(c, enc, m->i_oth.len[k * 3], m->i_oth.bits, (int64_t)sext((h - lh) & M56, 56));
     h = (lh + (uint64_t)dh) & M56;
     uint64_t la = trz_ld_be64(l + 8), a = enc ? trz_ld_be64(r + 8) : 0;
-    a = la + (uint64_t)r_sint(c, enc, m->i_oth.len[k * 3 + 1], m->i_oth.bits, (int64_t)(a - la));
+    a = la + (uint64_t)rcd_sint(c, enc, m->i_oth.len[k * 3 + 1], m->i_oth.bits, (int64_t)(a - la));
     uint64_t lb = trz_ld_be64(l + 16), b = enc ? trz_ld_be64(r + 16) : 0;
-    if (r_bit(c, enc, &m->p_ob[k][0], b != lb) == 0) {
+    if (rcd_bit(c, enc, &m->p_ob[k][0], b != lb) == 0) {
         b = lb;
-    } else if (r_bit(c, enc, &m->p_ob[k][1], b != a + 4) == 0) {
+    } else if (rcd_bit(c, enc, &m->p_ob[k][1], b != a + 4) == 0) {
         b = a + 4;
     } else {
-        b = lb + (uint64_t)r_sint(c, enc, m->i_oth.len[k * 3 + 2], m->i_oth.bits, (int64_t)(b - lb));
+        b = lb + (uint64_t)rcd_sint(c, enc, m->i_oth.len[k * 3 + 2], m->i_oth.bits, (int64_t)(b - lb));
     }
     if (!enc) {
         trz_st_be64(r, h | (uint64_t)rt << 56);
@@ -883,20 +883,20 @@ static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const in
  * executed INSTRs is shorter than its last run (or an annulled slot is due),
  * else the one that followed it last time; then the other of the two; else
  * its number. */
-R_HOT int cpu_stay(const model1 *m) { return (m->run < m->curc->runlen) | m->curc->annul_next; }
+RC_HOT int cpu_stay(const model1 *m) { return (m->run < m->curc->runlen) | m->curc->annul_next; }
 
-R_HOT rc_prob *cpu_prob(model1 *m) { return &m->p_cpu[cpu_stay(m)][m->run > 3 ? 3 : m->run]; }
+RC_HOT rc_prob *cpu_prob(model1 *m) { return &m->p_cpu[cpu_stay(m)][m->run > 3 ? 3 : m->run]; }
 
-R_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
+RC_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
 {
     RSTAT(ST_CPU);
     cpu1 *cc = m->curc;
     unsigned cur = m->cur, nx = cc->next;
     int stay = cpu_stay(m);
     unsigned p = stay ? cur : nx, alt = stay ? nx : cur, rl = m->run > 3 ? 3 : m->run;
-    if (q == Q_HIT || (q == Q_ANY && r_bit(c, enc, &m->p_cpu[stay][rl], actual != p) == 0)) actual = p;
-    else if (r_bit(c, enc, &m->p_cpu2[stay][rl], actual != alt) == 0) actual = alt;
-    else actual = r_tree(c, enc, m->t_cpu, 10, actual);
+    if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_cpu[stay][rl], actual != p) == 0)) actual = p;
+    else if (rcd_bit(c, enc, &m->p_cpu2[stay][rl], actual != alt) == 0) actual = alt;
+    else actual = rcd_tree(c, enc, m->t_cpu, 10, actual);
     if (actual != cur) {
         cc->runlen = m->run;
         cc->next = actual;
@@ -913,14 +913,14 @@ R_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
  * that followed the CPU's last three INSTRs (pc, EA) the last time they
  * occurred, then the ones after it, predict whole records.  Positions are
  * record indexes in the chunk, so the records themselves are the history. */
-R_HOT uint32_t mm_hash(const cpu1 *cs)
+RC_HOT uint32_t mm_hash(const cpu1 *cs)
 {
     return rc_hash((uint64_t)cs->mm_h[0] << 32 ^ cs->mm_h[1] ^ (uint64_t)cs->mm_h[2] * 0x9E3779B97F4A7C15ull);
 }
 
 /* After the INSTR at record idx: follow or drop the match, remember the
  * position after the context. */
-R_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
+RC_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
 {
     cs->mm_hist = (uint8_t)(cs->mm_hist << 1 | hit);
     if (cs->last_ins) {
@@ -989,10 +989,10 @@ static model1 *model_new(size_t nrec)
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
     if (!m->link || !m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
-    r_fill16(m->bh1, (size_t)1 << BH_BITS, RC_P0);
-    r_fill16(m->bh2, (size_t)1 << BH_BITS, RC_P0);
+    rc_init(m->bh1, (size_t)1 << BH_BITS);
+    rc_init(m->bh2, (size_t)1 << BH_BITS);
     cls_init(m->cls);
-    r_stretch_init(m->str);
+    rc_stretch_init(m->str);
     probs_init(m);
     for (size_t i = 0; i < sizeof m->ftab; i++) m->ftab[i] = 0;
     m->curc = get_cpu(m, 0);
@@ -1021,11 +1021,11 @@ static void model_free(model1 *m)
  * word as one decision, r_multi); else the first of them that is not is
  * coded, then the record: kind 0 an INSTR (with the PAVADIFF before it, if
  * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
-R_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
+RC_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
 {
     size_t i = 0;
     while (i < nrec) {
-        if (!enc && R_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
+        if (!enc && RC_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
         uint8_t *r = buf + i * RST_REC;
         unsigned kind = 0, cpu = 0, rt = 0;
         int pair = 0;
@@ -1053,12 +1053,12 @@ R_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
         fail = r_multi(c, enc, pa, 4, fail);
         if (fail == 0) {
             RSTAT(ST_KIND);
-            kind = r_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
+            kind = rcd_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
         } else kind = K_INSTR;
         m->last_kind = kind;
         if (kind == K_OTHER) {
             RSTAT(ST_OTHER);
-            if (r_bit(c, enc, &m->p_samert, rt != m->last_ort)) rt = r_tree(c, enc, m->t_rt, 8, rt);
+            if (rcd_bit(c, enc, &m->p_samert, rt != m->last_ort)) rt = rcd_tree(c, enc, m->t_rt, 8, rt);
             else rt = m->last_ort;
             if (rt == RT_INSTR || rt == RT_PAVADIFF) { m->err = 1; return; } /* the encoder never says so */
             m->last_ort = rt;
@@ -1123,9 +1123,9 @@ int rst_v1_encode(const trz_enc_args *a)
     if (m && !m->oom && src) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
-        r_direct(&c, 1, 1, 8); /* the variant */
+        rcd_direct(&c, 1, 1, 8); /* the variant */
         enc_run(m, &c, src, a->nrec);
-        r_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
+        rcd_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
         trz_mark_coded(a, RST_S_RC);
@@ -1141,7 +1141,7 @@ int rst_rc_variant(const trz_dec_args *a)
 {
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
-    return (int)r_direct(&c, 0, 0, 8);
+    return (int)rcd_direct(&c, 0, 0, 8);
 }
 
 int rst_v1_decode(const trz_dec_args *a)
@@ -1154,10 +1154,10 @@ int rst_v1_decode(const trz_dec_args *a)
     if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
-    if (r_direct(&c, 0, 0, 8) != 1) m->err = 1;
+    if (rcd_direct(&c, 0, 0, 8) != 1) m->err = 1;
     dec_run(m, &c, a->out, a->nrec);
     int rcode = TRZ_CODEC_OK;
-    if (r_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
+    if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
     model_free(m);

@@ -133,7 +133,7 @@ typedef struct {
     rc_prob akind[8 * 5][4];
     rc_prob arec[2][RECENT_N];
     rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
-    u_stretch_t st;
+    int16_t str[4096]; /* stretch */
 } cm_t;
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -236,7 +236,7 @@ static cm_t *cm_new(uint64_t nlines)
     m->bg = m->bl + m->bmask + 1;
     m->bs = m->bg + m->bmask + 1;
     rc_init(m->bl, ((size_t)m->bmask + 1) * 3);
-    u_cs_fill(m->ht, (size_t)16 << (32 - m->hshift));
+    rc_cnt_fill(m->ht, (size_t)16 << (32 - m->hshift));
     for (int i = 0; i < SF_N; i++)
         for (int j = 0; j < 16; j++)
             for (int k = 0; k < U_MIXN; k++) m->sw[i][j].w[k] = 20000;
@@ -252,16 +252,16 @@ static cm_t *cm_new(uint64_t nlines)
     rc_init(m->tbits, RC_UBITS);
     rc_init(&m->xlen[0][0], sizeof m->xlen / sizeof(rc_prob));
     rc_init(&m->xbits[0][0], sizeof m->xbits / sizeof(rc_prob));
-    u_cs_fill(&m->hit[0][0], sizeof m->hit / sizeof(u_cs));
-    u_cs_fill(&m->snew[0][0], sizeof m->snew / sizeof(u_cs));
+    rc_cnt_fill(&m->hit[0][0], sizeof m->hit / sizeof(u_cs));
+    rc_cnt_fill(&m->snew[0][0], sizeof m->snew / sizeof(u_cs));
     rc_init(&m->sidx[0][0], sizeof m->sidx / sizeof(rc_prob));
-    u_cs_fill(&m->slen[0][0], sizeof m->slen / sizeof(u_cs));
-    u_cs_fill(&m->sbyte[0][0][0], sizeof m->sbyte / sizeof(u_cs));
+    rc_cnt_fill(&m->slen[0][0], sizeof m->slen / sizeof(u_cs));
+    rc_cnt_fill(&m->sbyte[0][0][0], sizeof m->sbyte / sizeof(u_cs));
     rc_init(&m->chr[0][0], sizeof m->chr / sizeof(rc_prob));
     rc_init(&m->ilen[0][0], sizeof m->ilen / sizeof(rc_prob));
     rc_init(m->ibits, RC_UBITS);
-    u_cs_fill(m->ispec, 2);
-    u_cs_fill(&m->flen[0][0], sizeof m->flen / sizeof(u_cs));
+    rc_cnt_fill(m->ispec, 2);
+    rc_cnt_fill(&m->flen[0][0], sizeof m->flen / sizeof(u_cs));
     rc_init(m->llen, RC_ULEN);
     rc_init(m->lbits, RC_UBITS);
     rc_init(m->rlen, RC_ULEN);
@@ -276,7 +276,7 @@ static cm_t *cm_new(uint64_t nlines)
     rc_init(&m->arec[0][0], sizeof m->arec / sizeof(rc_prob));
     rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
     rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
-    u_stretch_init(&m->st);
+    rc_stretch_init(m->str);
     return m;
 }
 
@@ -305,7 +305,7 @@ static inline uint32_t H4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
     return (uint32_t)(hmix(hmix(hmix(a, b), c), d) >> 32);
 }
 
-U_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
+RC_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
 {
     uint32_t x = h + prefix * 0x9E3779B1u;
     x ^= x >> 15;
@@ -316,7 +316,7 @@ U_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
     return m->ht + ((size_t)(x >> m->hshift) << 4);
 }
 
-U_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
+RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
 {
     uint32_t done = 1;
     int i = n;
@@ -328,10 +328,10 @@ U_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t 
         for (int b = 0; b < nb; b++) {
             i--;
             int st[U_MIXN];
-            for (int j = 0; j < k; j++) st[j] = m->st.s[u_p12(u_cs_p(sl[j][node]))];
+            for (int j = 0; j < k; j++) st[j] = m->str[rc_p12(u_cs_p(sl[j][node]))];
             u_mixw *w = &m->sw[f][n - 1 - i < 15 ? n - 1 - i : 15];
             int bit = u_mix_bit(c, enc, w, st, k, enc ? (int)(v >> i) & 1 : 0, 3);
-            for (int j = 0; j < k; j++) u_cs_upd(&sl[j][node], bit, CS_LIM);
+            for (int j = 0; j < k; j++) rc_cnt_update(&sl[j][node], bit, CS_LIM);
             node = node << 1 | (uint32_t)bit;
             done = done << 1 | (uint32_t)bit;
         }
@@ -342,7 +342,7 @@ U_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t 
 /* A dictionary string: its index (the dictionary's size for a new one) as
  * a 12-bit symbol in the contexts h, then a new string's length and bytes
  * (each byte in the context of the one before). */
-U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
                    size_t n, uint32_t *idx)
 {
     cdict *d = &m->dict[k];
@@ -386,7 +386,7 @@ U_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint3
  * chars (a hit bit against those last seen with the micro-op), registers,
  * immediate and length, each in contexts of the fields before it and of
  * the previous line. */
-U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
+RC_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
 {
     const uop_t *p = &m->prev;
     int samepc = p->pc == pc && xu > 1;
@@ -449,7 +449,7 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         h[3] = H4(f + 3, mic, (uint64_t)p->s[0], (uint64_t)p->s[2]);
         int64_t v = enc ? x->s[i] : 0;
         uint32_t sym = cm_sym(m, c, enc, SF_R0 + (unsigned)i, h, 4, 6, enc ? (v >= -1 && v < 62 ? (uint32_t)(v + 1) : 63) : 0);
-        v = sym < 63 ? (int64_t)sym - 1 : u_sint(c, enc, m->rlen, m->rbits, v);
+        v = sym < 63 ? (int64_t)sym - 1 : rcd_sint(c, enc, m->rlen, m->rbits, v);
         if (v < INT16_MIN || v > INT16_MAX) return -1;
         e->s[i] = (int16_t)v;
     }
@@ -472,7 +472,7 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         if (L > 65) return -1;
         if (L == 65) {
             e->immu = (uint8_t)u_cbit(c, enc, &m->ispec[1], enc ? x->immu : 0, CS_LIM);
-            e->imm = (int64_t)u_direct64(c, enc, (uint64_t)v);
+            e->imm = (int64_t)rcd_direct64(c, enc, (uint64_t)v);
             if (!e->immu && e->imm != INT64_MIN) return -1;
         } else {
             e->immu = 0;
@@ -485,8 +485,8 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
                 uint64_t r = 1;
                 if (top) r = r << top | cm_sym(m, c, enc, SF_IM, h, 2, top, (uint32_t)(a >> (mb - top)));
                 int d = mb - top;
-                if (d > 32) r = r << (d - 32) | u_direct(c, enc, (uint32_t)(a >> 32), d - 32), d = 32;
-                if (d) r = r << d | u_direct(c, enc, (uint32_t)a, d);
+                if (d > 32) r = r << (d - 32) | rcd_direct(c, enc, (uint32_t)(a >> 32), d - 32), d = 32;
+                if (d) r = r << d | rcd_direct(c, enc, (uint32_t)a, d);
                 if (neg && r == 0) return -1;
                 e->imm = neg ? (int64_t)(0 - r) : (int64_t)r;
                 if (e->imm == INT64_MIN) return -1;
@@ -507,14 +507,14 @@ U_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const u
         h[2] = H3(52, mac, samepc ? (uint64_t)(p->ft - p->pc) : 99);
         h[3] = H4(53, mic, il, e->ch[2]);
         uint32_t sym = cm_sym(m, c, enc, SF_FT, h, 4, 4, enc ? (v >= 1 && v <= 15 ? (uint32_t)v : 0) : 0);
-        v = sym ? (int64_t)sym : u_sint(c, enc, m->llen, m->lbits, v);
+        v = sym ? (int64_t)sym : rcd_sint(c, enc, m->llen, m->lbits, v);
         if (v < INT16_MIN || v > INT16_MAX) return -1;
         e->ftl = (int16_t)v;
     }
     return 0;
 }
 
-U_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
+RC_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
 {
     return (int64_t)(x->ft - x->pc) == e->ftl && x->s[0] == e->s[0] && x->s[1] == e->s[1] && x->s[2] == e->s[2] &&
            x->imm == e->imm && x->immu == e->immu && x->ch[0] == e->ch[0] && ch_cls(x->ch[1]) == e->ch[1] &&
@@ -524,7 +524,7 @@ U_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
 
 /* The recent addresses: the last address of each of the RECENT_N most
  * recently used 64-byte blocks, most recent first. */
-U_HOT void recent_push(cm_t *m, uint64_t a)
+RC_HOT void recent_push(cm_t *m, uint64_t a)
 {
     int i = 0;
     while (i < RECENT_N - 1 && (m->recent[i] ^ a) >> 6) i++;
@@ -534,7 +534,7 @@ U_HOT void recent_push(cm_t *m, uint64_t a)
 
 /* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
  * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
-U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+RC_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
 {
     const uop_t *p = &m->prev;
     cent *pe = m->pe;
@@ -553,16 +553,16 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     {
         /* the kind that followed the previous entry last time, else a tree */
         unsigned fc = pe ? pe->nh : 0, pk = fc & 3;
-        if (!u_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
-        else kind = u_tree(&r->ctl, enc, m->flow[fc], 2, kind);
+        if (!rcd_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
+        else kind = rcd_tree(&r->ctl, enc, m->flow[fc], 2, kind);
     }
     switch (kind) {
     case F_NEW: x->u = 1; x->pc = npc; break;
     case F_CONT: x->u = (int64_t)((uint64_t)p->u + 1); x->pc = p->pc; break;
     case F_REP: x->u = 1; x->pc = p->pc; break;
     default:
-        x->u = (int64_t)(1 + (uint64_t)u_sint(&r->ctl, enc, m->xlen[0], m->xbits[0], (int64_t)((uint64_t)x->u - 1)));
-        x->pc = npc + (uint64_t)u_sint(&r->ctl, enc, m->xlen[1], m->xbits[1], (int64_t)(x->pc - npc));
+        x->u = (int64_t)(1 + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[0], m->xbits[0], (int64_t)((uint64_t)x->u - 1)));
+        x->pc = npc + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[1], m->xbits[1], (int64_t)(x->pc - npc));
     }
     if (pe) pe->nh = (uint8_t)((pe->nh << 2 | kind) & 63);
 
@@ -591,7 +591,7 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         m->micch[e->op[1]][3] = 1;
     } else {
         FLD(1);
-        int miss = u_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
+        int miss = rcd_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
         if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return -1;
     }
     x->ft = x->pc + (uint64_t)e->ftl;
@@ -611,7 +611,7 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         uint32_t il = (uint32_t)(hmix(k, e->lh & 0x3FF) >> 20) & m->bmask;
         uint32_t ig = (uint32_t)(hmix(k, m->gh & 0xFFFF) >> 24) & m->bmask;
         uint32_t is = (uint32_t)(hmix(k ^ 0x55, m->gh & 0x3F) >> 28) & m->bmask;
-        int st[3] = { m->st.s[u_p12(m->bl[il])], m->st.s[u_p12(m->bg[ig])], m->st.s[u_p12(m->bs[is])] };
+        int st[3] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])] };
         u_mixw *w = &m->bw[(e->lh & 7) << 3 | (m->gh & 7)];
         FLD(2);
         int t = u_mix_bit(&r->ctl, enc, w, st, 3, enc ? x->ch[1] == 'T' : 0, 6);
@@ -635,15 +635,15 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         }
         FLD(3);
         unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
-        if (e->th < 6 && !u_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
-        else tk = u_tree(&r->ctl, enc, m->tk[tc], 3, tk);
+        if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
+        else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
         switch (tk) {
         case K_ZERO: x->tgt = 0; break;
         case K_FTIMM: x->tgt = fti; break;
         case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
         case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
         case K_IND: x->tgt = m->itab[ii]; break;
-        case K_EXPL: x->tgt = x->pc + (uint64_t)u_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
+        case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
         default: return -1;
         }
         e->th = (uint8_t)tk;
@@ -661,7 +661,7 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     {
         unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
         FLD(4);
-        int nz = u_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
+        int nz = rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
         if (!nz) x->addr = 0;
         else {
             unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
@@ -681,7 +681,7 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
                 rc_prob *q[3] = { &m->ahit[i][cx],
                                   &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
                                   &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
-                int st[3] = { m->st.s[u_p12(*q[0])], m->st.s[u_p12(*q[1])], m->st.s[u_p12(*q[2])] };
+                int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
                 int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
                 for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
                 if (hb) {
@@ -715,15 +715,15 @@ U_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
                     }
                 }
                 FLD(6);
-                k = u_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
+                k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
                 e->ak = (uint8_t)(k + 1);
-                if (k == 0 || k == 3) ri2 = u_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
+                if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
                 if (k == 0) a = m->recent[ri2];
                 else {
                     unsigned dk = k - 1;
                     unsigned lc = e->alen < 23 ? e->alen : 23;
                     FLD(7);
-                    d = u_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
+                    d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
                     a = (k == 1 ? e->last : k == 2 ? cand[3] : m->recent[ri2]) + (uint64_t)d;
                 }
             }
