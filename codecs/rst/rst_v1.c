@@ -429,19 +429,6 @@ RC_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
     return &m->ac[(k * 0x9E3779B97F4A7C15ull) >> (64 - AC_BITS)];
 }
 
-RC_HOT uint64_t ea_mem_cand(const model1 *m, const cpu1 *cs, const pc_ent *e, uint32_t iw, const match_info *mi, unsigned k)
-{
-    switch (k) {
-    case 6: return *ac_slot(m, e);
-    case 1: return cs->regbase[(iw >> 14) & 31] + simm_of(iw);
-    case 2: return e->last;
-    case 3: return cs->last_mea;
-    case 4: if (mi->ok) return mi->ea; /* fall through */
-    case 0: return e->last + (uint64_t)e->stride;
-    default: return e->last + ((cs->last_mea - e->prevl) << e->lsh);
-    }
-}
-
 RC_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
                       const int enc)
 {
