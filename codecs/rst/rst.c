@@ -485,9 +485,7 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     if (enc) {
         put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
     } else {
-        trz_st_be64(r, (uint64_t)(c->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
-        trz_st_be64(r + 8, pc);
-        trz_st_be64(r + 16, ea);
+        rst_put_instr(r, c->hdr, f, nu3, iw, pc, ea);
     }
 }
 
@@ -643,14 +641,7 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
     c->pv_pc = pcpa;
     c->pv_ea = eapa;
     if (!enc) {
-        r[0] = RT_PAVADIFF;
-        r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
-        r[2] = (uint8_t)((cpu >> 7) << 5 | nu13 >> 8);
-        r[3] = (uint8_t)nu13;
-        trz_st_be16(r + 4, (uint16_t)ictx);
-        trz_st_be16(r + 6, (uint16_t)dctx);
-        trz_st_be64(r + 8, pcpa);
-        trz_st_be64(r + 16, eapa);
+        rst_put_pavadiff(r, ev, cpu, nu13, ictx, dctx, pcpa, eapa);
     }
     return (int)pair;
 }
@@ -697,9 +688,7 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
     uint64_t b = rt == RT_TLB ? tlb_data(m, s, a, enc ? trz_ld_be64(r + 16) : 0, enc)
                               : iobe(s, S_OB, enc ? trz_ld_be64(r + 16) : 0, 8, enc);
     if (!enc) {
-        trz_st_be64(r, h | (uint64_t)rt << 56);
-        trz_st_be64(r + 8, a);
-        trz_st_be64(r + 16, b);
+        rst_put_words(r, rt, h, a, b);
     }
     memcpy(l, r, RST_REC);
     if (rt == RT_TRAP) {

@@ -628,9 +628,7 @@ RC_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, c
     ii->ea = ea;
     ii->mem = mem && ev;
     if (!enc) {
-        trz_st_be64(r, (uint64_t)(cs->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
-        trz_st_be64(r + 8, pc);
-        trz_st_be64(r + 16, ea);
+        rst_put_instr(r, cs->hdr, f, nu3, iw, pc, ea);
     }
 }
 
@@ -696,14 +694,7 @@ RC_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const 
     cs->pv_pc = pcpa;
     cs->pv_ea = eapa;
     if (!enc) {
-        r[0] = RT_PAVADIFF;
-        r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
-        r[2] = (uint8_t)((cpu >> 7) << 5 | nu13 >> 8);
-        r[3] = (uint8_t)nu13;
-        trz_st_be16(r + 4, (uint16_t)ictx);
-        trz_st_be16(r + 6, (uint16_t)dctx);
-        trz_st_be64(r + 8, pcpa);
-        trz_st_be64(r + 16, eapa);
+        rst_put_pavadiff(r, ev, cpu, nu13, ictx, dctx, pcpa, eapa);
     }
 }
 
@@ -853,9 +844,7 @@ static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const in
         b = lb + (uint64_t)rcd_sint(c, enc, m->i_oth.len[k * 3 + 2], m->i_oth.bits, (int64_t)(b - lb));
     }
     if (!enc) {
-        trz_st_be64(r, h | (uint64_t)rt << 56);
-        trz_st_be64(r + 8, a);
-        trz_st_be64(r + 16, b);
+        rst_put_words(r, rt, h, a, b);
     }
     memcpy(l, r, RST_REC);
     if (rt == RT_TRAP) {

@@ -5,6 +5,7 @@
 #include "../codec.h"
 #include "uop_fmt.h"
 #include "uop_cm.h"
+#include "uop_dict.h"
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -61,24 +62,13 @@ typedef struct {
 } tmpl_t;
 
 #define TMPL_BITS 12
-#define DICT_MAX 4096
-#define DICT_HASH (DICT_MAX * 2)
-#define ARENA_MAX (DICT_MAX * 256)
 #define RAS_N 16
-
-typedef struct {
-    uint8_t *arena;
-    uint32_t off[DICT_MAX];
-    uint8_t len[DICT_MAX];
-    uint16_t hash[DICT_HASH]; /* index + 1, encoder only */
-    uint32_t n, used;
-} dict_t;
 
 typedef struct {
     ent_t *tab;
     tmpl_t *tmpl;
     uint32_t tmask;
-    dict_t dict[2];
+    uop_dict dict[2];
     uop_t prev;          /* the previous modelled line */
     ent_t *pe;           /* its entry */
     tmpl_t *pt;          /* its template */
@@ -116,37 +106,6 @@ static inline uint32_t hash_key(uint64_t pc, int64_t u)
 {
     uint64_t h = (pc ^ ((uint64_t)u << 56) ^ (uint64_t)u) * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 40);
-}
-
-static inline uint32_t hash_str(const uint8_t *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h ^ (h >> 15);
-}
-
-/* Append a string to a dictionary (both sides).  Returns its index or -1. */
-static int dict_add(dict_t *d, const uint8_t *s, size_t n)
-{
-    if (d->n >= DICT_MAX || n > 255 || d->used + n > ARENA_MAX) return -1;
-    memcpy(d->arena + d->used, s, n);
-    d->off[d->n] = d->used;
-    d->len[d->n] = (uint8_t)n;
-    d->used += (uint32_t)n;
-    return (int)d->n++;
-}
-
-/* Encoder lookup: index, or -1 if absent (*slot = where to insert). */
-static int dict_find(const dict_t *d, const uint8_t *s, size_t n, uint32_t *slot)
-{
-    uint32_t h = hash_str(s, n) & (DICT_HASH - 1);
-    for (;;) {
-        unsigned v = d->hash[h];
-        if (!v) { *slot = h; return -1; }
-        v--;
-        if (d->len[v] == n && memcmp(d->arena + d->off[v], s, n) == 0) return (int)v;
-        h = (h + 1) & (DICT_HASH - 1);
-    }
 }
 
 static inline int is_tn(uint8_t c) { return c == 'T' || c == 'N'; }
@@ -322,7 +281,7 @@ typedef struct {
 
 static void put_str_field(enc_t *c, int k, const uint8_t *s, size_t n, uint32_t *idx)
 {
-    dict_t *d = &c->m.dict[k];
+    uop_dict *d = &c->m.dict[k];
     uint32_t slot = 0; /* set by dict_find; some -O levels cannot see it */
     int i = dict_find(d, s, n, &slot);
     if (i < 0) {
@@ -343,7 +302,7 @@ static int strings_fit(const model_t *m)
     return 1;
 }
 
-static int same_str(const dict_t *d, uint32_t i, const uint8_t *s, size_t n)
+static int same_str(const uop_dict *d, uint32_t i, const uint8_t *s, size_t n)
 {
     return i < d->n && d->len[i] == n && memcmp(d->arena + d->off[i], s, n) == 0;
 }
@@ -491,7 +450,6 @@ static int uop_encode_zstd(const trz_enc_args *a)
     return TRZ_CODEC_OK;
 }
 
-
 /* Chunks below this size are encoded both ways and the smaller kept: there
  * the context model's tables have little to learn from.  Above it the
  * context model is always smaller (uop.md, design notes). */
@@ -559,7 +517,7 @@ typedef struct {
 
 static int get_str_field(dec_t *c, int k, uint32_t *idx)
 {
-    dict_t *d = &c->m.dict[k];
+    uop_dict *d = &c->m.dict[k];
     uint64_t i = trz_get_uvarint(&c->r[S_OPC]);
     if (i == d->n) {
         trz_rd *s = &c->r[S_STR];

@@ -7,6 +7,7 @@
  * each with the direction a constant.  Spec: uop.md, "Context model". */
 #include "uop_cm.h"
 #include "uop_rc.h"
+#include "uop_dict.h"
 
 #ifdef UOP_STATS
 long uop_st[8];
@@ -29,9 +30,6 @@ enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5,
 #define RECENT_N 16
 #define RAS_N 16
 #define TMPL_BITS 12
-#define DICT_MAX 4096
-#define DICT_HASH (DICT_MAX * 2)
-#define ARENA_MAX (DICT_MAX * 256)
 #define CS_LIM 60
 #define NREG 64
 #define HT_BITS 18 /* at most 2^18 slots of 16 count states (16 MiB) */
@@ -64,15 +62,6 @@ typedef struct {
 } cent;
 _Static_assert(sizeof(cent) <= 64, "an entry is one cache line");
 
-
-typedef struct {
-    uint8_t *arena;
-    uint32_t off[DICT_MAX];
-    uint8_t len[DICT_MAX];
-    uint16_t hash[DICT_HASH]; /* index + 1, encoder only */
-    uint32_t n, used;
-} cdict;
-
 /* The static fields of a (pc, u) entry. */
 typedef struct {
     int64_t ftl, s[3], imm;
@@ -94,7 +83,7 @@ typedef struct {
     int hshift;
     uint64_t hmac;          /* macro-op of the instruction before the previous one */
     u_mixw sw[SF_N][16];
-    cdict dict[2];
+    uop_dict dict[2];
     uint8_t micch[DICT_MAX][4];/* chars last seen with a micro-op ([3] = seen) */
     /* history */
     uop_t prev;
@@ -149,42 +138,12 @@ static inline uint32_t hash_key(uint64_t pc, int64_t u)
     return rc_hash(pc ^ (uint64_t)u * 0xD6E8FEB86659FD93ull);
 }
 
-static inline uint32_t hash_str(const uint8_t *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
-    return h ^ (h >> 15);
-}
-
-static int dict_add(cdict *d, const uint8_t *s, size_t n)
-{
-    if (d->n >= DICT_MAX || n > 255 || d->used + n > ARENA_MAX) return -1;
-    memcpy(d->arena + d->used, s, n);
-    d->off[d->n] = d->used;
-    d->len[d->n] = (uint8_t)n;
-    d->used += (uint32_t)n;
-    return (int)d->n++;
-}
-
-static int dict_find(const cdict *d, const uint8_t *s, size_t n, uint32_t *slot)
-{
-    uint32_t h = hash_str(s, n) & (DICT_HASH - 1);
-    for (;;) {
-        unsigned v = d->hash[h];
-        if (!v) { *slot = h; return -1; }
-        v--;
-        if (d->len[v] == n && memcmp(d->arena + d->off[v], s, n) == 0) return (int)v;
-        h = (h + 1) & (DICT_HASH - 1);
-    }
-}
-
 static inline int is_tn(uint8_t c) { return c == 'T' || c == 'N'; }
 static inline uint8_t ch_cls(uint8_t c) { return is_tn(c) ? 'T' : c; }
 static inline unsigned br_ctx(uint8_t c) { return c == '-' ? 0 : c == 'T' ? 1 : c == 'N' ? 2 : 3; }
 static inline unsigned ls_ctx(uint8_t c) { return c == '-' ? 0 : c == 'L' ? 1 : c == 'S' ? 2 : 3; }
 
 static inline uint64_t ras_top(const cm_t *m) { return m->ras[(m->rsp - 1) & (RAS_N - 1)]; }
-
 
 static int bits_for(uint64_t n, int lo, int hi)
 {
@@ -286,7 +245,7 @@ typedef struct {
     rc ctl, stat, addr;
 } cm_rc;
 
-static inline int same_str(const cdict *d, uint32_t i, const uint8_t *s, size_t n)
+static inline int same_str(const uop_dict *d, uint32_t i, const uint8_t *s, size_t n)
 {
     return i < d->n && d->len[i] == n && memcmp(d->arena + d->off[i], s, n) == 0;
 }
@@ -345,7 +304,7 @@ RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t
 RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
                    size_t n, uint32_t *idx)
 {
-    cdict *d = &m->dict[k];
+    uop_dict *d = &m->dict[k];
     int i = 0;
     uint32_t slot = 0;
     if (enc) {
