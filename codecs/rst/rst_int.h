@@ -32,6 +32,10 @@ static inline unsigned rst_pv_cpu(const uint8_t *r) /* PAVADIFF / PHYSADDR */
 /* Map one record between the source byte order and the canonical BE layout. */
 void rst_to_canon(uint8_t *dst, const uint8_t *src);   /* LE source -> BE canon */
 void rst_from_canon(uint8_t *dst, const uint8_t *src); /* BE canon -> LE source */
+/* A chunk's records in the canonical layout: the input itself, or (LE)
+ * *copy, a converted copy the caller frees; NULL when out of memory. */
+const uint8_t *rst_canon_input(const trz_enc_args *a, uint8_t **copy);
+void rst_uncanon_output(const trz_dec_args *a); /* in place, for an LE chunk */
 
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */
 int rst_rec_cpu(const uint8_t *r);

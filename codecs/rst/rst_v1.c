@@ -7,6 +7,7 @@
  * Spec: rst.md, "Model variant 1". */
 #include "rst_int.h"
 #include "rst_rc.h"
+#include "sparc.h"
 #include "rst_v1.h"
 
 #ifdef RST_STATS
@@ -66,11 +67,6 @@ __attribute__((destructor)) static void stat_print(void)
 #define MM_SCAN 64 /* records searched for a match's next INSTR of its CPU */
 #define AC_BITS 18 /* address correlation: the EA that followed (PC, EA) */
 
-enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, C_NCLASS };
-#define CM(c) (1u << (c))
-#define DCTI_MASK (CM(C_BCOND) | CM(C_BA) | CM(C_BN) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET))
-#define TAKEN_MASK (CM(C_BA) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET))
-#define ANNUL_MASK (CM(C_BA) | CM(C_BN))
 
 enum { K_INSTR, K_PV, K_OTHER };
 #define EA_NC 7 /* memory EA candidates */
@@ -126,7 +122,7 @@ typedef struct model1 {
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
-    uint8_t cls[1 << 13];
+    uint8_t cls[SPARC_CLS_N];
     uint8_t ftab[C_NCLASS * 4];
     int16_t str[4096];
     /* ---- probabilities ---- */
@@ -170,36 +166,8 @@ static inline uint64_t pcidx(uint64_t pc, int bits)
     uint64_t w = pc >> 2;
     return (w ^ (w >> bits)) & ((1ull << bits) - 1);
 }
-static inline uint64_t sext(uint64_t v, int bits) { return (uint64_t)((int64_t)(v << (64 - bits)) >> (64 - bits)); }
 
-static int classify_slow(uint32_t iw)
-{
-    unsigned op = iw >> 30;
-    if (op == 3) return C_MEM;
-    if (op == 1) return C_CALL;
-    if (op == 2) {
-        unsigned op3 = (iw >> 19) & 63;
-        if (op3 == 0x38) return C_JMPL;
-        if (op3 == 0x39) return C_RET;
-        if (op3 == 0x3e) return C_DONE;
-        if (op3 == 0x3a) return C_TCC;
-        return C_ALU;
-    }
-    unsigned op2 = (iw >> 22) & 7;
-    if (op2 == 3) return C_BCOND;
-    if (op2 == 1 || op2 == 2 || op2 == 5 || op2 == 6) {
-        unsigned cond = (iw >> 25) & 15;
-        return cond == 8 ? C_BA : cond == 0 ? C_BN : C_BCOND;
-    }
-    return C_ALU;
-}
-
-RC_HOT unsigned classify(const model1 *m, uint32_t iw)
-{
-    unsigned c = m->cls[iw >> 19];
-    if (c == C_JMPL && (iw & 0x3e03ffffu) == 0x0003e008u) c = C_RET;
-    return c;
-}
+RC_HOT unsigned classify(const model1 *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
 
 static NOINL cpu1 *new_cpu(model1 *m, unsigned id)
 {
@@ -252,13 +220,8 @@ typedef struct { uint64_t pc, ea; int mem, qpv; } instr_info;
 
 RC_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
-    unsigned op2 = (iw >> 22) & 7;
     switch (cls) {
-    case C_CALL: return pc + 4 * sext(iw & 0x3fffffff, 30);
-    case C_BCOND: case C_BA: case C_BN:
-        if (op2 == 2 || op2 == 6) return pc + 4 * sext(iw & 0x3fffff, 22);
-        if (op2 == 3) return pc + 4 * sext(((iw >> 6) & 0xc000) | (iw & 0x3fff), 16);
-        return pc + 4 * sext(iw & 0x7ffff, 19);
+    case C_CALL: case C_BCOND: case C_BA: case C_BN: return sparc_direct_target(iw, cls, pc);
     case C_RET: return cs->ras[cs->ras_top % RAS_N];
     default: return e->last;
     }
@@ -935,11 +898,6 @@ static void model_reset(model1 *m)
     m->err = 0;
 }
 
-static void cls_init(uint8_t t[1 << 13])
-{
-    for (uint32_t x = 0; x < (1u << 13); x++) t[x] = (uint8_t)classify_slow(x << 19);
-}
-
 static void probs_init(model1 *m)
 {
     /* every probability array of the model, from p_special to i_tpa */
@@ -967,7 +925,7 @@ static model1 *model_new(size_t nrec)
     if (!m->link || !m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     rc_init(m->bh1, (size_t)1 << BH_BITS);
     rc_init(m->bh2, (size_t)1 << BH_BITS);
-    cls_init(m->cls);
+    sparc_cls_init(m->cls);
     rc_stretch_init(m->str);
     probs_init(m);
     for (size_t i = 0; i < sizeof m->ftab; i++) m->ftab[i] = 0;
@@ -1087,15 +1045,9 @@ int rst_v1_encode(const trz_enc_args *a)
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     if (a->nrec == 0) return TRZ_CODEC_OK;
     model1 *m = model_new(a->nrec);
-    uint8_t *canon = NULL;
-    const uint8_t *src = a->in;
+    uint8_t *canon;
+    const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
-    if (a->byte_order == TRZ_BO_LITTLE) {
-        canon = trz_big_malloc(a->len);
-        if (canon)
-            for (size_t off = 0; off < a->len; off += RST_REC) rst_to_canon(canon + off, a->in + off);
-        src = canon;
-    }
     if (m && !m->oom && src) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
@@ -1137,12 +1089,6 @@ int rst_v1_decode(const trz_dec_args *a)
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
     model_free(m);
-    if (rcode == TRZ_CODEC_OK && a->byte_order == TRZ_BO_LITTLE) {
-        uint8_t t[RST_REC];
-        for (size_t off = 0; off < a->len; off += RST_REC) {
-            rst_from_canon(t, a->out + off);
-            memcpy(a->out + off, t, RST_REC);
-        }
-    }
+    if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
 }
