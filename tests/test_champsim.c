@@ -14,29 +14,8 @@
 #include "fuzz/fuzz_common.h"
 #include <glob.h>
 
-static int npass, nfail;
-
-static void check(int ok, const char *what)
-{
-    if (ok) npass++;
-    else { nfail++; printf("FAIL: %s\n", what); }
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef struct { trz_buf s[TRZ_MAX_STREAMS]; } streams;
-
-static void free_streams(streams *st)
-{
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st->s[i].p);
-}
+#define UNIT_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "unit.h"
 
 static int encode(const trz_codec *c, const uint8_t *in, size_t len, streams *st, uint64_t *coded)
 {

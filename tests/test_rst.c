@@ -7,29 +7,8 @@
 #include <stdio.h>
 #include "corpus.h"
 
-static int npass, nfail;
-
-static void check(int ok, const char *what)
-{
-    if (ok) npass++;
-    else { nfail++; printf("FAIL: %s\n", what); }
-}
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef struct { trz_buf s[TRZ_MAX_STREAMS]; } streams;
-
-static void free_streams(streams *st)
-{
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st->s[i].p);
-}
+#define UNIT_RNG_SEED 88172645463325252ull
+#include "unit.h"
 
 static int encode_at(const uint8_t *in, size_t len, int bo, int level, streams *st)
 {
