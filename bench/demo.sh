@@ -26,9 +26,9 @@ if ! "$TRZ" bench --only-trz --levels 9 --threads 1 --runs 3 --csv "$tmp/r.csv" 
 fi
 
 have_xz=0; command -v xz > /dev/null && have_xz=1
-printf '| %-24s | %-6s | %11s | %9s | %7s | %9s | %9s | %9s | %-10s |\n' \
+printf '| %-28s | %-19s | %11s | %9s | %7s | %9s | %9s | %9s | %-10s |\n' \
     file format "raw bytes" "trz bytes" ratio "xz -9" "comp MB/s" "dec MB/s" "round trip"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------------------------- -------- ------------: ----------: \
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ----------------------------- -------------------- ------------: ----------: \
     --------: ----------: ----------: ----------: ------------
 tot_raw=0; tot_trz=0; tot_xz=0
 for f in "${files[@]}"; do
@@ -41,11 +41,11 @@ for f in "${files[@]}"; do
     xzs=-
     if [ $have_xz = 1 ]; then xzs=$(xz -9 -T1 -c "$f" | wc -c); tot_xz=$((tot_xz + xzs)); fi
     tot_raw=$((tot_raw + raw)); tot_trz=$((tot_trz + size))
-    printf '| %-24s | %-6s | %11s | %9s | %7.1f | %9s | %9.1f | %9.1f | %-10s |\n' \
+    printf '| %-28s | %-19s | %11s | %9s | %7.1f | %9s | %9.1f | %9.1f | %-10s |\n' \
         "$name" "$fmt" "$raw" "$size" "$ratio" "$xzs" "$cs" "$ds" "$status"
 done
 [ $have_xz = 1 ] || tot_xz=-
-printf '| %-24s | %-6s | %11s | %9s | %7.1f | %9s | %9s | %9s | %-10s |\n' total "" "$tot_raw" "$tot_trz" \
+printf '| %-28s | %-19s | %11s | %9s | %7.1f | %9s | %9s | %9s | %-10s |\n' total "" "$tot_raw" "$tot_trz" \
     "$(awk -v a="$tot_raw" -v b="$tot_trz" 'BEGIN { print a / b }')" "$tot_xz" "" "" ""
 echo
 echo "trz: default level (-9), one thread; speeds in 10^6 bytes of input per second, median of 3 runs,"

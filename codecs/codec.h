@@ -35,6 +35,8 @@ enum {
     TRZ_CODEC_BYU = 2,
     TRZ_CODEC_PBUS = 3,
     TRZ_CODEC_UOP = 4,
+    TRZ_CODEC_CHAMPSIM = 5,
+    TRZ_CODEC_CHAMPSIM_CLOUDSUITE = 6,
 };
 
 /* ---- the codec table entry --------------------------------------------- */
@@ -130,5 +132,7 @@ extern const trz_codec trz_codec_rst;
 extern const trz_codec trz_codec_byu;
 extern const trz_codec trz_codec_pbus;
 extern const trz_codec trz_codec_uop;
+extern const trz_codec trz_codec_champsim;
+extern const trz_codec trz_codec_champsim_cloudsuite;
 
 #endif

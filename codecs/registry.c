@@ -8,6 +8,8 @@ static const trz_codec *const codecs[] = {
     &trz_codec_byu,
     &trz_codec_pbus,
     &trz_codec_uop,
+    &trz_codec_champsim,
+    &trz_codec_champsim_cloudsuite,
 };
 
 const trz_codec *trz_codec_at(size_t i)

@@ -226,7 +226,7 @@ cmp -s "$W/d1" "$W/d2" && [ "$(wc -l < "$W/d1")" = 4 ] && grep -q '^15001: .*FET
 expect "dump -s past the end" 1 "past the end" -- "$TRZ" dump -s 200000 "$W/tb.trz"
 cp "$W/t.trz" "$W/badmagic.trz"; printf 'X' | dd of="$W/badmagic.trz" bs=1 seek=1 conv=notrunc status=none
 expect "dump of an archive with a damaged magic" 1 "damaged file header at byte 0 \\(bad magic\\)" -- "$TRZ" dump "$W/badmagic.trz"
-cp "$W/t.trz" "$W/flip.trz"; printf '\377' | dd of="$W/flip.trz" bs=1 seek=3000 conv=notrunc status=none
+cp "$W/t.trz" "$W/flip.trz"; printf '\377' | dd of="$W/flip.trz" bs=1 seek=3050 conv=notrunc status=none  # a payload byte of chunk 8
 expect "-l -v on a damaged chunk" 1 "chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" -l -v "$W/flip.trz"
 
 # ---- habits users bring from xz, zstd and gzip ----

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "champsim_gen.h"
+
 /* ---- PRNG: splitmix64, one stream per generator ------------------------ */
 typedef struct { uint64_t s; } rng_t;
 static uint64_t rnext(rng_t *r)
@@ -1151,6 +1153,22 @@ static void gen_uop(const char *dir, const char *name, int tabs, long want, uint
     close_out(w.f);
 }
 
+/* ======================================================================== */
+/* ChampSim (tests/champsim_gen.h)                                          */
+/* ======================================================================== */
+
+static void gen_champsim(const char *dir, const char *name, int rs, uint64_t nrec, uint64_t seed, size_t tail)
+{
+    csg g;
+    csg_run(&g, CSG_MIX, rs, nrec, seed);
+    FILE *f = open_out(dir, name);
+    fwrite(g.p, 1, g.n, f);
+    /* a partial last record: the first bytes of the one before */
+    if (tail && g.n >= (size_t)rs) fwrite(g.p + g.n - (size_t)rs, 1, tail, f);
+    close_out(f);
+    free(g.p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1166,5 +1184,7 @@ int main(int argc, char **argv)
     gen_pbus(d, "bus-1cpu.pbus", 100000, 0x7e57ab1e0004ull);
     gen_uop(d, "sjeng-like.trace", 0, 15000, 0x7e57ab1e0005ull);
     gen_uop(d, "tabs-variant.trace", 1, 3000, 0x7e57ab1e0006ull);
+    gen_champsim(d, "mix.champsimtrace", 64, 20000, 0x7e57ab1e0007ull, 0);
+    gen_champsim(d, "mix-cloudsuite.champsimtrace", 96, 8000, 0x7e57ab1e0008ull, 7);
     return 0;
 }

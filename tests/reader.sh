@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # reader.sh - the reader API from the command line and the example
-# analyzers: rst_stats and bus_stats must print the same thing through the
+# analyzers: rst_stats, bus_stats and champsim_stats must print the same thing through the
 # API (foreach, trz_read, decode-ahead threads) as from a raw pipe; their
 # numbers on hand-made traces must be the hand-counted ones; and
 # `trz -d --from --count` and `trz dump -s -n` must cut exactly the records
@@ -19,7 +19,7 @@ pass=0; fail=0
 ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
 bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 
-for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats"; do
+for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats" "$AN/champsim_stats" "$AN/champsim_read"; do
     [ -x "$p" ] || { echo "missing $p: run make first"; echo "0 passed, 1 failed"; exit 1; }
 done
 
@@ -63,6 +63,24 @@ bus_samples() {
         "$AN/bus_stats" "$CORPUS/$f" > "$W/o" 2>&1; same "$f: bus_stats RAWFILE (format from the name) = raw stdin" "$W/last_report" "$W/o"
     done
     if "$AN/bus_stats" - < "$CORPUS/bus-2cpu.byu" > /dev/null 2>&1; then bad "bus_stats on raw stdin without -f must refuse"; else ok "bus_stats without -f refuses raw stdin"; fi
+}
+
+champsim_samples() {
+    local f fmt
+    for f in mix.champsimtrace:champsim mix-cloudsuite.champsimtrace:champsim-cloudsuite; do
+        fmt=${f#*:}; f=${f%%:*}
+        "$TRZ" -c --chunk-records=1000 "$CORPUS/$f" > "$W/$f.trz" || { bad "compress $f"; continue; }
+        paths champsim_stats "$f" "$CORPUS/$f" "$W/$f.trz" -f "$fmt"
+        # the batch reader: ChampSim's structs written back are the whole records
+        for t in 1 2; do
+            "$AN/champsim_read" -T $t -o "$W/structs" "$W/$f.trz" > /dev/null 2> "$W/err"
+            local rs=64; [ "$fmt" = champsim-cloudsuite ] && rs=96
+            head -c $(( $(wc -c < "$CORPUS/$f") / rs * rs )) "$CORPUS/$f" > "$W/want"
+            if cmp -s "$W/structs" "$W/want"; then ok "$f: champsim_read -T $t structs = the records"; else bad "$f: champsim_read -T $t structs = the records" "$(head -c 200 "$W/err")"; fi
+        done
+    done
+    if "$AN/champsim_read" "$W/bus-2cpu.byu.trz" > /dev/null 2>&1; then bad "champsim_read must refuse a BYU archive"; else ok "champsim_read refuses a BYU archive"; fi
+    if grep -q "^champsim_stats: 8000 records, cloudsuite" "$W/last_report"; then ok "champsim_stats: 96-byte records, tail dropped"; else bad "champsim_stats: 96-byte records, tail dropped" "$(head -1 "$W/last_report")"; fi
 }
 
 # ---- analyzers: hand-made traces with hand-counted results ----
@@ -137,6 +155,48 @@ EOF
 le32() { local h=$1; printf '%s' "${h:6:2}${h:4:2}${h:2:2}${h:0:2}"; }
 le64() { local h=$1; printf '%s%s' "$(le32 "${h:8:8}")" "$(le32 "${h:0:8}")"; }
 
+# csrec IP IS_BRANCH TAKEN DST0 DST1 SRC0..SRC3: a 64-byte input_instr, no memory operands
+csrec() {
+    local ip=$1; shift
+    hexrec "$(le64 "$ip")$(printf '%02x' "$@")$(printf '0%.0s' {1..96})"
+}
+
+champsim_hand() {
+    local h="$W/hand.champsim"
+    {
+        csrec 0000000000401000 0 0 3 0 7 0 0 0       # not a branch
+        csrec 0000000000401004 1 1 26 0 0 0 0 0      # direct jump
+        csrec 0000000000401008 1 1 26 0 3 0 0 0      # indirect jump
+        csrec 000000000040100c 1 1 26 0 26 25 0 0    # conditional, taken
+        csrec 0000000000401010 1 0 26 0 26 25 0 0    # conditional, not taken
+        csrec 0000000000401014 1 1 26 6 26 6 0 0     # direct call
+        csrec 0000000000401018 1 1 26 6 26 6 3 0     # indirect call
+        csrec 000000000040101c 1 1 26 6 6 0 0 0      # return
+        csrec 0000000000401020 1 0 26 0 6 25 0 0     # other (reads SP, writes no SP), not taken
+        csrec 0000000000401024 1 0 3 0 7 0 0 0       # not a branch, is_branch 1
+        csrec 0000000000401028 0 1 26 0 26 3 0 0     # conditional on a register, taken, is_branch 0
+    } > "$h"
+    cat > "$W/want" <<'EOF'
+champsim_stats: 11 records, input_instr (64-byte records)
+kind count share% taken taken%
+not-branch 2 18.18 0 0.00
+jump 1 9.09 1 100.00
+indirect 1 9.09 1 100.00
+conditional 3 27.27 2 66.67
+call 1 9.09 1 100.00
+indirect-call 1 9.09 1 100.00
+return 1 9.09 1 100.00
+other 1 9.09 0 0.00
+branches 9 81.82 7 77.78
+is_branch disagreeing with the registers: 2
+EOF
+    "$AN/champsim_stats" - < "$h" | sed 's/  */ /g' > "$W/got"
+    if cmp -s "$W/got" "$W/want"; then ok "champsim_stats hand-counted trace"; else bad "champsim_stats hand-counted trace" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+    "$TRZ" -c --format=champsim < "$h" > "$W/hand-cs.trz" 2>/dev/null
+    "$AN/champsim_stats" "$W/hand-cs.trz" | sed 's/  */ /g' > "$W/got"
+    if cmp -s "$W/got" "$W/want"; then ok "champsim_stats hand-counted trace (.trz)"; else bad "champsim_stats hand-counted trace (.trz)" "$(diff "$W/want" "$W/got" | tr '\n' ' ')"; fi
+}
+
 bus_hand() {
     # proc 0: FETCH 0x1000 (miss), FETCH 0x1008 (hit), MEMREAD 0x2000 (miss),
     # MEMWRITE 0x2010 (hit), IOREAD 0x60 (not cached); proc 1: FETCH 0x1000 (miss)
@@ -175,6 +235,13 @@ shared_corpus() {
         "$AN/bus_stats" -f "${f##*.}" - < "$SHARED/$f" > "$W/ref"
         "$AN/bus_stats" -T 2 "$W/s.trz" > "$W/o" 2>&1; same "$f: bus_stats FILE.trz = raw stdin" "$W/ref" "$W/o"
     done
+    x=$SHARED/champsim/python3work-skip30M-5M.champsimtrace.xz
+    if [ -f "$x" ] && command -v xz > /dev/null; then
+        "$TRZ" -q -c -T2 "$x" > "$W/cs.trz" 2> "$W/err" || bad "compress $x" "$(cat "$W/err")"
+        xz -dc "$x" | "$AN/champsim_stats" - > "$W/ref"
+        "$AN/champsim_stats" -T 2 "$W/cs.trz" > "$W/o" 2>&1; same "python3work: champsim_stats FILE.trz = xz -dc | champsim_stats -" "$W/ref" "$W/o"
+        rm -f "$W/cs.trz"
+    fi
 }
 
 # ---- trz -d --from --count, and trz dump -s -n, in every format ----
@@ -221,6 +288,8 @@ cuts() {
     cut_format pbus "$CORPUS/bus-1cpu.pbus" 6 pbus --chunk-records=1000 100000
     cut_format uop "$CORPUS/sjeng-like.trace" 0 uop --chunk-size=4K 15000
     cut_format uop-chunk-lines "$CORPUS/tabs-variant.trace" 0 uop --chunk-records=1000 3001
+    cut_format champsim "$CORPUS/mix.champsimtrace" 64 champsim --chunk-records=1000 20000
+    cut_format champsim-cloudsuite "$CORPUS/mix-cloudsuite.champsimtrace" 96 champsim-cloudsuite --chunk-records=1000 8000
     cut_format raw "$W/rand.bin" 1 raw --chunk-size=4K 60000
 }
 
@@ -244,9 +313,11 @@ writer() {
 
 rst_samples
 bus_samples
+champsim_samples
 writer
 rst_hand
 bus_hand
+champsim_hand
 cuts
 shared_corpus
 echo "$pass passed, $fail failed"

@@ -12,22 +12,9 @@
 #define MIXED_HASH 0xcce4574bdc6dbd40ull
 #define CONST_SIZE 45
 
-static int npass, nfail;
+#define UNIT_RNG_SEED 88172645463325252ull
+#include "unit.h"
 
-static void check(int ok, const char *what)
-{
-    if (ok) npass++;
-    else { nfail++; printf("FAIL: %s\n", what); }
-}
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 static double urand(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
 /* FNV-1a of a stream, for the golden values of generated streams */

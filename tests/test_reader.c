@@ -885,7 +885,7 @@ static void test_writer_errors(void)
     if (rc == TRZ_OK) rc = trz_writer_write(w, "abc\n", 4);
     check(access(path, F_OK) != 0, "the path appears only when the writer finishes");
     rc = trz_writer_close(w);
-    trz_reader *r;
+    trz_reader *r = NULL;
     uint8_t back[8];
     check(rc == TRZ_OK && trz_reader_open_path(&r, path) == TRZ_OK && trz_read_bytes(r, back, 8) == 4 &&
           memcmp(back, "abc\n", 4) == 0, "a writer into a path: the archive decodes");

@@ -3,39 +3,20 @@
  * 1024 CPUs, 0xFF and random records), damaged streams, and the corpus. */
 #include "codec_args.h"
 #include "../codecs/rst/rst_int.h"
+#include "../codecs/rst/rst_v1.h"
 #include <stdio.h>
 #include "corpus.h"
 
-static int npass, nfail;
+#define UNIT_RNG_SEED 88172645463325252ull
+#include "unit.h"
 
-static void check(int ok, const char *what)
-{
-    if (ok) npass++;
-    else { nfail++; printf("FAIL: %s\n", what); }
-}
-
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-typedef struct { trz_buf s[TRZ_MAX_STREAMS]; } streams;
-
-static void free_streams(streams *st)
-{
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(st->s[i].p);
-}
-
-static int encode(const uint8_t *in, size_t len, int bo, streams *st)
+static int encode_at(const uint8_t *in, size_t len, int bo, int level, streams *st)
 {
     memset(st, 0, sizeof *st);
-    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, 9, st->s);
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, level, st->s);
     return trz_codec_rst.encode_chunk(&ea);
 }
+static int encode(const uint8_t *in, size_t len, int bo, streams *st) { return encode_at(in, len, bo, 9, st); }
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
 {
@@ -194,6 +175,58 @@ static void test_stream_heavy(void)
         r[0] = (uint8_t)(i < n / 2 ? (i % 2 ? RT_STRDESC : RT_STRCONT) : (i % 3 ? RT_INSTR : RT_PAVADIFF));
     }
     check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "text-heavy and raw-heavy records");
+    free(buf);
+}
+
+/* Every rtype 0..255 with random bytes after it, in both byte orders. */
+static void test_every_rtype(void)
+{
+    size_t n = 256 * 8;
+    uint8_t *buf = malloc(n * RST_REC);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *r = buf + i * RST_REC;
+        r[0] = (uint8_t)(i % 256);
+        for (int k = 1; k < RST_REC; k++) r[k] = (uint8_t)rnd();
+    }
+    check(round_trip(buf, n * RST_REC, TRZ_BO_BIG, 1), "every rtype, BE");
+    check(round_trip(buf, n * RST_REC, TRZ_BO_LITTLE, 1), "every rtype, LE");
+    free(buf);
+}
+
+/* The encoder writes variant 1 (stream RST_S_RC) unless variant 0's streams
+ * after the back-end are smaller: a modelled trace takes variant 1; random
+ * records repeated exactly (long matches for the back-end, nothing for the
+ * model) take variant 0.  Both decode. */
+static int variant_of(const uint8_t *in, size_t len, int *ok)
+{
+    streams st;
+    *ok = encode(in, len, TRZ_BO_BIG, &st) == TRZ_CODEC_OK && round_trip(in, len, TRZ_BO_BIG, 0);
+    int v = st.s[RST_S_RC].n ? 1 : 0;
+    free_streams(&st);
+    return v;
+}
+
+static void test_variant_choice(void)
+{
+    size_t n = 6000, blk = 300;
+    uint8_t *buf = malloc(n * RST_REC);
+    int ok = 0;
+    FILE *f = fopen("corpus/loops-4cpu.rst", "rb"); /* the project's sample (tests run from the top) */
+    size_t got = f ? fread(buf, RST_REC, n, f) : 0;
+    if (f) fclose(f);
+    if (got == n) {
+        check(variant_of(buf, n * RST_REC, &ok) == 1 && ok, "a modelled trace takes variant 1");
+        streams st; /* levels 1-5 write variant 0 (it decodes faster), 6 up variant 1 */
+        int v5 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 5, &st) == TRZ_CODEC_OK && !st.s[RST_S_RC].n;
+        free_streams(&st);
+        int v6 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 6, &st) == TRZ_CODEC_OK && st.s[RST_S_RC].n;
+        free_streams(&st);
+        check(v5 && v6, "level 5 writes variant 0, level 6 variant 1");
+    }
+    else printf("skip corpus/loops-4cpu.rst (absent)\n");
+    for (size_t i = 0; i < blk * RST_REC; i++) buf[i] = (uint8_t)rnd();
+    for (size_t i = blk; i < n; i++) memcpy(buf + i * RST_REC, buf + (i % blk) * RST_REC, RST_REC);
+    check(variant_of(buf, n * RST_REC, &ok) == 0 && ok, "repeated random records take variant 0");
     free(buf);
 }
 
@@ -404,6 +437,8 @@ int main(void)
     test_text_overrun();
     test_stream_heavy();
     test_tlb_dump();
+    test_every_rtype();
+    test_variant_choice();
     test_corpus();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

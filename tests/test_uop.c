@@ -4,6 +4,7 @@
 #include "codec_args.h"
 #include "../codecs/codec.h"
 #include "corpus.h"
+#include "../codecs/uop/uop_cm.h"
 
 static int passed, failed;
 
@@ -77,6 +78,30 @@ static int roundtrip(const uint8_t *in, size_t len, size_t chunk, int at_newline
     return 1;
 }
 
+/* 1 if the encoder chose the context-model variant (streams 13..16, none
+ * of the zstd variant's 2..12) for the whole input as one chunk. */
+static int uses_cm_at(const uint8_t *in, size_t len, int level)
+{
+    enc_out e;
+    int ok = encode(in, len, level, &e) == TRZ_CODEC_OK && e.s[UOP_S_CMVER].n == 1 && e.s[UOP_S_CMCTL].n > 0;
+    for (int i = 2; i < UOP_S_CMVER; i++) ok = ok && e.s[i].n == 0;
+    enc_free(&e);
+    return ok;
+}
+static int uses_cm(const uint8_t *in, size_t len) { return uses_cm_at(in, len, 9); }
+
+/* Levels 1-5 write the zstd variant (faster to decode); it round-trips. */
+static int fast_level_ok(const uint8_t *in, size_t len)
+{
+    enc_out e;
+    uint8_t *out = malloc(len + 1);
+    int ok = encode(in, len, 1, &e) == TRZ_CODEC_OK && e.s[UOP_S_CMVER].n == 0 && out &&
+             decode(&e, NULL, NULL, out, len) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    free(out);
+    enc_free(&e);
+    return ok && !uses_cm_at(in, len, 5) && uses_cm_at(in, len, 6);
+}
+
 static void rt(const char *name, const char *text)
 {
     check(roundtrip((const uint8_t *)text, strlen(text), 1 << 24, 1), name);
@@ -139,6 +164,8 @@ static void edge_cases(void)
     check(roundtrip((uint8_t *)many, strlen(many), 1 << 24, 1), "generated 5000 lines");
     check(roundtrip((uint8_t *)many, strlen(many), 4096, 1), "generated 4 KiB chunks");
     check(roundtrip((uint8_t *)many, strlen(many), 777, 0), "generated mid-line cuts");
+    check(uses_cm((uint8_t *)many, strlen(many)), "generated 5000 lines: context-model variant");
+    check(fast_level_ok((uint8_t *)many, strlen(many)), "generated 5000 lines: levels 1-5 the zstd variant, 6 up the context model");
     free(many);
     /* a 10 MB line between normal ones */
     size_t big = 10u << 20;
@@ -183,7 +210,11 @@ static void damaged(const uint8_t *in, size_t len)
             sl[i] = e.s[i].n;
         }
         r = r * 1103515245u + 12345u;
-        int k = (int)(r >> 16) % 13, mode = trial % 4;
+        /* one of the streams the encoder wrote (either model variant) */
+        int used[TRZ_MAX_STREAMS], nused = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+            if (e.s[i].n) used[nused++] = i;
+        int k = nused ? used[(r >> 16) % (unsigned)nused] : 0, mode = trial % 4;
         if (mode == 0 && sl[k]) sl[k] = (r >> 8) % sl[k]; /* truncate */
         else if (mode == 1 && sl[k]) copy[k][(r >> 4) % sl[k]] ^= (uint8_t)(1 + (r >> 24) % 255);
         else if (mode == 2 && sl[k]) for (size_t j = 0; j < sl[k]; j++) copy[k][j] = (uint8_t)(r = r * 69069u + 1) ;
@@ -226,12 +257,14 @@ static void corpus(void)
         check(roundtrip(d, n, 1 << 24, 1), "sjeng 16 MiB");
         check(roundtrip(d, n, 4096, 1), "sjeng 4 KiB");
         check(roundtrip(d, n, 1000, 0), "sjeng mid-line cuts");
+        check(uses_cm(d, n), "sjeng: context-model variant");
         damaged(d, n);
         free(d);
     } else printf("sjeng-1K.trace absent, skipped\n");
     d = load("uop/qemu-x86-gzip6-1M.trace.xz", &n);
     if (d) {
         check(roundtrip(d, n, 1 << 24, 1), "qemu 16 MiB");
+        check(uses_cm(d, n < (16u << 20) ? n : (16u << 20)), "qemu: context-model variant");
         check(roundtrip(d, n < (8u << 20) ? n : (8u << 20), 1 << 20, 1), "qemu 1 MiB (first 8 MB)");
         check(roundtrip(d, n < (1u << 20) ? n : (1u << 20), 4096, 1), "qemu 4 KiB (first 1 MB)");
         check(roundtrip(d, n < 300000 ? n : 300000, 3333, 0), "qemu mid-line cuts (first 300 KB)");

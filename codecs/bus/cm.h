@@ -8,6 +8,7 @@
 #define TRZ_CM_H
 
 #include "../codec.h"
+#include "../common/rc_mix.h"
 
 /* A probability: bits 31..10 = P(bit = 1) in 22 bits, bits 5..0 = the
  * number of updates seen (saturating at CM_LIMIT), bits 9..6 = a check of
@@ -54,30 +55,10 @@ static inline uint32_t cm_mix32(uint32_t h)
     return h * 0x85EBCA6Bu;
 }
 
-/* squash(d) = 4096 / (1 + e^(-d / 256)), d clamped to +-2047, by linear
- * interpolation in a 33-point table (the lpaq1 function). */
-static inline int cm_squash(int d)
-{
-    static const int16_t t[33] = { 1,    2,    3,    6,    10,   16,   27,   45,   73,   120,  194,
-                                   310,  488,  747,  1101, 1546, 2047, 2549, 2994, 3348, 3607, 3785,
-                                   3901, 3975, 4022, 4050, 4068, 4079, 4085, 4089, 4092, 4093, 4094 };
-    if (d > 2047) return 4095;
-    if (d < -2047) return 1;
-    int w = d & 127;
-    d = (d >> 7) + 16;
-    return (t[d] * (128 - w) + t[d + 1] * w + 64) >> 7;
-}
-
 static inline void cm_rates(cm_coder *c)
 {
     for (int n = 0; n <= CM_LIMIT; n++) c->rate[n] = (uint16_t)(131072 / (2 * n + 3));
-    int pi = 0; /* stretch = the inverse of squash */
-    for (int x = -2047; x <= 2047; x++) {
-        int v = cm_squash(x);
-        for (int i = pi; i <= v; i++) c->str[i] = (int16_t)x;
-        pi = v + 1;
-    }
-    for (int i = pi; i < 4096; i++) c->str[i] = 2047;
+    rc_stretch_init(c->str);
 }
 
 static inline void cm_enc_init(cm_coder *c, trz_buf *out)
@@ -220,7 +201,7 @@ static inline int cm_mix(cm_coder *c, cm_p *const *ps, int n, int32_t *w, int bi
         st[i] = c->str[*ps[i] >> 20];
         dot += (int64_t)w[i] * st[i];
     }
-    int pr = cm_squash((int)(dot >> 16));
+    int pr = rc_squash((int)(dot >> 16));
     uint32_t p16 = (uint32_t)pr << 4;
     uint16_t *a = c->apm;
     int j = 0, fr = 0;
@@ -285,7 +266,7 @@ static inline void cm_fill(void *dst, size_t unit, size_t n)
 static inline void cm_apm_init(uint16_t *a, size_t rows)
 {
     if (!rows) return;
-    for (int j = 0; j < CM_APM_N; j++) a[j] = (uint16_t)(cm_squash((j - 16) * 128) * 16);
+    for (int j = 0; j < CM_APM_N; j++) a[j] = (uint16_t)(rc_squash((j - 16) * 128) * 16);
     cm_fill(a, CM_APM_N * sizeof *a, rows);
 }
 

@@ -233,12 +233,12 @@ RC_INLINE int rc_bit2(rc *c, rc_prob2 *p, int bit)
 
 /* n (0..32) equiprobable bits of v, most significant first, for bits no
  * model predicts.  Returns v's n low bits (decoding: the bits read). */
-RC_INLINE uint32_t rc_direct(rc *c, uint32_t v, int n)
+RC_INLINE uint32_t rc_direct_k(rc *c, const int enc, uint32_t v, int n) /* enc: 1 encodes, 0 decodes */
 {
     uint32_t r = 0;
     for (int i = n - 1; i >= 0; i--) {
         c->range >>= 1;
-        if (c->dec) {
+        if (!enc) {
             uint32_t b = c->code >= c->range;
             c->code -= c->range & (0 - b);
             r = r << 1 | b;
@@ -248,7 +248,12 @@ RC_INLINE uint32_t rc_direct(rc *c, uint32_t v, int n)
             rc_enc_norm(c);
         }
     }
-    return c->dec ? r : (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
+    return enc ? (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1)) : r;
+}
+
+RC_INLINE uint32_t rc_direct(rc *c, uint32_t v, int n)
+{
+    return c->dec ? rc_direct_k(c, 0, v, n) : rc_direct_k(c, 1, v, n);
 }
 
 /* An n-bit symbol (n 0..16) through a bit tree: 2^n probabilities, node 1

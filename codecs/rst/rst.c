@@ -4,6 +4,8 @@
  * and decoder are one template (`enc`, a constant in each of the two
  * instances) so the models cannot diverge, yet neither pays for the other. */
 #include "rst_int.h"
+#include "sparc.h"
+#include "rst_v1.h"
 
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
@@ -46,12 +48,6 @@ static const char *const stream_names[S_NSTREAMS] = {
 #define TAIL_PAD 1024
 _Static_assert(BLK_MAX <= TAIL_PAD, "padding must cover one block of reads");
 
-/* instruction classes from the opcode */
-enum { C_ALU, C_MEM, C_BCOND, C_BA, C_BN, C_CALL, C_JMPL, C_RET, C_DONE, C_TCC, C_NCLASS };
-#define CM(c) (1u << (c))
-#define DCTI_MASK (CM(C_BCOND) | CM(C_BA) | CM(C_BN) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET))
-#define TAKEN_MASK (CM(C_BA) | CM(C_CALL) | CM(C_JMPL) | CM(C_RET)) /* always taken */
-#define ANNUL_MASK (CM(C_BA) | CM(C_BN)) /* the a-bit annuls the delay slot */
 
 /* EA candidate sets ("paths") */
 enum { P_MEM, P_CTI, P_INV };
@@ -92,7 +88,7 @@ typedef struct model {
     pt_ent *pt;
     tlb_ent *tlbd; /* TLB data by tag */
     uint8_t ftab[C_NCLASS * 4];
-    uint8_t cls[1 << 13]; /* class by iw >> 19 (JMPL before the RET check) */
+    uint8_t cls[SPARC_CLS_N]; /* class by iw >> 19 (JMPL before the RET check) */
     uint8_t evtab[256];   /* event byte -> code | pair << 2 | kind << 4 | invalid << 7 */
     cpu_st *cpu[MAXCPU];
     cpu_st dummy;
@@ -200,66 +196,13 @@ HOT cpu_st *get_cpu(model *m, unsigned id)
 
 /* ---- INSTR ----------------------------------------------------------------- */
 
-static int classify_slow(uint32_t iw)
-{
-    unsigned op = iw >> 30;
-    if (op == 3) return C_MEM;
-    if (op == 1) return C_CALL;
-    if (op == 2) {
-        unsigned op3 = (iw >> 19) & 63;
-        if (op3 == 0x38) return C_JMPL; /* RET: see classify() */
-        if (op3 == 0x39) return C_RET;
-        if (op3 == 0x3e) return C_DONE;
-        if (op3 == 0x3a) return C_TCC;
-        return C_ALU;
-    }
-    unsigned op2 = (iw >> 22) & 7;
-    if (op2 == 3) return C_BCOND; /* BPr */
-    if (op2 == 1 || op2 == 2 || op2 == 5 || op2 == 6) {
-        unsigned cond = (iw >> 25) & 15;
-        return cond == 8 ? C_BA : cond == 0 ? C_BN : C_BCOND;
-    }
-    return C_ALU;
-}
-
-/* Fill the class table (index iw >> 19) row by row: for op 0 and 2 the
- * class depends only on the 6 low index bits and the 4 above them. */
-static void cls_init(uint8_t t[1 << 13])
-{
-    for (uint32_t hi = 0; hi < 128; hi++) {   /* bits 31..25 of iw: op, a/rd high, cond/rd */
-        uint8_t *row = t + hi * 64;
-        unsigned op = hi >> 5;
-        if (op == 1 || op == 3) { memset(row, op == 1 ? C_CALL : C_MEM, 64); continue; }
-        if (op == 2 && hi != 64) { memcpy(row, t + 64 * 64, 64); continue; } /* op3 row as for rd = 0 */
-        if (op == 0 && hi >= 16) { memcpy(row, t + (hi - 16) * 64, 64); continue; } /* the a bit */
-        for (uint32_t lo = 0; lo < 64; lo++) row[lo] = (uint8_t)classify_slow((hi << 6 | lo) << 19);
-    }
-}
-
-/* The table covers op, rd/cond and op3/op2 (bits 31..19); a JMPL is a RET
- * when rd = 0, rs1 is %o7 or %i7 and the immediate is 8. */
-HOT unsigned classify(const model *m, uint32_t iw)
-{
-    unsigned c = m->cls[iw >> 19];
-    if (c == C_JMPL && (iw & 0x3e03ffffu) == 0x0003e008u) c = C_RET;
-    return c;
-}
-
-static inline uint64_t sext(uint64_t v, int bits)
-{
-    return (uint64_t)((int64_t)(v << (64 - bits)) >> (64 - bits));
-}
+HOT unsigned classify(const model *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
 
 /* Target of a CTI from its displacement, or (indirect) from history. */
 HOT uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
-    unsigned op2 = (iw >> 22) & 7;
     switch (cls) {
-    case C_CALL: return pc + 4 * sext(iw & 0x3fffffff, 30);
-    case C_BCOND: case C_BA: case C_BN:
-        if (op2 == 2 || op2 == 6) return pc + 4 * sext(iw & 0x3fffff, 22);
-        if (op2 == 3) return pc + 4 * sext(((iw >> 6) & 0xc000) | (iw & 0x3fff), 16);
-        return pc + 4 * sext(iw & 0x7ffff, 19);
+    case C_CALL: case C_BCOND: case C_BA: case C_BN: return sparc_direct_target(iw, cls, pc);
     case C_RET: return c->ras[c->ras_top % RAS_N];
     default: return e->last;
     }
@@ -484,9 +427,7 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     if (enc) {
         put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
     } else {
-        trz_st_be64(r, (uint64_t)(c->hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
-        trz_st_be64(r + 8, pc);
-        trz_st_be64(r + 16, ea);
+        rst_put_instr(r, c->hdr, f, nu3, iw, pc, ea);
     }
 }
 
@@ -642,14 +583,7 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
     c->pv_pc = pcpa;
     c->pv_ea = eapa;
     if (!enc) {
-        r[0] = RT_PAVADIFF;
-        r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
-        r[2] = (uint8_t)((cpu >> 7) << 5 | nu13 >> 8);
-        r[3] = (uint8_t)nu13;
-        trz_st_be16(r + 4, (uint16_t)ictx);
-        trz_st_be16(r + 6, (uint16_t)dctx);
-        trz_st_be64(r + 8, pcpa);
-        trz_st_be64(r + 16, eapa);
+        rst_put_pavadiff(r, ev, cpu, nu13, ictx, dctx, pcpa, eapa);
     }
     return (int)pair;
 }
@@ -696,9 +630,7 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
     uint64_t b = rt == RT_TLB ? tlb_data(m, s, a, enc ? trz_ld_be64(r + 16) : 0, enc)
                               : iobe(s, S_OB, enc ? trz_ld_be64(r + 16) : 0, 8, enc);
     if (!enc) {
-        trz_st_be64(r, h | (uint64_t)rt << 56);
-        trz_st_be64(r + 8, a);
-        trz_st_be64(r + 16, b);
+        rst_put_words(r, rt, h, a, b);
     }
     memcpy(l, r, RST_REC);
     if (rt == RT_TRAP) {
@@ -720,7 +652,7 @@ static model *model_new(void)
     m->pt = trz_big_calloc(((size_t)1 << PT_BITS) * sizeof *m->pt);
     m->tlbd = trz_big_calloc(((size_t)1 << TD_BITS) * sizeof *m->tlbd);
     if (!m->eat || !m->icache || !m->bctr || !m->jt || !m->pt || !m->tlbd) m->oom = 1;
-    cls_init(m->cls);
+    sparc_cls_init(m->cls);
     for (unsigned b = 0; b < 256; b++) {
         unsigned kind = (b >> 4) & 3;
         kind -= kind == 3; /* invalid anyway: decode as "other" */
@@ -831,19 +763,16 @@ static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io 
     *sp = s;
 }
 
-static int rst_encode(const trz_enc_args *a)
+/* Variant 0 (trz 0.9): byte streams for the back-end.  Levels 1-5 write
+ * it, and from level 6 a chunk where it beats variant 1 (rst_v1.c). */
+int rst_v0_encode(const trz_enc_args *a);
+int rst_v0_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     model *m = model_new();
-    uint8_t *canon = NULL;
-    const uint8_t *src = a->in;
+    uint8_t *canon;
+    const uint8_t *src = rst_canon_input(a, &canon);
     int rc = TRZ_CODEC_NOMEM;
-    if (a->byte_order == TRZ_BO_LITTLE) {
-        canon = trz_big_malloc(a->len);
-        if (canon)
-            for (size_t off = 0; off < a->len; off += RST_REC) rst_to_canon(canon + off, a->in + off);
-        src = canon;
-    }
     if (m && !m->oom && src) {
         enc_run(m, src, a->nrec, a->streams);
         rc = TRZ_CODEC_OK;
@@ -855,7 +784,7 @@ static int rst_encode(const trz_enc_args *a)
     return rc;
 }
 
-static int rst_decode(const trz_dec_args *a)
+static int rst_v0_decode(const trz_dec_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
@@ -883,17 +812,59 @@ static int rst_decode(const trz_dec_args *a)
     if (m->oom) rc = TRZ_CODEC_NOMEM;
     model_free(m);
     dec_in_free(d);
-    if (rc == TRZ_CODEC_OK && a->byte_order == TRZ_BO_LITTLE) {
-        uint8_t t[RST_REC];
-        for (size_t off = 0; off < a->len; off += RST_REC) {
-            rst_from_canon(t, a->out + off);
-            memcpy(a->out + off, t, RST_REC);
-        }
-    }
+    if (rc == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rc;
 }
 
-static const char *rst_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : NULL; }
+/* New chunks: variant 1, unless variant 0's streams after the back-end
+ * (each with its stream-table entry) come out smaller, which the container's
+ * trial sizer tells: the range coder never makes a chunk larger than the
+ * back-end path would. */
+#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
+/* Levels below this write variant 0: it decodes 3-5x faster than variant 1
+ * (about 700-830 instructions a record), at 2-4 times the size. */
+#define RST_V1_LEVEL 6
+static int rst_encode(const trz_enc_args *a)
+{
+    if (a->level < RST_V1_LEVEL) return rst_v0_encode(a);
+    int rc = rst_v1_encode(a);
+    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0) return rc;
+    trz_buf t[TRZ_MAX_STREAMS];
+    memset(t, 0, sizeof t);
+    trz_enc_args b = *a;
+    b.streams = t;
+    b.coded = NULL;
+    if (rst_v0_encode(&b) == TRZ_CODEC_OK) {
+        size_t v1 = a->streams[RST_S_RC].n + RST_ENTRY_BYTES, v0 = 0;
+        for (int s = 0; s < TRZ_MAX_STREAMS && v0 < v1; s++)
+            if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, a->level) + RST_ENTRY_BYTES;
+        if (v0 < v1) {
+            for (int s = 0; s < TRZ_MAX_STREAMS; s++) {
+                trz_buf x = a->streams[s];
+                a->streams[s] = t[s];
+                t[s] = x;
+            }
+            if (a->coded) *a->coded &= ~((uint64_t)1 << RST_S_RC);
+        }
+    }
+    for (int s = 0; s < TRZ_MAX_STREAMS; s++) free(t[s].p);
+    return rc;
+}
+
+/* Variant 0 has no stream 21; later variants say theirs in it. */
+static int rst_decode(const trz_dec_args *a)
+{
+    if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
+    int v = rst_rc_variant(a);
+    if (v != 1) return TRZ_CODEC_UNSUPPORTED;
+    return rst_v1_decode(a);
+}
+
+static const char *rst_stream_name(unsigned id)
+{
+    if (id == RST_S_RC) return "rc";
+    return id < S_NSTREAMS ? stream_names[id] : NULL;
+}
 
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,

@@ -32,6 +32,10 @@ static inline unsigned rst_pv_cpu(const uint8_t *r) /* PAVADIFF / PHYSADDR */
 /* Map one record between the source byte order and the canonical BE layout. */
 void rst_to_canon(uint8_t *dst, const uint8_t *src);   /* LE source -> BE canon */
 void rst_from_canon(uint8_t *dst, const uint8_t *src); /* BE canon -> LE source */
+/* A chunk's records in the canonical layout: the input itself, or (LE)
+ * *copy, a converted copy the caller frees; NULL when out of memory. */
+const uint8_t *rst_canon_input(const trz_enc_args *a, uint8_t **copy);
+void rst_uncanon_output(const trz_dec_args *a); /* in place, for an LE chunk */
 
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */
 int rst_rec_cpu(const uint8_t *r);
@@ -40,4 +44,34 @@ int rst_probe(const uint8_t *buf, size_t len, int *byte_order);
 void rst_dump(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order);
 void rst_convert(uint8_t *recs, size_t len, int from, int to);
 void rst_cpus_seen(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16]);
+/* Records as both model variants' decoders write them (canonical, big-endian). */
+static inline void rst_put_instr(uint8_t *r, uint32_t hdr, unsigned f, unsigned nu3, uint32_t iw, uint64_t pc,
+                                 uint64_t ea)
+{
+    trz_st_be64(r, (uint64_t)(hdr | (f & 0xff) << 16 | (nu3 & 0xff)) << 32 | iw);
+    trz_st_be64(r + 8, pc);
+    trz_st_be64(r + 16, ea);
+}
+
+static inline void rst_put_pavadiff(uint8_t *r, unsigned ev, unsigned cpu, unsigned nu13, unsigned ictx,
+                                    unsigned dctx, uint64_t pcpa, uint64_t eapa)
+{
+    r[0] = RT_PAVADIFF;
+    r[1] = (uint8_t)(ev << 7 | (cpu & 0x7f));
+    r[2] = (uint8_t)((cpu >> 7) << 5 | nu13 >> 8);
+    r[3] = (uint8_t)nu13;
+    trz_st_be16(r + 4, (uint16_t)ictx);
+    trz_st_be16(r + 6, (uint16_t)dctx);
+    trz_st_be64(r + 8, pcpa);
+    trz_st_be64(r + 16, eapa);
+}
+
+/* Any other record: rtype and 56 bits of header, then two 64-bit words. */
+static inline void rst_put_words(uint8_t *r, unsigned rt, uint64_t h, uint64_t a, uint64_t b)
+{
+    trz_st_be64(r, h | (uint64_t)rt << 56);
+    trz_st_be64(r + 8, a);
+    trz_st_be64(r + 16, b);
+}
+
 #endif

@@ -104,6 +104,26 @@ static void permute(uint8_t *dst, const uint8_t *src, int to_canon)
 void rst_to_canon(uint8_t *dst, const uint8_t *src) { permute(dst, src, 1); }
 void rst_from_canon(uint8_t *dst, const uint8_t *src) { permute(dst, src, 0); }
 
+const uint8_t *rst_canon_input(const trz_enc_args *a, uint8_t **copy)
+{
+    *copy = NULL;
+    if (a->byte_order != TRZ_BO_LITTLE) return a->in;
+    *copy = trz_big_malloc(a->len);
+    if (*copy)
+        for (size_t off = 0; off < a->len; off += RST_REC) rst_to_canon(*copy + off, a->in + off);
+    return *copy;
+}
+
+void rst_uncanon_output(const trz_dec_args *a)
+{
+    if (a->byte_order != TRZ_BO_LITTLE) return;
+    uint8_t t[RST_REC];
+    for (size_t off = 0; off < a->len; off += RST_REC) {
+        rst_from_canon(t, a->out + off);
+        memcpy(a->out + off, t, RST_REC);
+    }
+}
+
 int rst_rec_cpu(const uint8_t *r)
 {
     switch (r[0]) {

@@ -3,6 +3,10 @@
  * right, spaces or zeros), the value (decimal, hex, char or string). */
 #include "uop_fmt.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 enum { CT_DEC, CT_HEX, CT_CHR, CT_STR };
 static const uint8_t coltype[UOP_NCOL] = {
     CT_DEC, CT_HEX, CT_DEC, CT_DEC, CT_DEC, CT_CHR, CT_CHR, CT_CHR,
@@ -227,13 +231,28 @@ int layout_read(layout_t *l, trz_rd *r)
 
 /* ---- parsing ------------------------------------------------------------- */
 
-static inline int hexval(uint8_t c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    c |= 32;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
+/* 1: whitespace (is_ws), 2: '\n' */
+static const uint8_t ch_class[256] = { ['\t'] = 1, ['\n'] = 2, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1, [' '] = 1 };
+
+/* Hex digit values, -1 for other bytes. */
+static const int8_t hex_val[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+     0,  1,  2,  3,  4,  5,  6,  7,  8,  9, -1, -1, -1, -1, -1, -1,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+};
 
 /* *big is set when the text is an unsigned value above INT64_MAX (some
  * producers print negative immediates that way); v then holds its bits. */
@@ -244,12 +263,19 @@ static int parse_dec(const uint8_t *t, size_t n, int64_t *v, uint8_t *big)
     if (n && t[0] == '-') neg = 1, i = 1;
     if (i == n || n - i > 20) return -1;
     uint64_t a = 0;
-    for (; i < n; i++) {
-        unsigned d = (unsigned)t[i] - '0';
-        if (d > 9) return -1;
-        if (a > (UINT64_MAX - d) / 10) return -1;
-        a = a * 10 + d;
-    }
+    if (n - i <= 19) { /* no overflow possible */
+        for (; i < n; i++) {
+            unsigned d = (unsigned)t[i] - '0';
+            if (d > 9) return -1;
+            a = a * 10 + d;
+        }
+    } else
+        for (; i < n; i++) {
+            unsigned d = (unsigned)t[i] - '0';
+            if (d > 9) return -1;
+            if (a > (UINT64_MAX - d) / 10) return -1;
+            a = a * 10 + d;
+        }
     if (neg && a > (uint64_t)1 << 63) return -1;
     *big = !neg && a > (uint64_t)INT64_MAX;
     *v = neg ? (int64_t)(0 - a) : (int64_t)a;
@@ -265,7 +291,7 @@ static int parse_hex(const uint8_t *t, size_t n, int px, uint64_t *v)
     if (n - i > 16) return -1;
     uint64_t a = 0;
     for (; i < n; i++) {
-        int d = hexval(t[i]);
+        int d = hex_val[t[i]];
         if (d < 0) return -1;
         a = a << 4 | (uint64_t)d;
     }
@@ -273,17 +299,88 @@ static int parse_hex(const uint8_t *t, size_t n, int px, uint64_t *v)
     return 0;
 }
 
+/* The 14 tokens of a line of under 128 bytes whose only '\n' is its
+ * last byte, from a bit mask of its whitespace (SSE2); -1 to take the
+ * scalar path (no SSE2, longer lines, a '\n' inside, or not 14 tokens,
+ * which the scalar path then handles). */
+#if defined(__SSE2__)
+/* Bits set in x (no popcnt instruction in the base x86-64 set). */
+static inline int popc64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+#endif
+
+static int tokens_fast(const uint8_t *p, size_t n, const uint8_t **tok, size_t *tl)
+{
+#if defined(__SSE2__)
+    if (n && p[n - 1] == '\n') n--;
+    if (n >= 128) return -1;
+    uint64_t w[2] = { 0, 0 }; /* 1 = a token byte */
+    size_t i = 0;
+    const __m128i sp = _mm_set1_epi8(' '), nine = _mm_set1_epi8(9), four = _mm_set1_epi8(4);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i t = _mm_sub_epi8(v, nine); /* \t \n \v \f \r are 9..13 */
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+        uint64_t m = (uint64_t)(~_mm_movemask_epi8(ws) & 0xFFFF);
+        w[i >> 6] |= m << (i & 63);
+    }
+    if (i < n && n >= 16) {
+        /* the tail: the last 16 bytes again, overlapping what is done */
+        size_t q = n - 16;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + q));
+        __m128i t = _mm_sub_epi8(v, nine);
+        __m128i ws = _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')))) return -1;
+        uint64_t m = (uint64_t)(~_mm_movemask_epi8(ws) & 0xFFFF);
+        if (q < 64) {
+            w[0] |= m << q;
+            if (q > 48) w[1] |= m >> (64 - q);
+        } else w[1] |= m << (q - 64);
+        i = n;
+    }
+    for (; i < n; i++) {
+        uint8_t ch = p[i];
+        if (ch == '\n') return -1;
+        if (!(ch == ' ' || (uint8_t)(ch - 9) <= 4)) w[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+    /* token starts: a token byte after a space; ends: a space after one */
+    uint64_t lo = w[0], hi = w[1], car = lo >> 63;
+    uint64_t s0 = lo & ~(lo << 1), s1 = hi & ~(hi << 1 | car);
+    uint64_t e0 = ~lo & lo << 1, e1 = ~hi & (hi << 1 | car);
+    /* exactly 14 tokens (each start has its end: bit n is a space) */
+    if (popc64(s0) + popc64(s1) != UOP_NCOL) return -1;
+    int c = 0;
+    for (; s0; s0 &= s0 - 1) tok[c++] = p + __builtin_ctzll(s0);
+    for (; s1; s1 &= s1 - 1) tok[c++] = p + 64 + __builtin_ctzll(s1);
+    c = 0;
+    for (; e0; e0 &= e0 - 1, c++) tl[c] = (size_t)(p + __builtin_ctzll(e0) - tok[c]);
+    for (; e1; e1 &= e1 - 1, c++) tl[c] = (size_t)(p + 64 + __builtin_ctzll(e1) - tok[c]);
+    return 0;
+#else
+    (void)p, (void)n, (void)tok, (void)tl;
+    return -1;
+#endif
+}
+
 int uop_parse(const layout_t *l, const uint8_t *p, size_t n, uop_t *x)
 {
-    const uint8_t *e = p + n, *tok[UOP_NCOL];
+    const uint8_t *tok[UOP_NCOL];
     size_t tl[UOP_NCOL];
-    for (int c = 0; c < UOP_NCOL; c++) {
-        while (p < e && is_ws(*p)) p++;
-        const uint8_t *s = p;
-        while (p < e && !is_ws(*p) && *p != '\n') p++;
-        if (p == s) return -1;
-        tok[c] = s;
-        tl[c] = (size_t)(p - s);
+    if (tokens_fast(p, n, tok, tl) < 0) {
+        const uint8_t *e = p + n;
+        for (int c = 0; c < UOP_NCOL; c++) {
+            while (p < e && (ch_class[*p] & 1)) p++;
+            const uint8_t *s = p;
+            while (p < e && !ch_class[*p]) p++;
+            if (p == s) return -1;
+            tok[c] = s;
+            tl[c] = (size_t)(p - s);
+        }
     }
     int64_t *dec[UOP_NCOL] = { &x->u, NULL, &x->s[0], &x->s[1], &x->s[2], NULL, NULL, NULL, &x->imm };
     uint64_t *hex[UOP_NCOL] = { NULL, &x->pc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &x->addr, &x->ft, &x->tgt };
@@ -313,8 +410,51 @@ static const char digits2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+#if defined(__GNUC__)
+#define R_INLINE static inline __attribute__((always_inline))
+#else
+#define R_INLINE static inline
+#endif
+
+/* Copy n bytes reading none past src + n: overlapping fixed-size moves
+ * instead of a call for the short strings of a line. */
+R_INLINE void copy_short(uint8_t *o, const uint8_t *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        memcpy(o, src, 8);
+        memcpy(o + n - 8, src + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(o, src, 4);
+        memcpy(o + n - 4, src + n - 4, 4);
+    } else if (n >= 2 && n < 4) {
+        memcpy(o, src, 2);
+        memcpy(o + n - 2, src + n - 2, 2);
+    } else if (n == 1) *o = *src;
+    else memcpy(o, src, n);
+}
+
+/* Hex digit pairs: entry i is the two digits of the byte i. */
+static const char hex_lo[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+static const char hex_up[513] =
+    "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+    "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+    "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+    "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+    "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+    "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+    "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+    "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
 /* Write the digits of v right-aligned ending at e; returns the start. */
-static inline uint8_t *fmt_u64(uint8_t *e, uint64_t v)
+R_INLINE uint8_t *fmt_u64(uint8_t *e, uint64_t v)
 {
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
@@ -327,43 +467,78 @@ static inline uint8_t *fmt_u64(uint8_t *e, uint64_t v)
     return e;
 }
 
-static inline uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
+R_INLINE uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
 {
-    const char *hx = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    do { *--e = (uint8_t)hx[v & 15]; v >>= 4; } while (v);
+    const char *hx = upper ? hex_up : hex_lo;
+    while (v >= 256) {
+        e -= 2;
+        memcpy(e, hx + 2 * (v & 255), 2);
+        v >>= 8;
+    }
+    if (v >= 16) { e -= 2; memcpy(e, hx + 2 * v, 2); }
+    else *--e = (uint8_t)hx[2 * v + 1];
     return e;
 }
 
-/* Emit one column: separator, padding, prefix (sign / 0x), body. */
-static inline uint8_t *emit(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl,
-                            const uint8_t *body, size_t bl)
+/* Emit one column: separator, padding, prefix (sign / 0x), body.  The
+ * output has room for UOP_MAX_LINE bytes from the line's start, so fixed-
+ * size copies may write past the column (later columns overwrite it); a
+ * numeric body is read 24 bytes at a time from its buffer. */
+#define NUM_BUF 48 /* digits end at NUM_END: 24 bytes readable from any start */
+#define NUM_END 24
+static const uint8_t no_pre[2] = { 0, 0 };
+static const uint8_t minus_pre[2] = { '-', 0 };
+static const uint8_t hex_pre[2] = { '0', 'x' };
+
+static inline uint8_t *emit_pad(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
+                                size_t bl, size_t pad)
 {
-    for (unsigned i = 0; i < k->seplen; i++) *o++ = k->sep[i];
-    size_t tot = pl + bl, pad = k->width > tot ? k->width - tot : 0;
-    if (!(k->flags & (UF_LEFT | UF_ZERO))) { memset(o, ' ', pad); o += pad; }
-    memcpy(o, pre, pl);
+    if (!(k->flags & (UF_LEFT | UF_ZERO))) { memset(o, ' ', 64); o += pad; }
+    memcpy(o, pre, 2);
     o += pl;
-    if ((k->flags & (UF_LEFT | UF_ZERO)) == UF_ZERO) { memset(o, '0', pad); o += pad; }
-    memcpy(o, body, bl);
+    if ((k->flags & (UF_LEFT | UF_ZERO)) == UF_ZERO) { memset(o, '0', 64); o += pad; }
+    copy_short(o, body, bl);
     o += bl;
-    if (k->flags & UF_LEFT) { memset(o, ' ', pad); o += pad; }
+    if (k->flags & UF_LEFT) { memset(o, ' ', 64); o += pad; }
     return o;
 }
 
-static inline uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
+R_INLINE uint8_t *emit_num(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
+                                size_t bl)
 {
-    uint8_t tmp[24], *e = tmp + sizeof tmp;
+    memcpy(o, k->sep, UOP_MAX_SEP);
+    o += k->seplen;
+    size_t tot = pl + bl;
+    if (k->width > tot) return emit_pad(o, k, pre, pl, body, bl, k->width - tot);
+    memcpy(o, pre, 2);
+    o += pl;
+    memcpy(o, body, 24); /* bl <= 20 */
+    return o + bl;
+}
+
+R_INLINE uint8_t *emit_bytes(uint8_t *o, const uop_col_t *k, const uint8_t *body, size_t bl)
+{
+    memcpy(o, k->sep, UOP_MAX_SEP);
+    o += k->seplen;
+    if (k->width > bl) return emit_pad(o, k, no_pre, 0, body, bl, k->width - bl);
+    copy_short(o, body, bl);
+    return o + bl;
+}
+
+R_INLINE uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
+{
+    uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     int neg = v < 0 && !uns;
     uint64_t a = neg ? 0 - (uint64_t)v : (uint64_t)v;
     uint8_t *s = fmt_u64(e, a);
-    return emit(o, k, (const uint8_t *)"-", neg, s, (size_t)(e - s));
+    return emit_num(o, k, neg ? minus_pre : no_pre, (size_t)neg, s, (size_t)(e - s));
 }
 
-static inline uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
+R_INLINE uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
 {
-    uint8_t tmp[20], *e = tmp + sizeof tmp;
+    uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     uint8_t *s = fmt_hex(e, v, k->flags & UF_UPPER);
-    return emit(o, k, (const uint8_t *)"0x", (k->flags & UF_0X) ? 2 : 0, s, (size_t)(e - s));
+    return emit_num(o, k, hex_pre, (k->flags & UF_0X) ? 2 : 0, s, (size_t)(e - s));
 }
 
 size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
@@ -375,13 +550,13 @@ size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
     o = emit_dec(o, &k[2], x->s[0], 0);
     o = emit_dec(o, &k[3], x->s[1], 0);
     o = emit_dec(o, &k[4], x->s[2], 0);
-    for (int i = 0; i < 3; i++) o = emit(o, &k[5 + i], (const uint8_t *)"", 0, &x->ch[i], 1);
+    for (int i = 0; i < 3; i++) o = emit_bytes(o, &k[5 + i], &x->ch[i], 1);
     o = emit_dec(o, &k[8], x->imm, x->immu);
     o = emit_hex(o, &k[9], x->addr);
     o = emit_hex(o, &k[10], x->ft);
     o = emit_hex(o, &k[11], x->tgt);
-    o = emit(o, &k[12], (const uint8_t *)"", 0, x->sp[0], x->sl[0]);
-    o = emit(o, &k[13], (const uint8_t *)"", 0, x->sp[1], x->sl[1]);
+    o = emit_bytes(o, &k[12], x->sp[0], x->sl[0]);
+    o = emit_bytes(o, &k[13], x->sp[1], x->sl[1]);
     memcpy(o, l->eol, l->eollen);
     o += l->eollen;
     return (size_t)(o - out);

@@ -268,9 +268,42 @@ def decode_uop(data, fields=None, with_lines=False):
     return (out, np.array(keep, dtype=np.int64)) if with_lines else out
 
 
-DECODERS = {"rst": decode_rst, "byu": decode_byu, "pbus": decode_pbus}
-FIELDS = {"rst": RST_FIELDS, "byu": BYU_FIELDS, "pbus": PBUS_FIELDS, "uop": UOP_FIELDS}
-DTYPES = {"rst": RST_DTYPE, "byu": BYU_DTYPE.newbyteorder("="), "pbus": PBUS_DTYPE, "uop": UOP_DTYPE}
+# ---- ChampSim: input_instr (64 bytes) and cloudsuite_instr (96), little-endian ----
+def _champsim_dtype(ndst, cs):
+    names = ["ip", "is_branch", "branch_taken", "destination_registers", "source_registers",
+             "destination_memory", "source_memory"]
+    formats = ["<u8", "u1", "u1", ("u1", (ndst,)), ("u1", (4,)), ("<u8", (ndst,)), ("<u8", (4,))]
+    offsets = [0, 8, 9, 10, 10 + ndst, 24 if cs else 16, 56 if cs else 32]
+    if cs:
+        names.append("asid")
+        formats.append(("u1", (2,)))
+        offsets.append(88)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": 96 if cs else 64})
+
+
+CHAMPSIM_DTYPE = _champsim_dtype(2, False)
+CHAMPSIM_CS_DTYPE = _champsim_dtype(4, True)
+
+
+def _decode_champsim(raw_dtype):
+    def decode(buf, byte_order, fields=None):
+        raw = np.frombuffer(buf, dtype=raw_dtype)
+        native = raw_dtype.newbyteorder("=")
+        if fields is None:
+            return raw.astype(native)
+        out = np.empty(len(raw), dtype=np.dtype([(n, native.fields[n][0]) for n in fields]))
+        for n in fields:
+            out[n] = raw[n]
+        return out
+    return decode
+
+
+DECODERS = {"rst": decode_rst, "byu": decode_byu, "pbus": decode_pbus,
+            "champsim": _decode_champsim(CHAMPSIM_DTYPE), "champsim-cloudsuite": _decode_champsim(CHAMPSIM_CS_DTYPE)}
+FIELDS = {"rst": RST_FIELDS, "byu": BYU_FIELDS, "pbus": PBUS_FIELDS, "uop": UOP_FIELDS,
+          "champsim": CHAMPSIM_DTYPE.names, "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.names}
+DTYPES = {"rst": RST_DTYPE, "byu": BYU_DTYPE.newbyteorder("="), "pbus": PBUS_DTYPE, "uop": UOP_DTYPE,
+          "champsim": CHAMPSIM_DTYPE.newbyteorder("="), "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.newbyteorder("=")}
 
 
 def dtype_of(fmt, fields=None):

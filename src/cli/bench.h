@@ -43,7 +43,7 @@ typedef struct file_res {
     const char *base;
     int64_t raw;
     uint64_t hash;
-    char format[16];
+    char format[32]; /* a codec name, e.g. "champsim-cloudsuite" */
     uint32_t rec_size; /* 0: text (lines) */
     int64_t records;   /* -1: unknown */
     int byte_order;

@@ -4,28 +4,30 @@
  * the level (1-3, or 6, 9, 12: the bus codecs' arithmetic-coded paths),
  * back-end, threads, the encoder's self-check and the chunk size (4-6 KiB,
  * or 16 KiB: enough records for the bus codecs' layout and cache choices,
- * made from 1024 records up).  Any difference, or a failure to compress or
- * decode, aborts. */
+ * made from 1024 records up).  roundtrip_champsim reads a third byte: bit 0
+ * picks the 96-byte cloudsuite records.  Any difference, or a failure to
+ * compress or decode, aborts. */
 #include "fuzz_common.h"
 
 #ifndef FUZZ_FORMAT
 #define FUZZ_FORMAT "raw"
 #endif
 
-static size_t record_size(void)
+static size_t record_size(const char *format)
 {
     static const struct { const char *name; size_t rs; } t[] = {
         { "rst", 24 }, { "byu", 12 }, { "pbus", 6 }, { "uop", 0 }, { "raw", 1 },
+        { "champsim", 64 }, { "champsim-cloudsuite", 96 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcmp(t[i].name, FUZZ_FORMAT) == 0) return t[i].rs;
+        if (strcmp(t[i].name, format) == 0) return t[i].rs;
     abort();
 }
 
 /* Records the reader must count: whole records, or line starts for text. */
-static uint64_t expected_records(const uint8_t *p, size_t n)
+static uint64_t expected_records(const char *format, const uint8_t *p, size_t n)
 {
-    size_t rs = record_size();
+    size_t rs = record_size(format);
     if (rs) return n / rs;
     if (n == 0) return 0;
     uint64_t lines = 1;
@@ -33,7 +35,7 @@ static uint64_t expected_records(const uint8_t *p, size_t n)
     return lines;
 }
 
-static void decode_check(const fz_out *arc, const uint8_t *src, size_t n, int pipe, int threads)
+static void decode_check(const char *format, const fz_out *arc, const uint8_t *src, size_t n, int pipe, int threads)
 {
     trz_reader *r;
     fz_in fi;
@@ -49,7 +51,7 @@ static void decode_check(const fz_out *arc, const uint8_t *src, size_t n, int pi
     trz_reader_set(r, TRZ_R_THREADS, threads);
     trz_info in;
     trz_reader_info(r, &in);
-    if (!pipe && (!in.seekable || in.raw_bytes != (int64_t)n || in.records != (int64_t)expected_records(src, n))) {
+    if (!pipe && (!in.seekable || in.raw_bytes != (int64_t)n || in.records != (int64_t)expected_records(format, src, n))) {
         fprintf(stderr, "info: %lld bytes %lld records\n", (long long)in.raw_bytes, (long long)in.records);
         abort();
     }
@@ -65,14 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_data d = { data, size };
     unsigned a = fz_u8(&d), b = fz_u8(&d);
+    const char *format = FUZZ_FORMAT;
+    if (strcmp(format, "champsim") == 0 && (fz_u8(&d) & 1)) format = "champsim-cloudsuite";
     int level = (b >> 7 & 1) ? 6 + 3 * (int)(a % 3) : 1 + (int)(a % 3);
-    fz_cparams cp = { FUZZ_FORMAT, level, (a >> 2 & 1) ? TRZ_BACKEND_GZIP : TRZ_BACKEND_ZSTD,
+    fz_cparams cp = { format, level, (a >> 2 & 1) ? TRZ_BACKEND_GZIP : TRZ_BACKEND_ZSTD,
                       (a >> 3 & 1) ? 2 : 1, !(a >> 4 & 1), b % 4 == 3 ? 16384 : 4096 + 1024 * (int64_t)(b % 4),
                       (b >> 2 & 1) ? 1 + (b >> 3) : 0 };
     fz_out arc = { 0 };
     char err[256] = "";
     if (fz_compress(&cp, d.p, d.n, &arc, err, sizeof err)) { fprintf(stderr, "compress: %s\n", err); abort(); }
-    decode_check(&arc, d.p, d.n, a >> 5 & 1, (a >> 6 & 1) ? 2 : 1);
+    decode_check(format, &arc, d.p, d.n, a >> 5 & 1, (a >> 6 & 1) ? 2 : 1);
     if (a >> 7 & 1) { /* the archive does not depend on the thread count */
         fz_out again = { 0 };
         cp.threads = 3 - cp.threads;

@@ -14,7 +14,7 @@ OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,seek_read,oracle}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,seek_read,oracle}
 find "$OUT" -type f ! -name 'regress-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -37,6 +37,8 @@ slice $S/sjeng-like.trace 40000 3000 > "$W/a.trace"
 head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
 { head -c 300 $S/sjeng-like.trace; head -c 5000 /dev/zero | tr '\0' 'x'; echo; head -c 200 $S/sjeng-like.trace; } > "$W/long.trace"
 slice $S/loops-4cpu.rst 100000 6000 > "$W/a.raw"
+slice $S/mix.champsimtrace 128000 9600 > "$W/a.champsim"
+slice $S/mix-cloudsuite.champsimtrace 756000 12007 > "$W/t.cloudsuite"  # ends in the 7-byte tail
 : > "$W/empty"
 head -c 24 $S/loops-4cpu.rst > "$W/one.rst"
 # PEL at instruction grain (the pbus exact model): a loop of fetches of
@@ -63,6 +65,8 @@ arc rst-4chunks "$W/a.rst" --chunk-records=25
 arc rst-le-gzip "$W/le.rst" -1 --backend=gzip --chunk-records=40
 arc rst-level19 "$W/a.rst" -19
 arc rst-one-record "$W/one.rst"
+arc rst-v1-4chunks "$W/a.rst" --chunk-records=25             # range-coded (model variant 1) chunks
+arc rst-v1-le "$W/le.rst" --chunk-records=40
 arc byu-tail "$W/t.byu" --chunk-records=30
 arc byu-grouped "$W/g.byu" -1                          # 2 processors, the grouped layout
 arc pbus-5chunks "$W/a.pbus" --chunk-records=60
@@ -73,6 +77,8 @@ arc uop-tabs "$W/tabs.trace" -3
 arc uop-midline "$W/long.trace" --chunk-size=4096
 arc raw-2chunks "$W/a.raw" --format=raw --chunk-size=4096
 arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
+arc champsim-3chunks "$W/a.champsim" --chunk-records=50
+arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
 cat "$D/pbus-5chunks.trz" "$D/pbus-5chunks.trz" > "$D/concat-same.trz"
@@ -134,6 +140,20 @@ rt raw text 1 4 $S/sjeng-like.trace 0 5000
 rt raw byu-gzip 4 0 $S/bus-2cpu.byu 0 5000
 rt raw records-cap 0 12 $S/bus-1cpu.pbus 0 3000
 { byte 0; byte 0; head -c 6000 /dev/zero; } > "$OUT/roundtrip_raw/zeros"
+# roundtrip_champsim: a third parameter byte, bit 0 = 96-byte records
+rt3() { # NAME P1 P2 P3 FILE OFFSET LENGTH
+    { byte "$2"; byte "$3"; byte "$4"; slice "$5" "$6" "$7"; } > "$OUT/roundtrip_champsim/$1"
+}
+{ byte 0; byte 0; byte 0; } > "$OUT/roundtrip_champsim/empty"
+rt3 l1 0 0 0 $S/mix.champsimtrace 0 12800
+rt3 l9 129 3 0 $S/mix.champsimtrace 640000 16000
+rt3 small-gzip 4 4 0 $S/mix.champsimtrace 320000 9600
+rt3 noverify-pipe 48 1 0 $S/mix.champsimtrace 960000 12800
+rt3 tail 1 0 0 $S/mix.champsimtrace 64000 6450
+rt3 cloudsuite 129 3 1 $S/mix-cloudsuite.champsimtrace 0 15360
+rt3 cloudsuite-tail 0 0 1 $S/mix-cloudsuite.champsimtrace 760032 7975
+rt3 not-champsim 0 0 0 $S/loops-4cpu.rst 0 6400
+{ byte 128; byte 0; byte 0; head -c 6400 /dev/zero; } > "$OUT/roundtrip_champsim/zeros"
 
 # ---- seek_read: archive selector, then (record u32, count u8) pairs ----
 for sel in 0 1 2 3 4 17 26 40; do

@@ -87,7 +87,7 @@ def raw_records(path, rs):
 @test
 def round_trip_every_sample():
     for name in ("loops-4cpu.rst", "blaze-like-1cpu-le.rst", "bus-2cpu.byu", "bus-1cpu.pbus", "sjeng-like.trace",
-                 "tabs-variant.trace"):
+                 "tabs-variant.trace", "mix.champsimtrace", "mix-cloudsuite.champsimtrace"):
         src = sample(name)
         a = archive(src)
         back = os.path.join(W, "back")
@@ -106,7 +106,8 @@ def round_trip_every_sample():
 def metadata():
     expect = {"loops-4cpu.rst": ("rst", 24, "big", 40000), "blaze-like-1cpu-le.rst": ("rst", 24, "little", 20000),
               "bus-2cpu.byu": ("byu", 12, "little", 100000), "bus-1cpu.pbus": ("pbus", 6, "big", 100000),
-              "sjeng-like.trace": ("uop", 0, None, 15000)}
+              "sjeng-like.trace": ("uop", 0, None, 15000), "mix.champsimtrace": ("champsim", 64, "little", 20000),
+              "mix-cloudsuite.champsimtrace": ("champsim-cloudsuite", 96, "little", 8000)}
     for name, (fmt, rs, bo, n) in expect.items():
         with trz.open(archive(sample(name))) as r:
             got = (r.format, r.record_size, r.byte_order, r.n_records)
@@ -246,6 +247,30 @@ def byu_and_pbus_fields_match_struct_parsing():
         addr, be, ctl = struct.unpack(">IBB", raw[i * 6:(i + 1) * 6])
         check((int(p["addr"][i]), int(p["be"][i]), int(p["ctl"][i]), int(p["type"][i])) == (addr, be, ctl, ctl >> 4),
               "pbus record %d" % i)
+
+
+@test
+def champsim_fields_match_struct_parsing():
+    for name, cs in (("mix.champsimtrace", False), ("mix-cloudsuite.champsimtrace", True)):
+        raw = open(sample(name), "rb").read()
+        a = trz.records(archive(sample(name)))
+        rs, nd = (96, 4) if cs else (64, 2)
+        check(len(a) == len(raw) // rs and a.dtype.itemsize == rs, name + ": count and itemsize")
+        check(trz.fields("champsim-cloudsuite" if cs else "champsim") == a.dtype.names, name + ": fields")
+        for i in list(range(0, len(a), 997)) + [len(a) - 1]:
+            r = raw[i * rs:(i + 1) * rs]
+            ip, isb, tk = struct.unpack_from("<QBB", r)
+            dreg, sreg = tuple(r[10:10 + nd]), tuple(r[10 + nd:14 + nd])
+            m = struct.unpack_from("<%dQ" % (nd + 4), r, 24 if cs else 16)
+            got = (int(a["ip"][i]), int(a["is_branch"][i]), int(a["branch_taken"][i]),
+                   tuple(int(x) for x in a["destination_registers"][i]), tuple(int(x) for x in a["source_registers"][i]),
+                   tuple(int(x) for x in a["destination_memory"][i]) + tuple(int(x) for x in a["source_memory"][i]))
+            check(got == (ip, isb, tk, dreg, sreg, m), "%s record %d: %r" % (name, i, got))
+            if cs:
+                check(tuple(int(x) for x in a["asid"][i]) == tuple(r[88:90]), "%s record %d asid" % (name, i))
+        part = trz.records(archive(sample(name)), n=10, start=100, fields=["ip", "source_memory"])
+        check(part.dtype.names == ("ip", "source_memory") and np.array_equal(part["ip"], a["ip"][100:110]),
+              name + ": a field subset from a start")
 
 
 @test

@@ -1,0 +1,874 @@
+/* uop_cm.c - the uop codec's context model (variant 1): every field of a
+ * line is coded as decisions of the shared range coder in the contexts that
+ * decide it.  Flow, static-field checks, branch outcomes and targets go to
+ * one range-coded stream, the fields of instructions seen for the first
+ * time to a second, memory addresses to a third.  The model is written
+ * once (cm_line) and inlined into the encoder's and the decoder's loops,
+ * each with the direction a constant.  Spec: uop.md, "Context model". */
+#include "uop_cm.h"
+#include "uop_rc.h"
+#include "uop_dict.h"
+
+#ifdef UOP_STATS
+long uop_st[8];
+double uop_cost[32];
+double uop_micc[4096];
+long uop_micn[4096];
+int uop_field;
+static const char *fname[32] = {"flow","same","branch","target","azero","ahit","akind","adelta","mac","mic","chars","s1","s2","d","imm","ftl","str","x"};
+#define FLD(i) (uop_field = (i))
+#else
+#define FLD(i) ((void)0)
+#endif
+
+/* ---- constants ------------------------------------------------------------- */
+
+enum { F_NEW = 0, F_CONT = 1, F_REP = 2, F_EXPL = 3 };
+enum { K_ZERO = 0, K_FTIMM = 1, K_RAS = 2, K_LAST = 3, K_IND = 4, K_EXPL = 5 };
+enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5, A_DRB = 6, A_DGLOB = 7 };
+
+#define RECENT_N 16
+#define RAS_N 16
+#define TMPL_BITS 12
+#define CS_LIM 60
+#define NREG 64
+#define HT_BITS 18 /* at most 2^18 slots of 16 count states (16 MiB) */
+
+enum {
+    SF_MAC, SF_MIC, SF_CH0, SF_CH1, SF_CH2, SF_R0, SF_R1, SF_R2, SF_IL, SF_IS, SF_IM, SF_FT, SF_STRLEN,
+    SF_STRB, SF_N
+};
+
+/* ---- state ------------------------------------------------------------------ */
+
+/* An entry: one cache line.  The tag is the 32-bit hash of (pc, u), so
+ * two keys of one hash share an entry (in both directions alike); lines
+ * whose registers or length do not fit 16 bits are escaped. */
+typedef struct {
+    int64_t imm;
+    uint64_t tgt, last;
+    uint32_t tag;           /* hash_key(pc, u) | 1; 0 = unused */
+    int32_t stride;         /* last - the address before it; 0 if outside 32 bits */
+    int16_t ftl, s[3];
+    uint16_t op[2];
+    uint16_t lh;            /* local branch history */
+    uint8_t ch[3], immu;
+    uint8_t nh;             /* flow kinds that followed this entry, 2 bits each */
+    uint8_t alen;           /* bit length of the last address delta (0: a hit) */
+    uint8_t th;             /* target kind of the last visit */
+    uint8_t ak;             /* kind of the last address no candidate gave, + 1 */
+    uint8_t mru;            /* way 0 of a set: the way used last */
+    uint8_t ahc[4];         /* per address candidate: hit (1) or not, last visits */
+} cent;
+_Static_assert(sizeof(cent) <= 64, "an entry is one cache line");
+
+/* The static fields of a (pc, u) entry. */
+typedef struct {
+    int64_t ftl, s[3], imm;
+    uint32_t op[2];
+    uint8_t ch[3], immu;
+} cstat;
+
+typedef struct {
+    /* tables */
+    cent *tab;
+    uint32_t emask;
+    uint64_t *fol;          /* per (pc, u, last address): the address after it */
+    uint32_t fmask;
+    uint64_t *itab;         /* indirect targets by (pc, path) */
+    uint32_t imask;
+    rc_prob *bl, *bg, *bs; /* branch: local, global, short global */
+    uint32_t bmask;
+    u_cs *ht;               /* hashed contexts of first-seen fields: slots of 16 */
+    int hshift;
+    uint64_t hmac;          /* macro-op of the instruction before the previous one */
+    u_mixw sw[SF_N][16];
+    uop_dict dict[2];
+    uint8_t micch[DICT_MAX][4];/* chars last seen with a micro-op ([3] = seen) */
+    /* history */
+    uop_t prev;
+    cent *pe;
+    uint64_t glob, recent[RECENT_N], ras[RAS_N], rb[NREG];
+    uint64_t gh, path;
+    uint64_t npc;           /* the likeliest next line's pc, u and key */
+    int64_t nu;
+    uint32_t nkey;
+    unsigned rsp;
+    uint8_t stored;
+    /* contexts: ctl */
+    rc_prob flow1[64], flow[64][4];
+    rc_prob same[2];
+    u_mixw bw[64];
+    rc_prob tk1[4 * 8], tk[4 * 8][8];
+    rc_prob tlen[RC_ULEN], tbits[RC_UBITS];
+    rc_prob xlen[2][RC_ULEN], xbits[2][RC_UBITS];
+    /* contexts: static */
+    u_cs hit[8][16];           /* [field][context] */
+    u_cs snew[2][4];
+    rc_prob sidx[2][DICT_MAX];
+    u_cs slen[2][256], sbyte[2][256][256];
+    rc_prob chr[3][256];
+    rc_prob ilen[64][RC_ULEN], ibits[RC_UBITS];
+    u_cs ispec[2];
+    u_cs flen[256][16];
+    rc_prob llen[RC_ULEN], lbits[RC_UBITS];
+    rc_prob rlen[RC_ULEN], rbits[RC_UBITS];
+    /* contexts: address */
+    rc_prob az[16];
+    rc_prob ahit[4][128];
+    rc_prob *ap;            /* address hit contexts, hashed */
+    uint32_t apmask;
+    u_mixw aw[4][4];
+    rc_prob akind[8 * 5][4];
+    rc_prob arec[2][RECENT_N];
+    rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
+    int16_t str[4096]; /* stretch */
+} cm_t;
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static inline uint64_t hmix(uint64_t a, uint64_t b)
+{
+    uint64_t h = (a ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2))) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29) ^ (h >> 41);
+}
+
+static inline uint32_t hash_key(uint64_t pc, int64_t u)
+{
+    return rc_hash(pc ^ (uint64_t)u * 0xD6E8FEB86659FD93ull);
+}
+
+static inline int is_tn(uint8_t c) { return c == 'T' || c == 'N'; }
+static inline uint8_t ch_cls(uint8_t c) { return is_tn(c) ? 'T' : c; }
+static inline unsigned br_ctx(uint8_t c) { return c == '-' ? 0 : c == 'T' ? 1 : c == 'N' ? 2 : 3; }
+static inline unsigned ls_ctx(uint8_t c) { return c == '-' ? 0 : c == 'L' ? 1 : c == 'S' ? 2 : 3; }
+
+static inline uint64_t ras_top(const cm_t *m) { return m->ras[(m->rsp - 1) & (RAS_N - 1)]; }
+
+static int bits_for(uint64_t n, int lo, int hi)
+{
+    int b = lo;
+    while (b < hi && ((uint64_t)1 << b) < n) b++;
+    return b;
+}
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+static void cm_free(cm_t *m)
+{
+    if (!m) return;
+    trz_big_free(m->tab, ((size_t)m->emask + 1) * sizeof(cent));
+    trz_big_free(m->ap, ((size_t)m->apmask + 1) * sizeof(rc_prob));
+    trz_big_free(m->fol, ((size_t)m->fmask + 1) * sizeof(uint64_t));
+    trz_big_free(m->itab, ((size_t)m->imask + 1) * sizeof(uint64_t));
+    trz_big_free(m->bl, ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
+    trz_big_free(m->ht, ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
+    trz_big_free(m->dict[0].arena, ARENA_MAX);
+    trz_big_free(m->dict[1].arena, ARENA_MAX);
+    trz_big_free(m, sizeof *m);
+}
+
+static cm_t *cm_new(uint64_t nlines)
+{
+    cm_t *m = trz_big_calloc(sizeof *m);
+    if (!m) return NULL;
+    int eb = bits_for(nlines, 10, 16);
+    m->emask = (1u << eb) - 1;
+    m->fmask = (1u << bits_for(nlines, 10, 17)) - 1;
+    m->imask = (1u << bits_for(nlines / 4, 8, 14)) - 1;
+    m->bmask = (1u << bits_for(nlines / 2, 10, 16)) - 1;
+    m->apmask = (1u << bits_for(nlines / 2, 10, 18)) - 1;
+    m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
+    m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
+    m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
+    m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
+    m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
+    m->hshift = 32 - bits_for(nlines / 2, 12, HT_BITS);
+    m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
+    m->dict[0].arena = trz_big_malloc(ARENA_MAX);
+    m->dict[1].arena = trz_big_malloc(ARENA_MAX);
+    if (!m->tab || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
+        !m->dict[1].arena) {
+        cm_free(m);
+        return NULL;
+    }
+    m->bg = m->bl + m->bmask + 1;
+    m->bs = m->bg + m->bmask + 1;
+    rc_init(m->bl, ((size_t)m->bmask + 1) * 3);
+    rc_cnt_fill(m->ht, (size_t)16 << (32 - m->hshift));
+    for (int i = 0; i < SF_N; i++)
+        for (int j = 0; j < 16; j++)
+            for (int k = 0; k < U_MIXN; k++) m->sw[i][j].w[k] = 20000;
+    m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
+    rc_init(&m->flow[0][0], sizeof m->flow / sizeof(rc_prob));
+    rc_init(m->same, 2);
+    for (int i = 0; i < 64; i++)
+        for (int j = 0; j < U_MIXN; j++) m->bw[i].w[j] = 22000;
+    rc_init(&m->tk[0][0], sizeof m->tk / sizeof(rc_prob));
+    rc_init(m->tk1, sizeof m->tk1 / sizeof(rc_prob));
+    rc_init(m->flow1, sizeof m->flow1 / sizeof(rc_prob));
+    rc_init(m->tlen, RC_ULEN);
+    rc_init(m->tbits, RC_UBITS);
+    rc_init(&m->xlen[0][0], sizeof m->xlen / sizeof(rc_prob));
+    rc_init(&m->xbits[0][0], sizeof m->xbits / sizeof(rc_prob));
+    rc_cnt_fill(&m->hit[0][0], sizeof m->hit / sizeof(u_cs));
+    rc_cnt_fill(&m->snew[0][0], sizeof m->snew / sizeof(u_cs));
+    rc_init(&m->sidx[0][0], sizeof m->sidx / sizeof(rc_prob));
+    rc_cnt_fill(&m->slen[0][0], sizeof m->slen / sizeof(u_cs));
+    rc_cnt_fill(&m->sbyte[0][0][0], sizeof m->sbyte / sizeof(u_cs));
+    rc_init(&m->chr[0][0], sizeof m->chr / sizeof(rc_prob));
+    rc_init(&m->ilen[0][0], sizeof m->ilen / sizeof(rc_prob));
+    rc_init(m->ibits, RC_UBITS);
+    rc_cnt_fill(m->ispec, 2);
+    rc_cnt_fill(&m->flen[0][0], sizeof m->flen / sizeof(u_cs));
+    rc_init(m->llen, RC_ULEN);
+    rc_init(m->lbits, RC_UBITS);
+    rc_init(m->rlen, RC_ULEN);
+    rc_init(m->rbits, RC_UBITS);
+    rc_init(m->az, 16);
+    rc_init(&m->ahit[0][0], sizeof m->ahit / sizeof(rc_prob));
+    rc_init(m->ap, (size_t)m->apmask + 1);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < U_MIXN; k++) m->aw[i][j].w[k] = 22000;
+    rc_init(&m->akind[0][0], sizeof m->akind / sizeof(rc_prob));
+    rc_init(&m->arec[0][0], sizeof m->arec / sizeof(rc_prob));
+    rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
+    rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
+    rc_stretch_init(m->str);
+    return m;
+}
+
+/* ---- the model of one line --------------------------------------------------- */
+
+typedef struct {
+    rc ctl, stat, addr;
+} cm_rc;
+
+static inline int same_str(const uop_dict *d, uint32_t i, const uint8_t *s, size_t n)
+{
+    return i < d->n && d->len[i] == n && memcmp(d->arena + d->off[i], s, n) == 0;
+}
+
+/* ---- first-seen fields: hashed contexts, mixed ----------------------------------
+ * A symbol of n bits is coded most significant bit first, four bits (a
+ * nibble) at a time: each of k contexts (32-bit hashes) picks for the
+ * nibble a slot of 16 count states (one cache line) by its hash and the
+ * bits coded before; the k predictions of each bit are mixed with weights
+ * per field and bit position. */
+
+static inline uint32_t H2(uint64_t a, uint64_t b) { return (uint32_t)(hmix(a, b) >> 32); }
+static inline uint32_t H3(uint64_t a, uint64_t b, uint64_t c) { return (uint32_t)(hmix(hmix(a, b), c) >> 32); }
+static inline uint32_t H4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    return (uint32_t)(hmix(hmix(hmix(a, b), c), d) >> 32);
+}
+
+RC_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
+{
+    uint32_t x = h + prefix * 0x9E3779B1u;
+    x ^= x >> 15;
+    x *= 0x2C1B3C6Du;
+    x ^= x >> 12;
+    x *= 0x297A2D39u;
+    x ^= x >> 15;
+    return m->ht + ((size_t)(x >> m->hshift) << 4);
+}
+
+RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
+{
+    uint32_t done = 1;
+    int i = n;
+    while (i > 0) {
+        int nb = i >= 4 ? 4 : i;
+        u_cs *sl[U_MIXN];
+        for (int j = 0; j < k; j++) sl[j] = slot_of(m, h[j], done);
+        uint32_t node = 1;
+        for (int b = 0; b < nb; b++) {
+            i--;
+            int st[U_MIXN];
+            for (int j = 0; j < k; j++) st[j] = m->str[rc_p12(u_cs_p(sl[j][node]))];
+            u_mixw *w = &m->sw[f][n - 1 - i < 15 ? n - 1 - i : 15];
+            int bit = u_mix_bit(c, enc, w, st, k, enc ? (int)(v >> i) & 1 : 0, 3);
+            for (int j = 0; j < k; j++) rc_cnt_update(&sl[j][node], bit, CS_LIM);
+            node = node << 1 | (uint32_t)bit;
+            done = done << 1 | (uint32_t)bit;
+        }
+    }
+    return done - (1u << n);
+}
+
+/* A dictionary string: its index (the dictionary's size for a new one) as
+ * a 12-bit symbol in the contexts h, then a new string's length and bytes
+ * (each byte in the context of the one before). */
+RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+                   size_t n, uint32_t *idx)
+{
+    uop_dict *d = &m->dict[k];
+    int i = 0;
+    uint32_t slot = 0;
+    if (enc) {
+        i = dict_find(d, s, n, &slot);
+        if (i < 0) i = (int)d->n;
+    }
+    uint32_t v = cm_sym(m, c, enc, f, h, 4, 12, (uint32_t)i);
+    if (v < d->n) {
+        *idx = v;
+        return 0;
+    }
+    if (v > d->n) return -1;
+    int fsave = 0;
+#ifdef UOP_STATS
+    fsave = uop_field;
+#endif
+    FLD(16);
+    uint8_t buf[256];
+    uint32_t hl = H2(0x5A, (uint64_t)k);
+    size_t len = cm_sym(m, c, enc, SF_STRLEN, &hl, 1, 8, (uint32_t)n);
+    unsigned pb = 0;
+    for (size_t j = 0; j < len; j++) {
+        uint32_t hb[2] = { H3(0x5B, (uint64_t)k, pb), H2(0x5C, (uint64_t)k) };
+        buf[j] = (uint8_t)cm_sym(m, c, enc, SF_STRB, hb, 2, 8, enc ? s[j] : 0);
+        pb = buf[j];
+    }
+    FLD(fsave);
+    (void)fsave;
+    int r = dict_add(d, buf, len);
+    if (r < 0) return -1;
+    if (enc) d->hash[slot] = (uint16_t)(r + 1);
+    *idx = (uint32_t)r;
+    return 0;
+}
+
+/* Static fields of an entry: the macro-op (a hit bit when the line is a
+ * later micro-op of the previous line's instruction), the micro-op, the
+ * chars (a hit bit against those last seen with the micro-op), registers,
+ * immediate and length, each in contexts of the fields before it and of
+ * the previous line. */
+RC_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
+{
+    const uop_t *p = &m->prev;
+    int samepc = p->pc == pc && xu > 1;
+    uint32_t pmac = p->op[0], pmic = p->op[1];
+    uint64_t u = (uint64_t)xu;
+    uint32_t h[4];
+    /* macro-op */
+    int hit = 0;
+    FLD(8);
+    if (samepc) hit = u_cbit(c, enc, &m->hit[0][fresh], enc ? same_str(&m->dict[0], pmac, x->sp[0], x->sl[0]) : 0, CS_LIM);
+    if (hit) {
+        if (pmac >= m->dict[0].n) return -1;
+        e->op[0] = (uint16_t)pmac;
+    } else {
+        h[0] = H2(1, (uint64_t)samepc);
+        h[1] = H3(2, pmac, (uint64_t)samepc);
+        h[2] = H4(3, pmac, m->hmac, (uint64_t)samepc);
+        h[3] = H3(4, pmic, p->ch[1]);
+        uint32_t v;
+        if (code_str(m, c, enc, 0, SF_MAC, h, x->sp[0], x->sl[0], &v)) return -1;
+        e->op[0] = (uint16_t)v;
+    }
+    uint32_t mac = e->op[0];
+    /* micro-op */
+    FLD(9);
+    h[0] = H3(5, mac, u);
+    h[1] = H4(6, mac, u, samepc ? pmic : 0xFFFF);
+    h[2] = H3(7, u, pmic);
+    h[3] = H2(8, mac);
+    uint32_t mic;
+    if (code_str(m, c, enc, 1, SF_MIC, h, x->sp[1], x->sl[1], &mic)) return -1;
+    e->op[1] = (uint16_t)mic;
+    /* chars */
+    FLD(10);
+    uint8_t pch[3] = { '-', '-', '-' };
+    if (m->micch[mic][3]) memcpy(pch, m->micch[mic], 3);
+    u_cs *hc = slot_of(m, H3(9, mic, mac), 0);
+    hit = u_cbit(c, enc, &hc[1], enc ? x->ch[0] == pch[0] && ch_cls(x->ch[1]) == pch[1] && x->ch[2] == pch[2] : 0,
+                 CS_LIM);
+    if (hit) memcpy(e->ch, pch, 3);
+    else {
+        unsigned before = 0;
+        for (int i = 0; i < 3; i++) {
+            h[0] = H3(10 + (uint64_t)i, mic, before);
+            h[1] = H4(13 + (uint64_t)i, mac, u, before);
+            h[2] = H3(16 + (uint64_t)i, pch[i], mic);
+            uint8_t v = (uint8_t)cm_sym(m, c, enc, SF_CH0 + (unsigned)i, h, 3, 8, enc ? x->ch[i] : 0);
+            e->ch[i] = i == 1 ? ch_cls(v) : v;
+            before = before << 8 | v;
+        }
+    }
+    /* registers: v + 1 in 0..62, 63 escapes to an integer */
+    for (int i = 0; i < 3; i++) {
+        FLD(11 + i);
+        uint64_t f = 20 + (uint64_t)i * 4;
+        h[0] = H4(f, mic, mac, u);
+        h[1] = i == 0 ? H3(f + 1, mic, (uint64_t)p->s[2]) : i == 1 ? H3(f + 1, mic, (uint64_t)e->s[0])
+                      : H4(f + 1, mic, (uint64_t)e->s[0], (uint64_t)e->s[1]);
+        h[2] = H4(f + 2, mac, u, samepc ? (uint64_t)p->s[i] : 0xFFFF);
+        h[3] = H4(f + 3, mic, (uint64_t)p->s[0], (uint64_t)p->s[2]);
+        int64_t v = enc ? x->s[i] : 0;
+        uint32_t sym = cm_sym(m, c, enc, SF_R0 + (unsigned)i, h, 4, 6, enc ? (v >= -1 && v < 62 ? (uint32_t)(v + 1) : 63) : 0);
+        v = sym < 63 ? (int64_t)sym - 1 : rcd_sint(c, enc, m->rlen, m->rbits, v);
+        if (v < INT16_MIN || v > INT16_MAX) return -1;
+        e->s[i] = (int16_t)v;
+    }
+#ifdef UOP_STATS
+    double c0 = uop_cost[14];
+#endif
+    /* immediate: the bit length of |imm| (65: printed unsigned or INT64_MIN),
+     * the sign, the 12 bits below the leading one in context, the rest direct */
+    FLD(14);
+    {
+        int64_t v = enc ? x->imm : 0;
+        uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        uint32_t L = enc ? (x->immu || v == INT64_MIN ? 65 : (uint32_t)rc_bitlen64(a)) : 0;
+        unsigned pl = samepc ? (unsigned)rc_bitlen64(p->imm < 0 ? 0 - (uint64_t)p->imm : (uint64_t)p->imm) : 99;
+        h[0] = H4(40, mic, mac, u);
+        h[1] = H4(41, mic, (uint64_t)e->s[0], (uint64_t)e->s[1]);
+        h[2] = H4(42, mac, u, pl);
+        h[3] = H3(43, mic, (uint64_t)e->s[2]);
+        L = cm_sym(m, c, enc, SF_IL, h, 4, 7, L);
+        if (L > 65) return -1;
+        if (L == 65) {
+            e->immu = (uint8_t)u_cbit(c, enc, &m->ispec[1], enc ? x->immu : 0, CS_LIM);
+            e->imm = (int64_t)rcd_direct64(c, enc, (uint64_t)v);
+            if (!e->immu && e->imm != INT64_MIN) return -1;
+        } else {
+            e->immu = 0;
+            if (L == 0) e->imm = 0;
+            else {
+                h[0] = H3(44, mic, L);
+                h[1] = H4(45, mac, u, L);
+                int neg = (int)cm_sym(m, c, enc, SF_IS, h, 2, 1, v < 0);
+                int mb = (int)L - 1, top = mb < 12 ? mb : 12;
+                uint64_t r = 1;
+                if (top) r = r << top | cm_sym(m, c, enc, SF_IM, h, 2, top, (uint32_t)(a >> (mb - top)));
+                int d = mb - top;
+                if (d > 32) r = r << (d - 32) | rcd_direct(c, enc, (uint32_t)(a >> 32), d - 32), d = 32;
+                if (d) r = r << d | rcd_direct(c, enc, (uint32_t)a, d);
+                if (neg && r == 0) return -1;
+                e->imm = neg ? (int64_t)(0 - r) : (int64_t)r;
+                if (e->imm == INT64_MIN) return -1;
+            }
+        }
+    }
+#ifdef UOP_STATS
+    if (enc) { extern double uop_micc[DICT_MAX]; extern long uop_micn[DICT_MAX]; uop_micc[mic] += uop_cost[14] - c0; uop_micn[mic]++; }
+#endif
+    /* length: 1..15, 0 escapes to an integer */
+    FLD(15);
+    {
+        int64_t v = enc ? (int64_t)(x->ft - x->pc) : 0;
+        unsigned il = (unsigned)rc_bitlen64(e->imm < 0 ? 0 - (uint64_t)e->imm : (uint64_t)e->imm);
+        unsigned rx = (e->s[0] >= 8) | (e->s[1] >= 8) << 1 | (e->s[2] >= 8) << 2;
+        h[0] = H4(50, mac, mic, u);
+        h[1] = H4(51, mac, il, rx);
+        h[2] = H3(52, mac, samepc ? (uint64_t)(p->ft - p->pc) : 99);
+        h[3] = H4(53, mic, il, e->ch[2]);
+        uint32_t sym = cm_sym(m, c, enc, SF_FT, h, 4, 4, enc ? (v >= 1 && v <= 15 ? (uint32_t)v : 0) : 0);
+        v = sym ? (int64_t)sym : rcd_sint(c, enc, m->llen, m->lbits, v);
+        if (v < INT16_MIN || v > INT16_MAX) return -1;
+        e->ftl = (int16_t)v;
+    }
+    return 0;
+}
+
+RC_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
+{
+    return (int64_t)(x->ft - x->pc) == e->ftl && x->s[0] == e->s[0] && x->s[1] == e->s[1] && x->s[2] == e->s[2] &&
+           x->imm == e->imm && x->immu == e->immu && x->ch[0] == e->ch[0] && ch_cls(x->ch[1]) == e->ch[1] &&
+           x->ch[2] == e->ch[2] && same_str(&m->dict[0], e->op[0], x->sp[0], x->sl[0]) &&
+           same_str(&m->dict[1], e->op[1], x->sp[1], x->sl[1]);
+}
+
+/* The recent addresses: the last address of each of the RECENT_N most
+ * recently used 64-byte blocks, most recent first. */
+RC_HOT void recent_push(cm_t *m, uint64_t a)
+{
+    int i = 0;
+    while (i < RECENT_N - 1 && (m->recent[i] ^ a) >> 6) i++;
+    for (; i > 0; i--) m->recent[i] = m->recent[i - 1];
+    m->recent[0] = a;
+}
+
+/* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
+ * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
+RC_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+{
+    const uop_t *p = &m->prev;
+    cent *pe = m->pe;
+
+    /* 1. flow: the kind of successor in the context of the kinds that
+     * followed the previous line's entry */
+    uint64_t npc = p->ch[1] == 'T' ? p->tgt : p->ft;
+    unsigned kind = 0;
+    if (enc) {
+        if (x->u == 1 && x->pc == npc) kind = F_NEW;
+        else if ((uint64_t)x->u == (uint64_t)p->u + 1 && x->pc == p->pc) kind = F_CONT;
+        else if (x->u == 1 && x->pc == p->pc) kind = F_REP;
+        else kind = F_EXPL;
+    }
+    FLD(0);
+    {
+        /* the kind that followed the previous entry last time, else a tree */
+        unsigned fc = pe ? pe->nh : 0, pk = fc & 3;
+        if (!rcd_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
+        else kind = rcd_tree(&r->ctl, enc, m->flow[fc], 2, kind);
+    }
+    switch (kind) {
+    case F_NEW: x->u = 1; x->pc = npc; break;
+    case F_CONT: x->u = (int64_t)((uint64_t)p->u + 1); x->pc = p->pc; break;
+    case F_REP: x->u = 1; x->pc = p->pc; break;
+    default:
+        x->u = (int64_t)(1 + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[0], m->xbits[0], (int64_t)((uint64_t)x->u - 1)));
+        x->pc = npc + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[1], m->xbits[1], (int64_t)(x->pc - npc));
+    }
+    if (pe) pe->nh = (uint8_t)((pe->nh << 2 | kind) & 63);
+
+    /* 2. the entry and its static fields */
+    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u), tag = key | 1;
+    cent *set = &m->tab[(key >> 7) & m->emask & ~1u], *e = set;
+    int fresh = 0;
+    if (set[0].tag == tag) set[0].mru = 0;
+    else if (set[1].tag == tag) e = &set[1], set[0].mru = 1;
+    else {
+        fresh = 1;
+        e = &set[set[0].mru ^ 1];
+        set[0].mru ^= 1;
+    }
+#ifdef UOP_STATS
+    if (enc) { uop_st[0]++; uop_st[1] += fresh; uop_st[3] += fresh && e->tag; if (!fresh) uop_st[2] += !static_same(m, e, x); }
+#endif
+    if (fresh) {
+        uint8_t mru = set[0].mru;
+        memset(e, 0, sizeof *e);
+        set[0].mru = mru;
+        e->tag = tag;
+        e->th = 6;
+        if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+        memcpy(m->micch[e->op[1]], e->ch, 3);
+        m->micch[e->op[1]][3] = 1;
+    } else {
+        FLD(1);
+        int miss = rcd_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
+        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return -1;
+    }
+    x->ft = x->pc + (uint64_t)e->ftl;
+    x->s[0] = e->s[0];
+    x->s[1] = e->s[1];
+    x->s[2] = e->s[2];
+    x->imm = e->imm;
+    x->immu = e->immu;
+    x->ch[0] = e->ch[0];
+    x->ch[2] = e->ch[2];
+    x->op[0] = e->op[0];
+    x->op[1] = e->op[1];
+
+    /* 3. branch outcome: local and global histories, mixed */
+    if (e->ch[1] == 'T') {
+        uint32_t k = hash_key(x->pc, x->u);
+        uint32_t il = (uint32_t)(hmix(k, e->lh & 0x3FF) >> 20) & m->bmask;
+        uint32_t ig = (uint32_t)(hmix(k, m->gh & 0xFFFF) >> 24) & m->bmask;
+        uint32_t is = (uint32_t)(hmix(k ^ 0x55, m->gh & 0x3F) >> 28) & m->bmask;
+        int st[3] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])] };
+        u_mixw *w = &m->bw[(e->lh & 7) << 3 | (m->gh & 7)];
+        FLD(2);
+        int t = u_mix_bit(&r->ctl, enc, w, st, 3, enc ? x->ch[1] == 'T' : 0, 6);
+        m->bl[il] = (rc_prob)rc_adapt(m->bl[il], t, 4);
+        m->bg[ig] = (rc_prob)rc_adapt(m->bg[ig], t, 4);
+        m->bs[is] = (rc_prob)rc_adapt(m->bs[is], t, 4);
+        e->lh = (uint16_t)(e->lh << 1 | t);
+        m->gh = m->gh << 1 | (uint64_t)t;
+        x->ch[1] = t ? 'T' : 'N';
+    } else x->ch[1] = e->ch[1];
+
+    /* 4. target */
+    {
+        uint64_t fti = x->ft + (uint64_t)x->imm;
+        uint32_t ii = (uint32_t)(hmix(hash_key(x->pc, x->u), m->path) >> 32) & m->imask;
+        unsigned tk = 0;
+        if (enc) {
+            uint64_t t = x->tgt;
+            tk = t == 0 ? K_ZERO : t == fti ? K_FTIMM : (m->rsp && t == ras_top(m)) ? K_RAS
+               : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
+        }
+        FLD(3);
+        unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
+        if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
+        else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
+        switch (tk) {
+        case K_ZERO: x->tgt = 0; break;
+        case K_FTIMM: x->tgt = fti; break;
+        case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
+        case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
+        case K_IND: x->tgt = m->itab[ii]; break;
+        case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
+        default: return -1;
+        }
+        e->th = (uint8_t)tk;
+        e->tgt = x->tgt;
+        if (tk >= K_RAS) {
+            m->itab[ii] = x->tgt;
+            m->path = (m->path << 16 | (x->tgt & 0xFFFF)) & 0xFFFFFFFFFFFFull;
+        }
+    }
+
+    /* 5. address: zero or not; then the candidates in turn (stride, last,
+     * follower, register base + imm), each a hit bit in the context of its
+     * own record at this entry, skipping values already refused; then a
+     * recent address or a delta */
+    {
+        unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
+        FLD(4);
+        int nz = rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
+        if (!nz) x->addr = 0;
+        else {
+            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+            uint64_t a = enc ? x->addr : 0;
+            int sym = 4;
+            FLD(5);
+            for (int i = 0; i < 4; i++) {
+                if (!valid[i]) continue;
+                for (int j = 0; j < i; j++)
+                    if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
+                if (!valid[i]) continue;
+                unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
+                uint32_t k = hash_key(x->pc, x->u);
+                rc_prob *q[3] = { &m->ahit[i][cx],
+                                  &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
+                                  &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
+                int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
+                int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
+                for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
+                if (hb) {
+                    sym = i;
+                    a = cand[i];
+                    break;
+                }
+            }
+            int64_t d = 0;
+            if (sym == 4) {
+                /* kinds: 0 a recent address, 1 last + delta, 2 register base
+                 * + imm + delta, 3 a recent address + delta */
+                unsigned ri2 = 0, k = 0;
+                if (enc) {
+                    k = 4;
+                    for (unsigned i = 0; i < RECENT_N; i++)
+                        if (a == m->recent[i]) { k = 0; ri2 = i; break; }
+                    if (k) {
+                        int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - cand[3]);
+                        int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
+                        int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
+                        int64_t d3 = 0;
+                        for (unsigned i = 0; i < RECENT_N; i++) {
+                            int64_t dd = (int64_t)(a - m->recent[i]);
+                            int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
+                            if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
+                        }
+                        if (b1 <= b2 && b1 <= b3) k = 1, d = d1;
+                        else if (b2 <= b3) k = 2, d = d2;
+                        else k = 3, d = d3;
+                    }
+                }
+                FLD(6);
+                k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
+                e->ak = (uint8_t)(k + 1);
+                if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
+                if (k == 0) a = m->recent[ri2];
+                else {
+                    unsigned dk = k - 1;
+                    unsigned lc = e->alen < 23 ? e->alen : 23;
+                    FLD(7);
+                    d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
+                    a = (k == 1 ? e->last : k == 2 ? cand[3] : m->recent[ri2]) + (uint64_t)d;
+                }
+            }
+            x->addr = a;
+            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+            uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+            e->alen = (uint8_t)rc_bitlen64(ad);
+            m->fol[fi] = a;
+            int64_t sd = (int64_t)(a - e->last);
+            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+            e->last = a;
+            m->rb[ri] = a - (uint64_t)x->imm;
+            m->glob = a;
+            recent_push(m, a);
+        }
+    }
+
+    /* 6. the rest of the model */
+    m->stored = (uint8_t)((x->u > 1 && x->pc == p->pc ? m->stored : 0) | (x->ch[2] == 'S'));
+    if (x->ch[1] == 'T') {
+        if (m->rsp && x->tgt == ras_top(m)) m->rsp--;
+        else if (m->stored) m->ras[m->rsp++ & (RAS_N - 1)] = x->ft;
+    }
+    if (x->u == 1) m->hmac = p->op[0];
+    /* the entry of the likeliest next line, ahead of its use */
+    {
+        unsigned nk = e->nh & 3;
+        m->npc = nk == F_NEW ? (x->ch[1] == 'T' ? x->tgt : x->ft) : x->pc;
+        m->nu = nk == F_CONT ? (int64_t)((uint64_t)x->u + 1) : 1;
+        m->nkey = hash_key(m->npc, m->nu);
+        u_prefetch(&m->tab[(m->nkey >> 7) & m->emask & ~1u]);
+    }
+    m->prev = *x;
+    m->pe = e;
+    return 0;
+}
+
+/* ---- encoder ------------------------------------------------------------------ */
+
+/* Registers and length fit an entry's 16 bits (else the line is escaped). */
+static int fits(const uop_t *x)
+{
+    int64_t l = (int64_t)(x->ft - x->pc);
+    for (int i = 0; i < 3; i++)
+        if (x->s[i] < INT16_MIN || x->s[i] > INT16_MAX) return 0;
+    return l >= INT16_MIN && l <= INT16_MAX;
+}
+
+static int strings_fit(const cm_t *m)
+{
+    for (int k = 0; k < 2; k++)
+        if (m->dict[k].n + 2 > DICT_MAX || m->dict[k].used + 512 > ARENA_MAX) return 0;
+    return 1;
+}
+
+static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
+{
+    trz_put_uvarint(s, gap);
+    trz_put_uvarint(s, n);
+    trz_put_bytes(s, p, n);
+}
+
+int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
+{
+    cm_t *m = cm_new(nlines);
+    uint8_t *buf = malloc(UOP_MAX_LINE);
+    if (!m || !buf) {
+        cm_free(m);
+        free(buf);
+        return TRZ_CODEC_NOMEM;
+    }
+    trz_buf *st = a->streams;
+    trz_put_u8(&st[UOP_S_CMVER], UOP_CM_VERSION);
+    cm_rc r;
+    rc_enc_init(&r.ctl, &st[UOP_S_CMCTL]);
+    rc_enc_init(&r.stat, &st[UOP_S_CMSTAT]);
+    rc_enc_init(&r.addr, &st[UOP_S_CMADDR]);
+    const uint8_t *p = a->in, *end = a->in + a->len;
+    uint64_t nesc = 0, since = 0;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        const uint8_t *le = nl ? nl + 1 : end;
+        size_t n = (size_t)(le - p);
+        uop_t x;
+        int ok = n < UOP_MAX_LINE && uop_parse(lay, p, n, &x) == 0 && strings_fit(m) && fits(&x);
+        if (ok) {
+            size_t rn = uop_render(lay, &x, buf);
+            ok = rn == n && memcmp(buf, p, n) == 0;
+        }
+        if (ok) {
+            if (cm_line(m, &r, 1, &x)) { ok = 0; break; } /* cannot happen: the encoder's values are valid */
+            since++;
+        } else {
+            put_escape(&st[UOP_S_ESC], since, p, n);
+            since = 0;
+            nesc++;
+        }
+        p = le;
+    }
+    int rc_ok = rc_enc_flush(&r.ctl) == 0 && rc_enc_flush(&r.stat) == 0 && rc_enc_flush(&r.addr) == 0;
+    trz_buf *h = &st[UOP_S_HDR];
+    layout_write(lay, h);
+    trz_put_uvarint(h, nlines);
+    trz_put_uvarint(h, nesc);
+    trz_mark_coded(a, UOP_S_CMCTL);
+    trz_mark_coded(a, UOP_S_CMSTAT);
+    trz_mark_coded(a, UOP_S_CMADDR);
+#ifdef UOP_STATS
+    for (int i = 0; i < 18; i++) fprintf(stderr, "%s %.0f  ", fname[i], uop_cost[i] / 8);
+    for (unsigned i = 0; i < m->dict[1].n; i++)
+        if (uop_micc[i] > 800) fprintf(stderr, "\n  imm %.*s: n %ld bytes %.0f", m->dict[1].len[i], m->dict[1].arena + m->dict[1].off[i], uop_micn[i], uop_micc[i] / 8);
+    memset(uop_micc, 0, sizeof uop_micc);
+    memset(uop_micn, 0, sizeof uop_micn);
+    memset(uop_cost, 0, sizeof uop_cost);
+    fprintf(stderr, "evictions %ld lines %ld fresh %ld miss %ld | ctl %zu stat %zu addr %zu\n", uop_st[3], uop_st[0], uop_st[1], uop_st[2], st[UOP_S_CMCTL].n, st[UOP_S_CMSTAT].n, st[UOP_S_CMADDR].n);
+    memset(uop_st, 0, sizeof uop_st);
+#endif
+    free(buf);
+    cm_free(m);
+    if (!rc_ok || p < end) return TRZ_CODEC_NOMEM;
+    return TRZ_CODEC_OK;
+}
+
+/* ---- decoder ------------------------------------------------------------------ */
+
+static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
+{
+    uint64_t n = trz_get_uvarint(s);
+    if (s->err || n > (uint64_t)(oe - *o)) return -1;
+    const uint8_t *b = trz_get_bytes(s, (size_t)n);
+    if (!b) return -1;
+    memcpy(*o, b, (size_t)n);
+    *o += n;
+    return 0;
+}
+
+int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
+                  uint64_t nesc)
+{
+    if (a->stream_len[UOP_S_CMVER] != 1 || a->stream[UOP_S_CMVER][0] != UOP_CM_VERSION)
+        return TRZ_CODEC_UNSUPPORTED;
+    (void)hdr;
+    cm_t *m = cm_new(nlines);
+    uint8_t *buf = malloc(UOP_MAX_LINE);
+    if (!m || !buf) {
+        cm_free(m);
+        free(buf);
+        return TRZ_CODEC_NOMEM;
+    }
+    cm_rc r;
+    rc_dec_init(&r.ctl, a->stream[UOP_S_CMCTL], a->stream_len[UOP_S_CMCTL]);
+    rc_dec_init(&r.stat, a->stream[UOP_S_CMSTAT], a->stream_len[UOP_S_CMSTAT]);
+    rc_dec_init(&r.addr, a->stream[UOP_S_CMADDR], a->stream_len[UOP_S_CMADDR]);
+    uint8_t *o = a->out, *oe = a->out + a->len;
+    int rv = 0;
+    uint64_t next_esc = nesc ? trz_get_uvarint(esc) : UINT64_MAX;
+    for (uint64_t i = 0; i < nlines; i++) {
+        if (next_esc == 0) {
+            if (dec_escape(esc, &o, oe)) { rv = -1; break; }
+            next_esc = --nesc ? trz_get_uvarint(esc) : UINT64_MAX;
+            continue;
+        }
+        next_esc--;
+        uop_t x;
+        if (cm_line(m, &r, 0, &x)) { rv = -1; break; }
+        for (int k = 0; k < 2; k++) {
+            x.sp[k] = m->dict[k].arena + m->dict[k].off[x.op[k]];
+            x.sl[k] = m->dict[k].len[x.op[k]];
+        }
+        size_t left = (size_t)(oe - o);
+        if (left >= UOP_MAX_LINE) o += uop_render(lay, &x, o);
+        else {
+            size_t n = uop_render(lay, &x, buf);
+            if (n > left) { rv = -1; break; }
+            memcpy(o, buf, n);
+            o += n;
+        }
+        if ((i & 1023) == 0 && (rc_dec_bad(&r.ctl) || rc_dec_bad(&r.stat) || rc_dec_bad(&r.addr) || esc->err)) {
+            rv = -1;
+            break;
+        }
+    }
+    if (!rv && (esc->err || o != oe || nesc != 0 || !rc_dec_ok(&r.ctl) || !rc_dec_ok(&r.stat) ||
+                !rc_dec_ok(&r.addr)))
+        rv = -1;
+    free(buf);
+    cm_free(m);
+    return rv == 0 ? TRZ_CODEC_OK : TRZ_CODEC_CORRUPT;
+}

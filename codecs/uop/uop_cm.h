@@ -1,0 +1,26 @@
+/* uop_cm.h - the uop codec's context-model variant (uop_cm.c), called by
+ * uop.c, which keeps the stream ids, the header and the escapes. */
+#ifndef TRZ_UOP_CM_H
+#define TRZ_UOP_CM_H
+
+#include "uop_fmt.h"
+
+/* Stream ids shared by both variants (0..12 are the zstd variant's). */
+enum {
+    UOP_S_HDR = 0, UOP_S_ESC = 1,
+    UOP_S_CMVER = 13,  /* 1 byte: the context model's version; its presence selects it */
+    UOP_S_CMCTL = 14,  /* range-coded: flow, static checks, branch outcomes, targets */
+    UOP_S_CMSTAT = 15, /* range-coded: fields of instructions seen for the first time */
+    UOP_S_CMADDR = 16, /* range-coded: memory addresses */
+    UOP_S_ALL = 17
+};
+#define UOP_CM_VERSION 1
+
+/* Encode the chunk's lines with the context model; streams 0, 1, 13..16. */
+int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);
+
+/* Decode: hdr has been read up to nlines and nesc; esc is stream 1. */
+int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
+                  uint64_t nesc);
+
+#endif
