@@ -10,6 +10,7 @@ static int passed, failed;
 static int level = 9;          /* level passed to encode_chunk */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
 static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 6) */
+static int cm_fast;              /* arithmetic chunks with the fast model (stream 15 starts with 7) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t rnd(void)
@@ -41,7 +42,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s);
     int rc = c->encode_chunk(&ea);
     if (rc == TRZ_CODEC_OK) {
-        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6;
+        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6, cm_fast += e->s[15].p[0] == 7;
         else zs_chunks++;
     }
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
@@ -197,26 +198,29 @@ static void bus_corpus(const trz_codec *c, const char *folder,
     globfree(&g);
 }
 
-/* The generated cases at each kind of level: 1 the stream path only, 6 the
- * single-context arithmetic path, 9 (the default) and 19 the mixed one. */
+/* The generated cases at each kind of level: 1 the stream path only, 6 and
+ * 9 (the default) the fast arithmetic path, 12 and 19 the mixed one. */
 static void bus_levels(const trz_codec *c, void (*gen)(const trz_codec *))
 {
     level = 1;
     gen(c);
     check(cm_chunks == 0, "level 1 uses the stream path only");
-    level = 6;
-    cm_chunks = zs_chunks = cm_mixed = 0;
-    gen(c);
-    printf("level 6: %d chunks arithmetic-coded, %d stream-coded\n", cm_chunks, zs_chunks);
-    check(cm_chunks > 5, "level 6 uses the arithmetic path");
-    check(cm_mixed == 0, "level 6 uses single-context models");
-    static const int mixed_levels[] = { 9, 19 };
+    static const int fast_levels[] = { 6, 9 };
+    for (int l = 0; l < 2; l++) {
+        level = fast_levels[l];
+        cm_chunks = zs_chunks = cm_mixed = cm_fast = 0;
+        gen(c);
+        printf("level %d: %d chunks arithmetic-coded, %d stream-coded\n", level, cm_chunks, zs_chunks);
+        check(cm_chunks > 5, "levels 6 and 9 use the arithmetic path");
+        check(cm_fast == cm_chunks, "levels 6 and 9 use the fast model");
+    }
+    static const int mixed_levels[] = { 12, 19 };
     for (int l = 0; l < 2; l++) {
         level = mixed_levels[l];
         cm_chunks = zs_chunks = cm_mixed = 0;
         gen(c);
         printf("level %d: %d chunks arithmetic-coded (%d mixed), %d stream-coded\n", level, cm_chunks, cm_mixed,
                zs_chunks);
-        check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 9 and 19 use the mixed models");
+        check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 12 and 19 use the mixed models");
     }
 }

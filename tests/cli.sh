@@ -63,6 +63,12 @@ roundtrip "forced raw" "$ROOT/corpus/loops-4cpu.rst" --format=raw
 roundtrip "rst forced on random" "$W/rand" --format=rst
 roundtrip "byu forced on text" "$ROOT/corpus/tabs-variant.trace" --format=byu
 roundtrip "uop forced on random" "$W/rand" --format=uop
+# a chunk is never larger than its bytes stored: every codec forced on random bytes
+for f in rst byu pbus uop champsim; do
+    "$TRZ" -q -f -c --format=$f "$W/rand" > "$W/rand.trz"
+    n=$(wc -c < "$W/rand.trz")
+    if [ "$n" -le $((100003 + 300)) ]; then ok "$f forced on random: $n bytes"; else bad "$f forced on random: $n bytes, larger than stored"; fi
+done
 
 # ---- every sample, and the shared corpus when present ----
 for f in "$ROOT"/corpus/*.rst "$ROOT"/corpus/*.byu "$ROOT"/corpus/*.pbus "$ROOT"/corpus/*.trace; do

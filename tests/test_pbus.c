@@ -102,7 +102,7 @@ static void test_generated(const trz_codec *c)
 /* Round trip a whole file in 16 MiB chunks (as the container does). */
 static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char *name)
 {
-    static const int levels[] = { 1, 6, 9 }; /* stream, single-context and mixed models */
+    static const int levels[] = { 1, 9, 12 }; /* stream, fast and mixed models */
     size_t rs = c->record_size, chunk = (16u << 20) - (16u << 20) % rs;
     n -= n % rs;
     for (int l = 0; l < 3; l++) {

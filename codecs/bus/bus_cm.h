@@ -7,6 +7,7 @@
 
 #include "addrmodel.h"
 #include "cm.h"
+#include "bus_fast.h"
 
 #define BUS_NB 12    /* buckets of an address code, see bus_cb */
 #define BUS_DIFF (AM_MISS + 1) /* code: a reference and the bits that differ */
@@ -514,10 +515,71 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
 
 /* ---- the arithmetic path's stream, shared by BYU and PEL ---------------- */
 
-#define BUS_CM_LEVEL 6     /* levels from here use the arithmetic-coded path */
-#define BUS_CM_MIX_LEVEL 9 /* levels from here mix context sets (slower, smaller) */
-#define BUS_CM_VERSION 4   /* first byte of the stream: single contexts */
-#define BUS_CM_MIXED 6     /* the same, mixed (5 was an earlier mixed model) */
+#define BUS_CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
+#define BUS_CM_MIX_LEVEL 12 /* levels from here mix context sets (about 10x slower, 5-10% smaller) */
+#define BUS_CM_VERSION 4    /* first byte of the stream: single contexts (decoded, no longer written) */
+#define BUS_CM_MIXED 6      /* the same, mixed (5 was an earlier mixed model) */
+#define BUS_CM_FAST 7       /* the fast model of bus_fast.h on the shared coder */
+
+#define BUS_FAST_NOGAIN 1 /* a fast encoder loop: the prefix did not beat the stream path */
+/* The last byte of a fast stream, after the coder's: the coder leaves out
+ * a final zero byte and its last byte often decides nothing, so a stream
+ * cut by a byte could otherwise decode. */
+#define BUS_FAST_END 0xA7
+/* The fast model must code the prefix 1/32 (3%) smaller than the stream
+ * path to be used: the stream path decodes several times faster, and on
+ * data neither predicts (random bytes) both come to about its size. */
+#define BUS_FAST_GAIN 32
+
+/* A codec's fast model (bus_fast.h): one stream holding BUS_CM_FAST, the
+ * record count, then the range coder's bytes. */
+typedef struct bus_fast_path {
+    size_t model_size;
+    int (*open)(void *model, uint64_t nrec); /* set up the model and its tables: 0, or -1 */
+    void (*close)(void *model);              /* also after a failed open */
+    /* the record loops, from BUS_FAST_LOOPS */
+    int (*enc)(void *state, void *model, const trz_enc_args *a, trz_buf *out, size_t zsz);
+    int (*dec)(void *state, void *model, const trz_dec_args *a, const uint8_t *in, size_t n);
+} bus_fast_path;
+
+/* The encoder's and decoder's loops over a chunk's RS-byte records with
+ * record(state, model, rc *, record bytes), which must be inlined: the
+ * coder is then a local whose direction the compiler knows, and each loop
+ * keeps only its direction's code (coder.md, design notes).  The encoder
+ * stops with BUS_FAST_NOGAIN once the first BUS_SAMPLE records (or all)
+ * took more than zsz less 1/BUS_FAST_GAIN of it. */
+#define BUS_FAST_LOOPS(enc_name, dec_name, record, RS)                                                     \
+    static int enc_name(void *s, void *m, const trz_enc_args *a, trz_buf *out, size_t zsz)                \
+    {                                                                                                      \
+        size_t head = out->n;                                                                              \
+        uint64_t check = a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE;                                      \
+        int res = TRZ_CODEC_OK;                                                                            \
+        rc c;                                                                                              \
+        rc_enc_init(&c, out);                                                                              \
+        for (uint64_t i = 0; res == TRZ_CODEC_OK && i < a->nrec; i++) {                                   \
+            uint8_t r[16];                                                                                 \
+            memcpy(r, a->in + i * (RS), (RS));                                                             \
+            res = record(s, m, &c, r);                                                                     \
+            if (i + 1 == check && out->n - head >= zsz - zsz / BUS_FAST_GAIN) res = BUS_FAST_NOGAIN;       \
+        }                                                                                                  \
+        if (rc_enc_flush(&c) != 0 && res == TRZ_CODEC_OK) res = TRZ_CODEC_NOMEM;                           \
+        trz_put_u8(out, BUS_FAST_END);                                                                     \
+        return res;                                                                                        \
+    }                                                                                                      \
+    static int dec_name(void *s, void *m, const trz_dec_args *a, const uint8_t *in, size_t n)            \
+    {                                                                                                      \
+        if (n == 0 || in[n - 1] != BUS_FAST_END) return TRZ_CODEC_CORRUPT;                                \
+        int res = TRZ_CODEC_OK;                                                                            \
+        rc c;                                                                                              \
+        rc_dec_init(&c, in, n - 1);                                                                        \
+        /* a valid stream is never read past its end: stop a short one there */                           \
+        for (uint64_t i = 0; res == TRZ_CODEC_OK && !rc_dec_bad(&c) && i < a->nrec; i++) {                \
+            uint8_t r[16] = { 0 };                                                                         \
+            res = record(s, m, &c, r);                                                                     \
+            memcpy(a->out + i * (RS), r, (RS));                                                            \
+        }                                                                                                  \
+        return res == TRZ_CODEC_OK && !rc_dec_ok(&c) ? TRZ_CODEC_CORRUPT : res;                            \
+    }
 
 /* A codec's arithmetic path: one stream holding a version byte, the record
  * count, then the records coded one by one by `record`, which serves both
@@ -533,6 +595,7 @@ typedef struct bus_cm_path {
     void (*state_free)(void *state);               /* also after a failed init */
     void (*model_init)(void *model);
     int (*record)(void *state, void *model, cm_coder *c, uint8_t *r);
+    const bus_fast_path *fast;
 } bus_cm_path;
 
 static inline bus_acm *bus_cm_acm(const bus_cm_path *p, void *m) { return (bus_acm *)((uint8_t *)m + p->acm_offset); }
@@ -593,6 +656,84 @@ static inline int bus_cm_encode_to(const bus_cm_path *p, const trz_enc_args *a, 
     return rc;
 }
 
+/* State and fast model for one chunk of either direction; NULL on no memory. */
+static inline void *bus_fast_open(const bus_cm_path *p, void *s, uint64_t nrec)
+{
+    void *m = p->state_init(s, nrec) == 0 ? trz_big_malloc(p->fast->model_size) : NULL;
+    if (m && p->fast->open(m, nrec) != 0) {
+        p->fast->close(m);
+        trz_big_free(m, p->fast->model_size);
+        m = NULL;
+    }
+    if (!m) p->state_free(s);
+    return m;
+}
+
+static inline void bus_fast_close(const bus_cm_path *p, void *s, void *m)
+{
+    p->state_free(s);
+    p->fast->close(m);
+    trz_big_free(m, p->fast->model_size);
+}
+
+/* Encode a chunk with the fast model.  zsz: what the stream path makes of
+ * the chunk's first BUS_SAMPLE records; once as many records are coded
+ * into as many bytes or more, stop and return BUS_FAST_NOGAIN (the stream
+ * path is then used).  SIZE_MAX: never stop. */
+static inline int bus_fast_encode(const bus_cm_path *p, const trz_enc_args *a, size_t zsz)
+{
+    void *s = malloc(p->state_size);
+    void *m = s ? bus_fast_open(p, s, a->nrec) : NULL;
+    int res = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        trz_buf *out = &a->streams[p->stream];
+        trz_put_u8(out, BUS_CM_FAST);
+        trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
+        res = p->fast->enc(s, m, a, out, zsz);
+        bus_fast_close(p, s, m);
+    }
+    free(s);
+    return res;
+}
+
+/* Encoder, levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1: the fast model,
+ * unless the stream path (zs with zs_arg, the cheap choices) codes the
+ * chunk's prefix smaller, as on traces with long exact repeats, or the
+ * prefix does not shrink below its raw size (random bytes): then
+ * BUS_FAST_NOGAIN and nothing written (the caller runs the stream path
+ * with its full choices).  The fast model's prefix is not coded twice:
+ * bus_fast_encode stops there. */
+static inline int bus_fast_try(const bus_cm_path *p, const trz_enc_args *a,
+                               int (*zs)(const trz_enc_args *, const void *), const void *zs_arg)
+{
+    size_t zsz;
+    int r = bus_trial(a, p->rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
+    if (r != TRZ_CODEC_OK) return r;
+    size_t raw = (size_t)(a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE) * p->rs;
+    if (zsz > raw) zsz = raw; /* data neither path shrinks: the faster one */
+    r = bus_fast_encode(p, a, zsz);
+    if (r == BUS_FAST_NOGAIN) a->streams[p->stream].n = 0;
+    return r;
+}
+
+/* Decode a BUS_CM_FAST stream (its version byte already checked). */
+static inline int bus_fast_decode(const bus_cm_path *p, const trz_dec_args *a)
+{
+    trz_rd hd;
+    trz_rd_init(&hd, a->stream[p->stream], a->stream_len[p->stream]);
+    (void)trz_get_u8(&hd);
+    if (trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
+    void *s = malloc(p->state_size);
+    void *m = s ? bus_fast_open(p, s, a->nrec) : NULL;
+    int res = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (m) {
+        res = p->fast->dec(s, m, a, hd.p, trz_rd_left(&hd));
+        bus_fast_close(p, s, m);
+    }
+    free(s);
+    return res;
+}
+
 static inline int bus_cm_decode(const bus_cm_path *p, const trz_dec_args *a)
 {
     for (int i = 0; i < TRZ_MAX_STREAMS; i++)
@@ -600,6 +741,7 @@ static inline int bus_cm_decode(const bus_cm_path *p, const trz_dec_args *a)
     trz_rd hd;
     trz_rd_init(&hd, a->stream[p->stream], a->stream_len[p->stream]);
     unsigned ver = trz_get_u8(&hd);
+    if (!hd.err && ver == BUS_CM_FAST) return bus_fast_decode(p, a);
     if (!hd.err && ver != BUS_CM_VERSION && ver != BUS_CM_MIXED) return TRZ_CODEC_UNSUPPORTED; /* another version's model */
     if (trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
     void *s = malloc(p->state_size);

@@ -655,13 +655,150 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
+static const bus_fast_path fm_path;
+
 /* The arithmetic path through bus_cm.h's driver. */
 static int cm_state_init(void *s, uint64_t nrec) { return st_init(s, nrec); }
 static void cm_state_free(void *s) { st_free(s); }
 static void cm_model_init_v(void *m) { cm_model_init(m); }
 static int cm_record_v(void *s, void *m, cm_coder *c, uint8_t *r) { return cm_record(s, m, c, r); }
 static const bus_cm_path cm_path = { 12, S_CM, sizeof(byu_state), sizeof(byu_cm), offsetof(byu_cm, a),
-                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v };
+                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v, &fm_path };
+
+/* ---- fast model (bus_fast.h), levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1 ---- */
+
+/* The same fields as above: the kind, the address code and the time
+ * quotient first guessed from the record's slot (bf_slot), the rest with
+ * one probability each from a dense context. */
+typedef struct byu_fm {
+    bf_acm a;
+    bf_slot *slots;
+    int sbits;
+    rc_prob same;
+    bf_p proc[256];
+    bf_p ksame[4][KC][KC];         /* "the slot's kind again" by its hist and the last two ids */
+    bf_p kind[KC][KC][KC][8];      /* min(kind id, 7) by the last three ids */
+    bf_p khi[256];                 /* ids from 7 up (255 = new) */
+    bf_p kesc[3][256];
+    bf_p tsame[4][KC][TB_N];       /* "the slot's time quotient again" by its hist, kind id and last time bucket */
+    bf_p tq[KC][KC][TB_N][128];    /* time quotient by the kind ids now and before, last time bucket */
+    bf_p tr[KC][128][8];           /* low 3 bits of time + 1 by kind id and quotient */
+    rc_prob tlen[AM_NCLS][RC_ULEN], tbits[AM_NCLS][RC_UBITS]; /* escaped times */
+    uint8_t k1, k2, k3, tb, lastproc;
+} byu_fm;
+
+static int fm_open(void *mv, uint64_t nrec)
+{
+    byu_fm *m = mv;
+    m->sbits = bf_slot_bits(nrec);
+    m->slots = trz_big_calloc(((size_t)1 << m->sbits) * sizeof *m->slots);
+    if (!m->slots) return -1;
+    bf_acm_init(&m->a);
+    m->same = RC_P0;
+    bf_init(m->proc, 256);
+    bf_init(&m->ksame[0][0][0], sizeof m->ksame / sizeof(bf_p));
+    bf_init(&m->kind[0][0][0][0], sizeof m->kind / sizeof(bf_p));
+    bf_init(m->khi, 256);
+    bf_init(&m->kesc[0][0], sizeof m->kesc / sizeof(bf_p));
+    bf_init(&m->tsame[0][0][0], sizeof m->tsame / sizeof(bf_p));
+    bf_init(&m->tq[0][0][0][0], sizeof m->tq / sizeof(bf_p));
+    bf_init(&m->tr[0][0][0], sizeof m->tr / sizeof(bf_p));
+    rc_init(&m->tlen[0][0], sizeof m->tlen / sizeof(rc_prob));
+    rc_init(&m->tbits[0][0], sizeof m->tbits / sizeof(rc_prob));
+    m->k1 = m->k2 = m->k3 = m->tb = m->lastproc = 0;
+    return 0;
+}
+
+static void fm_close(void *mv)
+{
+    byu_fm *m = mv;
+    if (m->slots) trz_big_free(m->slots, ((size_t)1 << m->sbits) * sizeof *m->slots);
+    m->slots = NULL;
+}
+
+AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
+{
+    byu_state *s = sv;
+    byu_fm *m = mv;
+    /* processor: "same as the last record", else the byte */
+    if (rc_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;
+    else if ((r[7] = (uint8_t)bf_tree(c, m->proc, 8, r[7])) == m->lastproc) return TRZ_CODEC_CORRUPT;
+    m->lastproc = r[7];
+    am_proc *p = st_proc(s, r[7]);
+    if (!p) return TRZ_CODEC_NOMEM;
+    bf_slot *sl = bf_slot_at(m->slots, m->sbits, p);
+
+    BF_FIELD(1);
+    /* kind id (as cm_kind): the slot's again, or min(id, 7), or the id */
+    unsigned id = K_ESC;
+    if (!c->dec) {
+        uint16_t *e = kind_slot(s, rec_tup(r));
+        if (*e) id = *e - 1u;
+    }
+    int hit = BF_BIT(c, &m->ksame[bf_h(sl, 0)][m->k1][m->k2], id == sl->kind);
+    bf_hit(sl, 0, hit);
+    if (hit) id = sl->kind;
+    else {
+        unsigned lo = bf_tree(c, m->kind[m->k1][m->k2][m->k3], 3, id < 7 ? id : 7);
+        id = lo < 7 ? lo : bf_tree(c, m->khi, 8, id);
+        if (id < 7 && lo == 7) return TRZ_CODEC_CORRUPT; /* ids below 7 use the short form */
+        if (id == sl->kind) return TRZ_CODEC_CORRUPT;    /* the slot's kind uses the guess */
+        sl->kind = (uint8_t)id;
+    }
+    if (id == K_ESC) {
+        for (int i = 0; i < 3; i++) r[4 + i] = (uint8_t)bf_tree(c, m->kesc[i], 8, r[4 + i]);
+        if (c->dec && *kind_slot(s, rec_tup(r))) return TRZ_CODEC_CORRUPT; /* a known kind must use its id */
+        kind_add(s, rec_tup(r));
+        uint16_t *e = kind_slot(s, rec_tup(r)); /* the next time here it is a known kind */
+        sl->kind = (uint8_t)(*e ? *e - 1u : K_ESC);
+    } else if (id < s->nkinds) {
+        uint32_t tup = s->kinds[id];
+        r[4] = (uint8_t)tup;
+        r[5] = (uint8_t)(tup >> 8);
+        r[6] = (uint8_t)(tup >> 16);
+    } else return TRZ_CODEC_CORRUPT;
+    m->k3 = m->k2;
+    m->k2 = m->k1;
+    m->k1 = (uint8_t)(id < KC - 1 ? id : KC - 1);
+
+    /* address */
+    unsigned cls = req_class(r[4]);
+    int bad = 0;
+    uint32_t addr = bf_addr(c, &m->a, &s->am, p, sl, cls, trz_ld_le32(r), &bad);
+    if (bad) return TRZ_CODEC_CORRUPT;
+    am_update(&s->am, p, cls, addr, r[5]);
+    trz_st_le32(r, addr);
+
+    BF_FIELD(6);
+    /* time (as cm_time): the quotient of t + 1 by 8 (the slot's again, or
+     * the quotient), then its low 3 bits */
+    uint32_t t = trz_ld_le32(r + 8), v = t + 1;
+    uint32_t q = t < TQ_MAX ? v >> 3 : TQ_ESC;
+    hit = BF_BIT(c, &m->tsame[bf_h(sl, 2)][m->k1][m->tb], q == sl->q);
+    bf_hit(sl, 2, hit);
+    if (hit) q = sl->q;
+    else {
+        q = bf_tree(c, m->tq[m->k1][m->k2][m->tb], 7, q);
+        if (q == sl->q) return TRZ_CODEC_CORRUPT; /* the slot's quotient uses the guess */
+        sl->q = (uint8_t)q;
+    }
+    if (q == TQ_ESC) {
+        uint64_t e = rc_uint(c, m->tlen[cls], m->tbits[cls], t - TQ_MAX);
+        if (e > 0xffffffffu - TQ_MAX) return TRZ_CODEC_CORRUPT;
+        t = (uint32_t)e + TQ_MAX;
+    } else {
+        BF_FIELD(7);
+        v = q << 3 | bf_tree(c, m->tr[m->k1][q], 3, v & 7);
+        if (v == 0) return TRZ_CODEC_CORRUPT; /* t + 1 is never 0 below the escape */
+        t = v - 1;
+    }
+    trz_st_le32(r + 8, t);
+    m->tb = (uint8_t)(q / 2 < TB_N ? q / 2 : TB_N - 1);
+    return TRZ_CODEC_OK;
+}
+
+BUS_FAST_LOOPS(fm_enc, fm_dec, fm_record, 12)
+static const bus_fast_path fm_path = { sizeof(byu_fm), fm_open, fm_close, fm_enc, fm_dec };
 
 static int cm_encode_to(const trz_enc_args *a, size_t stop) { return bus_cm_encode_to(&cm_path, a, stop); }
 static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
@@ -673,9 +810,15 @@ static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     zs_opts o = { 0, { 0, 0, 0, 0 } }; /* chosen once: every stream-path encoding below uses them */
+    if (a->level >= BUS_CM_LEVEL && a->level < BUS_CM_MIX_LEVEL) {
+        /* the fast model, unless the stream path wins without a cache
+         * simulator (which costs more than the fast model itself) */
+        int r = bus_fast_try(&cm_path, a, zs_encode_opt, &o);
+        if (r != BUS_FAST_NOGAIN) return r;
+    }
     o.cache = pick_cache(a, &o.g);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    if (a->level < BUS_CM_LEVEL) return zs_encode_opt(a, &o);
+    if (a->level < BUS_CM_MIX_LEVEL) return zs_encode_opt(a, &o);
     int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_opt(a, &o);
 }

@@ -303,13 +303,85 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
+/* ---- fast model (bus_fast.h), levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1 ---- */
+
+/* The same fields as above: the control byte first guessed from the
+ * record's slot (bf_slot), then the address (bf_addr) and the byte enables
+ * with one probability per decision. */
+typedef struct pbus_fm {
+    bf_acm a;
+    bf_slot *slots;
+    int sbits;
+    bf_p csame[4][16][16];  /* "the slot's control byte again" by its hist and the last two types */
+    bf_p ctl[16][16][256];  /* the control byte by the types of the last two records */
+    bf_p besame[16 * 8];    /* byte enables as last time, by (type, address & 7) */
+    bf_p be[16][256];       /* by type */
+    uint8_t t1, t2;         /* types (ctl >> 4) of the last two records */
+} pbus_fm;
+
+static int fm_open(void *mv, uint64_t nrec)
+{
+    pbus_fm *m = mv;
+    m->sbits = bf_slot_bits(nrec);
+    m->slots = trz_big_calloc(((size_t)1 << m->sbits) * sizeof *m->slots);
+    if (!m->slots) return -1;
+    bf_acm_init(&m->a);
+    bf_init(&m->csame[0][0][0], sizeof m->csame / sizeof(bf_p));
+    bf_init(&m->ctl[0][0][0], sizeof m->ctl / sizeof(bf_p));
+    bf_init(m->besame, sizeof m->besame / sizeof(bf_p));
+    bf_init(&m->be[0][0], sizeof m->be / sizeof(bf_p));
+    m->t1 = m->t2 = 0;
+    return 0;
+}
+
+static void fm_close(void *mv)
+{
+    pbus_fm *m = mv;
+    if (m->slots) trz_big_free(m->slots, ((size_t)1 << m->sbits) * sizeof *m->slots);
+    m->slots = NULL;
+}
+
+AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
+{
+    pbus_state *s = sv;
+    pbus_fm *m = mv;
+    am_proc *p = &s->proc;
+    bf_slot *sl = bf_slot_at(m->slots, m->sbits, p);
+    int hit = BF_BIT(c, &m->csame[bf_h(sl, 0)][m->t1][m->t2], r[5] == sl->kind);
+    bf_hit(sl, 0, hit);
+    if (hit) r[5] = sl->kind;
+    else {
+        r[5] = (uint8_t)bf_tree(c, m->ctl[m->t1][m->t2], 8, r[5]);
+        if (r[5] == sl->kind) return TRZ_CODEC_CORRUPT; /* the slot's byte uses the guess */
+        sl->kind = r[5];
+    }
+    uint8_t ctl = r[5];
+    unsigned cls = ctl_class(ctl);
+    int bad = 0;
+    uint32_t addr = bf_addr(c, &m->a, &s->am, p, sl, cls, trz_ld_be32(r), &bad);
+    if (bad) return TRZ_CODEC_CORRUPT;
+    am_update(&s->am, p, cls, addr, 8);
+    trz_st_be32(r, addr);
+    unsigned bi = (ctl >> 4) * 8 + (addr & 7);
+    uint8_t *bp = &s->be[bi];
+    if (BF_BIT(c, &m->besame[bi], r[4] == *bp)) r[4] = *bp;
+    else if ((r[4] = (uint8_t)bf_tree(c, m->be[ctl >> 4], 8, r[4])) == *bp) return TRZ_CODEC_CORRUPT;
+    *bp = r[4];
+    m->t2 = m->t1;
+    m->t1 = (uint8_t)(ctl >> 4);
+    return TRZ_CODEC_OK;
+}
+
+BUS_FAST_LOOPS(fm_enc, fm_dec, fm_record, 6)
+static const bus_fast_path fm_path = { sizeof(pbus_fm), fm_open, fm_close, fm_enc, fm_dec };
+
 /* The arithmetic path through bus_cm.h's driver. */
 static int cm_state_init(void *s, uint64_t nrec) { return st_init(s, nrec); }
 static void cm_state_free(void *s) { am_free(&((pbus_state *)s)->am); }
 static void cm_model_init_v(void *m) { cm_model_init(m); }
 static int cm_record_v(void *s, void *m, cm_coder *c, uint8_t *r) { return cm_record(s, m, c, r); }
 static const bus_cm_path cm_path = { 6, S_CM, sizeof(pbus_state), sizeof(pbus_cm), offsetof(pbus_cm, a),
-                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v };
+                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v, &fm_path };
 
 static int cm_encode_to(const trz_enc_args *a, size_t stop) { return bus_cm_encode_to(&cm_path, a, stop); }
 static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
@@ -328,6 +400,10 @@ static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     if (a->level < BUS_CM_LEVEL) return zs_encode(a);
+    if (a->level < BUS_CM_MIX_LEVEL) {
+        int r = bus_fast_try(&cm_path, a, zs_encode_cb, NULL);
+        return r != BUS_FAST_NOGAIN ? r : zs_encode(a);
+    }
     int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
     return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
 }

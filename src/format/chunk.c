@@ -100,6 +100,9 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
     /* A codec that cannot model this chunk, or whose output does not decode
      * back to the input, never costs data: the chunk goes out raw. */
     if (codec->id != TRZ_CODEC_RAW) {
+        /* Nor does a forced format on bytes it cannot predict (random data
+         * as BYU grew 4%): a chunk is never larger than its bytes stored. */
+        if (rc == TRZ_OK && job->out.n > job->raw_len + TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4) rc = TRZ_ERR_CODEC;
         if (rc == TRZ_OK && job->verify && verify(job, z) != 0) rc = TRZ_ERR_CODEC;
         if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {
             job->byte_order = TRZ_BO_NONE;
