@@ -78,7 +78,7 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
 }
 
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
-                        size_t errlen, const uint8_t *expect);
+                        size_t errlen, const uint8_t *expect, trz_buf *own);
 
 /* Decode what was just written and compare with the source. */
 static int verify(trz_chunk_job *job, trz_zctx *z)
@@ -89,7 +89,8 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     uint8_t *tmp = trz_zctx_scratch(z, TRZ_SCRATCH_CHECK, job->raw_len);
     if (!tmp) return TRZ_ERR_NOMEM;
     char err[8];
-    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err, job->raw);
+    /* the streams are packed by now: their buffers take the decoded ones */
+    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err, job->raw, trz_zctx_streams(z));
 }
 
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
@@ -189,7 +190,7 @@ int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)
  * compared with the source instead of hashed: the comparison is exact, and
  * hashing as well would be one more pass over the chunk for nothing. */
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
-                        size_t errlen, const uint8_t *expect)
+                        size_t errlen, const uint8_t *expect, trz_buf *own)
 {
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) { snprintf(err, errlen, "unknown codec %u", h->codec); return TRZ_ERR_UNSUPPORTED; }
@@ -201,12 +202,16 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
         return TRZ_ERR_CHECKSUM;
     }
     /* stored streams are used where they lie; the others decode into a
-     * buffer the context keeps from chunk to chunk */
+     * buffer the context keeps from chunk to chunk.  The encoder's check
+     * (own set) decodes each into the buffer the codec filled with it: a
+     * chunk's worth of memory the encoder has touched already, where a
+     * scratch buffer would be as much again. */
     uint64_t total = 0;
     for (unsigned k = 0; k < h->nstreams; k++)
-        if (h->backend[k] != TRZ_BACKEND_STORE) total += h->rsize[k];
-    uint8_t *mem = trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total);
-    if (!mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
+        if (h->backend[k] != TRZ_BACKEND_STORE && !(own && own[h->sid[k]].cap >= h->rsize[k]))
+            total += h->rsize[k];
+    uint8_t *mem = total ? trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total) : NULL;
+    if (total && !mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
     const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
     size_t sl[TRZ_MAX_STREAMS] = { 0 };
     const uint8_t *src = p + h->hdr_len;
@@ -217,6 +222,9 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
         if (h->backend[k] == TRZ_BACKEND_STORE) {
             if (h->csize[k] != h->rsize[k]) rc = TRZ_ERR_CORRUPT;
             sp[h->sid[k]] = src;
+        } else if (own && own[h->sid[k]].cap >= h->rsize[k]) {
+            rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], own[h->sid[k]].p, h->rsize[k]);
+            sp[h->sid[k]] = own[h->sid[k]].p;
         } else {
             rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], dst, h->rsize[k]);
             sp[h->sid[k]] = dst;
@@ -245,5 +253,5 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
 int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
                      char *err, size_t errlen)
 {
-    return chunk_decode(h, p, n, out, z, err, errlen, NULL);
+    return chunk_decode(h, p, n, out, z, err, errlen, NULL, NULL);
 }
