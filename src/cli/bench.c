@@ -348,7 +348,7 @@ static void compress_once(const file_res *f, int i, const char *dir, result *r)
     out_path(path, sizeof path, dir, i);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) { snprintf(r->fail, sizeof r->fail, "cannot create an output: %s", strerror(errno)); return; }
-    int rc = run_child(&g_sides[i].c, f->path, fd, &cr);
+    int rc = run_child(&g_sides[i].c, f->real ? f->real : f->path, fd, &cr);
     fdatasync(fd); /* after the clock: write-back stays out of the timings */
     struct stat sb;
     r->size = fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1;
@@ -510,10 +510,12 @@ static int bench_all(const bopts *o, const char **files, int nf, const char *dir
     if (csv) csv_header(csv);
     for (int k = 0; k < nf; k++) {
         res[k].path = files[k];
+        res[k].real = realpath(files[k], NULL);
         bad |= bench_file(&res[k], o, dir, csv);
     }
     if (csv && fclose(csv) != 0) { msg_error("bench: %s: write error", o->csv); bad = 1; }
     if (o->plot) bad |= make_plot(o->plot, res, nf, dir);
+    for (int k = 0; k < nf; k++) free(res[k].real);
     free(res);
     return bad;
 }

@@ -40,6 +40,7 @@ typedef struct result {
 
 typedef struct file_res {
     const char *path;
+    char *real; /* path with symlinks resolved: what the compressors get (zstd skips a symlink) */
     const char *base;
     int64_t raw;
     uint64_t hash;
