@@ -189,6 +189,12 @@ int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)
 /* trz_chunk_decode; with `expect` (the encoder's self-check), the output is
  * compared with the source instead of hashed: the comparison is exact, and
  * hashing as well would be one more pass over the chunk for nothing. */
+/* The encoder's buffer of stream sid when it holds n bytes, else NULL. */
+static uint8_t *own_room(const trz_buf *own, unsigned sid, size_t n)
+{
+    return own && own[sid].cap >= n ? own[sid].p : NULL;
+}
+
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
                         size_t errlen, const uint8_t *expect, trz_buf *own)
 {
@@ -208,23 +214,23 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
      * scratch buffer would be as much again. */
     uint64_t total = 0;
     for (unsigned k = 0; k < h->nstreams; k++)
-        if (h->backend[k] != TRZ_BACKEND_STORE && !(own && own[h->sid[k]].cap >= h->rsize[k]))
+        if (h->backend[k] != TRZ_BACKEND_STORE && !own_room(own, h->sid[k], h->rsize[k]))
             total += h->rsize[k];
     uint8_t *mem = total ? trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total) : NULL;
     if (total && !mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
     const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
     size_t sl[TRZ_MAX_STREAMS] = { 0 };
     const uint8_t *src = p + h->hdr_len;
-    uint8_t *dst = mem;
+    uint8_t *dst = mem, *o;
     int rc = TRZ_OK;
     for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
         sl[h->sid[k]] = h->rsize[k];
         if (h->backend[k] == TRZ_BACKEND_STORE) {
             if (h->csize[k] != h->rsize[k]) rc = TRZ_ERR_CORRUPT;
             sp[h->sid[k]] = src;
-        } else if (own && own[h->sid[k]].cap >= h->rsize[k]) {
-            rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], own[h->sid[k]].p, h->rsize[k]);
-            sp[h->sid[k]] = own[h->sid[k]].p;
+        } else if ((o = own_room(own, h->sid[k], h->rsize[k]))) {
+            rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], o, h->rsize[k]);
+            sp[h->sid[k]] = o;
         } else {
             rc = trz_backend_decompress(z, h->backend[k], src, h->csize[k], dst, h->rsize[k]);
             sp[h->sid[k]] = dst;
