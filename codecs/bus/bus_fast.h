@@ -99,16 +99,33 @@ typedef struct bf_slot {
 
 #define BF_SLOTBITS 16 /* slots at most 2^16 (256 KiB): about one per code position of a chunk */
 
+/* A chunk's slot table: 2^bits slots. */
+typedef struct bf_slots {
+    bf_slot *t;
+    int bits;
+} bf_slots;
+
 /* Slots for a chunk of nrec records (fewer for small chunks: zeroing them
- * would dominate). */
-static inline int bf_slot_bits(uint64_t nrec) { return am_bits(nrec, BF_SLOTBITS); }
+ * would dominate), zeroed; 0, or -1 when out of memory. */
+static inline int bf_slots_open(bf_slots *s, uint64_t nrec)
+{
+    s->bits = am_bits(nrec, BF_SLOTBITS);
+    s->t = trz_big_calloc(((size_t)1 << s->bits) * sizeof *s->t);
+    return s->t ? 0 : -1;
+}
+
+static inline void bf_slots_close(bf_slots *s)
+{
+    if (s->t) trz_big_free(s->t, ((size_t)1 << s->bits) * sizeof *s->t);
+    s->t = NULL;
+}
 
 /* The slot of the record processor p issues next. */
-static inline bf_slot *bf_slot_at(bf_slot *t, int bits, const am_proc *p)
+static inline bf_slot *bf_slot_at(const bf_slots *s, const am_proc *p)
 {
     uint32_t h = p->pc * 0x2545F491u ^ (p->k > 7 ? 7 : p->k) * 0x68E31DA4u ^ p->rep * 0x1B873593u;
     h ^= h >> 15;
-    return &t[(h * 0x2C1B3C6Du) >> (32 - bits)];
+    return &s->t[(h * 0x2C1B3C6Du) >> (32 - s->bits)];
 }
 
 /* Field f's 2 bits of hist. */

@@ -672,8 +672,7 @@ static const bus_cm_path cm_path = { 12, S_CM, sizeof(byu_state), sizeof(byu_cm)
  * one probability each from a dense context. */
 typedef struct byu_fm {
     bf_acm a;
-    bf_slot *slots;
-    int sbits;
+    bf_slots slots;
     rc_prob same;
     bf_p proc[256];
     bf_p ksame[4][KC][KC];         /* "the slot's kind again" by its hist and the last two ids */
@@ -690,9 +689,7 @@ typedef struct byu_fm {
 static int fm_open(void *mv, uint64_t nrec)
 {
     byu_fm *m = mv;
-    m->sbits = bf_slot_bits(nrec);
-    m->slots = trz_big_calloc(((size_t)1 << m->sbits) * sizeof *m->slots);
-    if (!m->slots) return -1;
+    if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
     m->same = RC_P0;
     bf_init(m->proc, 256);
@@ -712,8 +709,7 @@ static int fm_open(void *mv, uint64_t nrec)
 static void fm_close(void *mv)
 {
     byu_fm *m = mv;
-    if (m->slots) trz_big_free(m->slots, ((size_t)1 << m->sbits) * sizeof *m->slots);
-    m->slots = NULL;
+    bf_slots_close(&m->slots);
 }
 
 AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
@@ -726,7 +722,7 @@ AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
     m->lastproc = r[7];
     am_proc *p = st_proc(s, r[7]);
     if (!p) return TRZ_CODEC_NOMEM;
-    bf_slot *sl = bf_slot_at(m->slots, m->sbits, p);
+    bf_slot *sl = bf_slot_at(&m->slots, p);
 
     BF_FIELD(1);
     /* kind id (as cm_kind): the slot's again, or min(id, 7), or the id */

@@ -310,8 +310,7 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
  * with one probability per decision. */
 typedef struct pbus_fm {
     bf_acm a;
-    bf_slot *slots;
-    int sbits;
+    bf_slots slots;
     bf_p csame[4][16][16];  /* "the slot's control byte again" by its hist and the last two types */
     bf_p ctl[16][16][256];  /* the control byte by the types of the last two records */
     bf_p besame[16 * 8];    /* byte enables as last time, by (type, address & 7) */
@@ -322,9 +321,7 @@ typedef struct pbus_fm {
 static int fm_open(void *mv, uint64_t nrec)
 {
     pbus_fm *m = mv;
-    m->sbits = bf_slot_bits(nrec);
-    m->slots = trz_big_calloc(((size_t)1 << m->sbits) * sizeof *m->slots);
-    if (!m->slots) return -1;
+    if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
     bf_init(&m->csame[0][0][0], sizeof m->csame / sizeof(bf_p));
     bf_init(&m->ctl[0][0][0], sizeof m->ctl / sizeof(bf_p));
@@ -337,8 +334,7 @@ static int fm_open(void *mv, uint64_t nrec)
 static void fm_close(void *mv)
 {
     pbus_fm *m = mv;
-    if (m->slots) trz_big_free(m->slots, ((size_t)1 << m->sbits) * sizeof *m->slots);
-    m->slots = NULL;
+    bf_slots_close(&m->slots);
 }
 
 AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
@@ -346,7 +342,7 @@ AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
     pbus_state *s = sv;
     pbus_fm *m = mv;
     am_proc *p = &s->proc;
-    bf_slot *sl = bf_slot_at(m->slots, m->sbits, p);
+    bf_slot *sl = bf_slot_at(&m->slots, p);
     int hit = BF_BIT(c, &m->csame[bf_h(sl, 0)][m->t1][m->t2], r[5] == sl->kind);
     bf_hit(sl, 0, hit);
     if (hit) r[5] = sl->kind;
