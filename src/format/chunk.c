@@ -218,10 +218,14 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
             total += h->rsize[k];
     uint8_t *mem = total ? trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total) : NULL;
     if (total && !mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
+    /* A hostile header may give every compressed stream no bytes: those
+     * present but empty streams then point at `none` (NULL + 0 is undefined,
+     * and NULL would mean absent to a codec). */
+    static uint8_t none[1];
     const uint8_t *sp[TRZ_MAX_STREAMS] = { 0 };
     size_t sl[TRZ_MAX_STREAMS] = { 0 };
     const uint8_t *src = p + h->hdr_len;
-    uint8_t *dst = mem, *o;
+    uint8_t *dst = mem ? mem : none, *o;
     int rc = TRZ_OK;
     for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
         sl[h->sid[k]] = h->rsize[k];

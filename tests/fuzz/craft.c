@@ -224,6 +224,9 @@ int main(int argc, char **argv)
     stream lie[3] = { { 0, 1, 0x10000000u, M256, junk, 64 }, { 1, 1, 0x10000000u, M256, junk, 0 },
                       { 2, 1, 0x0b000000u, M256 - 1, junk, 0 } };
     one_chunk("payload-size-lies-700M", 0, M256, 3, lie);
+    /* a zstd stream of no bytes, and no other compressed stream to decode */
+    stream empty[2] = { { 0, 1, 0, 0, junk, 0 }, { 1, 0, 16, 16, junk, 16 } };
+    one_chunk("zstd-stream-empty", 16, 16, 2, empty);
     stream uop = { 0, 0, 16, 16, junk, 16 };
     member m = { 0 };
     member_begin(&m, NULL, 4, 0, 0);

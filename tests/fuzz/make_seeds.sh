@@ -93,6 +93,11 @@ cp "$D/uop-8lines.trz" "$D/flip-index.trz"
 m=$(wc -c < "$D/uop-8lines.trz")
 printf '\001' | dd of="$D/flip-index.trz" bs=1 seek=$((m - 40)) conv=notrunc status=none
 printf 'not a trz file\n' > "$D/not-trz"
+# a hostile case the fuzzers found (tests/fuzz/craft.c writes it with every check right)
+make -s build/rel/craft
+mkdir -p "$W/craft"
+build/rel/craft "$W/craft" > /dev/null
+cp "$W/craft/zstd-stream-empty.trz" "$D/"
 
 # ---- oracle: the intact archives; its mutator changes and reseals them ----
 for f in "$D"/*.trz; do
