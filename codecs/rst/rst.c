@@ -779,7 +779,7 @@ int rst_v0_encode(const trz_enc_args *a)
         if (m->oom) rc = TRZ_CODEC_NOMEM;
         for (int s = 0; s < S_NSTREAMS; s++) if (a->streams[s].oom) rc = TRZ_CODEC_NOMEM;
     }
-    free(canon);
+    trz_big_free(canon, a->len); /* the next chunk copies again */
     model_free(m);
     return rc;
 }

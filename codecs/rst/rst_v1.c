@@ -118,6 +118,7 @@ typedef struct model1 {
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
     uint32_t *mm;       /* match model: record index + 1 after a context hash */
+    size_t nlink;       /* records link was made for */
     uint8_t *link;      /* per INSTR record: the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
@@ -912,6 +913,7 @@ static model1 *model_new(size_t nrec)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->nlink = nrec;
     m->link = trz_big_calloc(nrec * sizeof *m->link);
     m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
     m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
@@ -937,7 +939,7 @@ static void model_free(model1 *m)
 {
     if (!m) return;
     model_reset(m);
-    free(m->link);
+    trz_big_free(m->link, m->nlink * sizeof *m->link);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
     trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
@@ -1058,7 +1060,7 @@ int rst_v1_encode(const trz_enc_args *a)
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
         trz_mark_coded(a, RST_S_RC);
     }
-    free(canon);
+    trz_big_free(canon, a->len); /* the next chunk copies again */
     model_free(m);
     return rcode;
 }

@@ -1,6 +1,6 @@
-/* mem.c - large blocks (mem.h): aligned to huge pages and advised for
- * them from 1 MiB up, and a small pool that keeps model tables for the next
- * chunk instead of giving the pages back. */
+/* mem.c - large blocks (mem.h): from 1 MiB up, mappings of their own,
+ * aligned to huge pages and advised for them, and a small pool that keeps
+ * model tables for the next chunk instead of giving the pages back. */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <pthread.h>
 #include <stdint.h>
@@ -40,6 +40,7 @@ void *trz_big_malloc(size_t n) { return malloc(n ? n : 1); }
 void *trz_big_calloc(size_t n) { return calloc(1, n ? n : 1); }
 void *trz_big_realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
 void trz_big_free(void *p, size_t n) { (void)n; free(p); }
+void trz_big_release(void *p, size_t n) { (void)n; free(p); }
 void trz_big_trim(void) {}
 #else
 /* Blocks given back with trz_big_free wait here for the next chunk's model
@@ -54,13 +55,29 @@ static size_t pool_n, pool_bytes;
 
 static size_t huge_round(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
 
-void *trz_big_malloc(size_t n)
+/* From 1 MiB up, whole huge pages mapped for the block alone: unmapping
+ * gives them back at once.  (Through malloc, the first large free raises
+ * glibc's mmap threshold, later blocks come from the heap and a freed one
+ * stays resident: blocks that only one phase of a chunk needs then add up
+ * instead of taking turns.) */
+static void *map_block(size_t r)
 {
-    if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
-    /* from 1 MiB up, whole huge pages: at most twice the size asked for */
-    size_t r = huge_round(n);
+    size_t len = r + HUGE_PAGE;
+    if (len < r) return NULL;
+    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    uint8_t *a = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > m) munmap(m, (size_t)(a - m));
+    if (m + len > a + r) munmap(a + r, (size_t)(m + len - (a + r)));
+    advise_huge(a, r);
+    return a;
+}
+
+/* A block of r bytes (a multiple of HUGE_PAGE): one kept in the pool
+ * (*fresh = 0), or a new mapping, zero already (*fresh = 1). */
+static void *get_block(size_t r, int *fresh)
+{
     void *p = NULL;
-    if (r < n) return NULL;
     pthread_mutex_lock(&pool_mu);
     for (size_t i = 0; i < pool_n; i++)
         if (pool[i].r == r) {
@@ -70,26 +87,42 @@ void *trz_big_malloc(size_t n)
             break;
         }
     pthread_mutex_unlock(&pool_mu);
-    if (p) return p;
-    if (posix_memalign(&p, HUGE_PAGE, r) != 0) return NULL;
-    advise_huge(p, r);
-    return p;
+    *fresh = !p;
+    return p ? p : map_block(r);
+}
+
+void *trz_big_malloc(size_t n)
+{
+    if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
+    size_t r = huge_round(n);
+    int fresh;
+    return r < n ? NULL : get_block(r, &fresh);
 }
 
 void *trz_big_calloc(size_t n)
 {
     if (n < HUGE_PAGE / 2) return calloc(1, n ? n : 1);
-    void *p = trz_big_malloc(n);
-    if (p) memset(p, 0, n);
+    size_t r = huge_round(n);
+    int fresh;
+    void *p = r < n ? NULL : get_block(r, &fresh);
+    if (p && !fresh) memset(p, 0, n);
     return p;
 }
 
+/* Growable buffers stay on the C heap (realloc moves them without a copy
+ * where it can); they are freed with free(). */
 void *trz_big_realloc(void *p, size_t n)
 {
-    if (!p) return trz_big_malloc(n);
     void *q = realloc(p, n ? n : 1);
     if (q && n >= HUGE_PAGE / 2) advise_huge(q, n);
     return q;
+}
+
+void trz_big_release(void *p, size_t n)
+{
+    if (!p) return;
+    if (n < HUGE_PAGE / 2) free(p);
+    else munmap(p, huge_round(n));
 }
 
 void trz_big_free(void *p, size_t n)
@@ -107,15 +140,17 @@ void trz_big_free(void *p, size_t n)
         pthread_mutex_unlock(&pool_mu);
         if (kept) return;
     }
-    free(p);
+    trz_big_release(p, n);
 }
 
 void trz_big_trim(void)
 {
     pthread_mutex_lock(&pool_mu);
-    while (pool_n) free(pool[--pool_n].p);
+    while (pool_n) {
+        pool_n--;
+        munmap(pool[pool_n].p, pool[pool_n].r);
+    }
     pool_bytes = 0;
     pthread_mutex_unlock(&pool_mu);
 }
 #endif
-

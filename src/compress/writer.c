@@ -214,7 +214,7 @@ static int ring_finish(ring *r)
     j->out.n = 0; /* its memory serves the slot's next chunk */
     /* (no buffer of its own when one thread encoded it in the pending one) */
     if (r->buf[slot] && w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
-    else free(r->buf[slot]);
+    else trz_big_release(r->buf[slot], w->pend_cap);
     r->buf[slot] = NULL;
     r->done[slot] = 0;
     r->head++;
@@ -393,7 +393,7 @@ static void writer_free(trz_writer *w)
     ring *r = w->r;
     ring_stop(r);
     for (size_t i = 0; i < 256; i++) {
-        free(r->buf[i]);
+        trz_big_release(r->buf[i], w->pend_cap);
         free(r->job[i].out.p);
         trz_zctx_free(w->z[i]);
     }
@@ -401,8 +401,8 @@ static void writer_free(trz_writer *w)
     pthread_cond_destroy(&r->work_cv);
     pthread_cond_destroy(&r->done_cv);
     if (w->has_file) trz_outfile_abort(&w->file);
-    free(w->pend);
-    for (size_t i = 0; i < w->nspare; i++) free(w->spare[i]);
+    trz_big_release(w->pend, w->pend_cap);
+    for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], w->pend_cap);
     free(w->index);
     free(r);
     free(w);

@@ -8,7 +8,7 @@
 static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
 {
     if (!d->data || d->cap < d->h.raw) { /* fresh pages fault in: keep buffers */
-        free(d->data);
+        trz_big_release(d->data, d->cap);
         d->data = trz_big_malloc(d->h.raw);
         d->cap = d->data ? d->h.raw : 0;
     }

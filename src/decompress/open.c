@@ -190,7 +190,7 @@ int trz_reader_open_mem(trz_reader **out, const void *data, size_t len)
 
 void rd_dchunk_free(dchunk *d)
 {
-    free(d->data);
+    trz_big_release(d->data, d->cap);
     free(d->raw);
     d->data = d->raw = NULL;
     d->cap = d->raw_cap = 0;

@@ -154,7 +154,7 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     if (d->raw_cap < c->stored) {
         size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
         free(d->raw);
-        d->raw = trz_big_malloc(want);
+        d->raw = trz_big_realloc(NULL, want); /* grown in place by sequential reading */
         d->raw_cap = d->raw ? want : 0;
         if (!d->raw) return rd_err(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
     }

@@ -105,7 +105,7 @@ static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)
     if (cap < total && cap < (1u << 20)) { /* else grow below, as bytes arrive */
         cap = total < (1u << 20) ? total : (1u << 20);
         free(d->raw);
-        d->raw = trz_big_malloc(cap);
+        d->raw = trz_big_realloc(NULL, cap);
         d->raw_cap = d->raw ? cap : 0;
         if (!d->raw) return TRZ_ERR_NOMEM;
     }

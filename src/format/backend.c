@@ -12,7 +12,6 @@ struct trz_zctx {
     ZSTD_CCtx *c;
     ZSTD_CCtx *t; /* codecs' trials (trz_backend_size), made when first wanted */
     ZSTD_DCtx *d;
-    int c_level;
     uint8_t *scratch[3]; /* reused across chunks: see trz_zctx_scratch */
     size_t scratch_cap[3];
     trz_buf streams[TRZ_MAX_STREAMS]; /* see trz_zctx_streams */
@@ -32,7 +31,7 @@ uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
     if (n > z->scratch_cap[which] || !z->scratch[which]) {
         size_t want = n + n / 4; /* sizes vary from chunk to chunk: room to grow, not a new buffer each time */
         if (want < n) want = n;
-        free(z->scratch[which]);
+        trz_big_release(z->scratch[which], z->scratch_cap[which]);
         z->scratch[which] = trz_big_malloc(want);
         z->scratch_cap[which] = z->scratch[which] ? want : 0;
     }
@@ -42,27 +41,33 @@ uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 /* zstd's match tables at the default level are tens of MiB per context:
  * on huge pages they cost a few dozen page faults instead of thousands, and
  * the faults of several workers' contexts no longer queue in the kernel. */
+#define ZHDR 64 /* before each block: its size, for trz_big_release; keeps zstd's 64-byte alignment */
 static void *zalloc_big(void *opaque, size_t n)
 {
     (void)opaque;
-    return trz_big_malloc(n);
+    if (n > (size_t)-1 - ZHDR) return NULL;
+    uint8_t *p = trz_big_malloc(n + ZHDR);
+    if (!p) return NULL;
+    memcpy(p, &n, sizeof n);
+    return p + ZHDR;
 }
 
 static void zfree_big(void *opaque, void *p)
 {
     (void)opaque;
-    free(p);
+    if (!p) return;
+    size_t n;
+    uint8_t *b = (uint8_t *)p - ZHDR;
+    memcpy(&n, b, sizeof n);
+    trz_big_release(b, n + ZHDR);
 }
 
 trz_zctx *trz_zctx_create(void)
 {
     trz_zctx *z = calloc(1, sizeof *z);
     if (!z) return NULL;
-    const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
-    z->c = ZSTD_createCCtx_advanced(mem);
     z->d = ZSTD_createDCtx();
-    if (!z->c || !z->d) { trz_zctx_free(z); return NULL; }
-    z->c_level = -1000;
+    if (!z->d) { trz_zctx_free(z); return NULL; }
     if (ZSTD_isError(ZSTD_DCtx_setParameter(z->d, ZSTD_d_format, ZSTD_f_zstd1_magicless)) ||
         /* streams of a chunk are at most 2 * 256 MiB: a window up to 2^30 is legitimate */
         ZSTD_isError(ZSTD_DCtx_setParameter(z->d, ZSTD_d_windowLogMax, 30))) {
@@ -78,13 +83,34 @@ void trz_zctx_free(trz_zctx *z)
     ZSTD_freeCCtx(z->c);
     ZSTD_freeCCtx(z->t);
     ZSTD_freeDCtx(z->d);
-    for (int i = 0; i < 3; i++) free(z->scratch[i]);
+    for (int i = 0; i < 3; i++) trz_big_release(z->scratch[i], z->scratch_cap[i]);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(z->streams[i].p);
     free(z);
 }
 
+void trz_zctx_release(trz_zctx *z, int what)
+{
+    if (what == TRZ_RELEASE_PACKER) {
+        ZSTD_freeCCtx(z->c);
+        z->c = NULL;
+    } else if (what == TRZ_RELEASE_TRIALS) {
+        ZSTD_freeCCtx(z->t);
+        z->t = NULL;
+        trz_zctx_release(z, TRZ_SCRATCH_TRIAL);
+    } else {
+        trz_big_release(z->scratch[what], z->scratch_cap[what]);
+        z->scratch[what] = NULL;
+        z->scratch_cap[what] = 0;
+    }
+}
+
 static int zstd_setup(trz_zctx *z, int level, size_t n)
 {
+    if (!z->c) {
+        const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
+        z->c = ZSTD_createCCtx_advanced(mem); /* given back by trz_zctx_release */
+        if (!z->c) return -1;
+    }
     ZSTD_CCtx_reset(z->c, ZSTD_reset_session_and_parameters);
     if (ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_compressionLevel, level)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(z->c, ZSTD_c_format, ZSTD_f_zstd1_magicless)) ||
@@ -146,7 +172,10 @@ size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src,
      * trz_backend_compress stay as they are) */
     size_t bound = ZSTD_compressBound(n);
     uint8_t *dst = trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, bound);
-    if (!z->t) z->t = ZSTD_createCCtx();
+    if (!z->t) {
+        const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
+        z->t = ZSTD_createCCtx_advanced(mem);
+    }
     size_t r = dst && z->t ? ZSTD_compressCCtx(z->t, dst, bound, src, n, level) : n;
     return ZSTD_isError(r) || r > n ? n : r;
 }

@@ -71,9 +71,14 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     uint64_t coded = 0;
     trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded };
     int rc = codec->encode_chunk(&a);
+    /* Encoding, packing and the self-check each peak on buffers of their
+     * own: each phase gives its own back before the next one (the sizes are
+     * in bench/RESULTS.md, "Compression memory"). */
+    trz_zctx_release(z, TRZ_RELEASE_TRIALS);
     if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
     else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
     else rc = pack(job, codec, s, coded, z, xxh);
+    trz_zctx_release(z, TRZ_RELEASE_PACKER);
     return rc;
 }
 
@@ -105,6 +110,7 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
          * as BYU grew 4%): a chunk is never larger than its bytes stored. */
         if (rc == TRZ_OK && job->out.n > job->raw_len + TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4) rc = TRZ_ERR_CODEC;
         if (rc == TRZ_OK && job->verify && verify(job, z) != 0) rc = TRZ_ERR_CODEC;
+        trz_zctx_release(z, TRZ_SCRATCH_CHECK);
         if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {
             job->byte_order = TRZ_BO_NONE;
             rc = encode_with(job, &trz_codec_raw, z, xxh);

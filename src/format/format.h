@@ -70,6 +70,13 @@ void trz_zctx_free(trz_zctx *z);
 #define TRZ_SCRATCH_STREAMS 1
 #define TRZ_SCRATCH_TRIAL 2
 uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n);
+/* Give back now what one phase of a chunk's encoding alone uses, so that the
+ * phases' peaks take turns instead of adding up: a scratch slot, the codecs'
+ * trials (zstd's tables and the trial slot) or the zstd tables that packed
+ * the chunk's streams.  Whatever is given back is remade when next wanted. */
+#define TRZ_RELEASE_TRIALS 3
+#define TRZ_RELEASE_PACKER 4
+void trz_zctx_release(trz_zctx *z, int what);
 /* z's TRZ_MAX_STREAMS encoder stream buffers, emptied; their memory is kept
  * from chunk to chunk, so a chunk's streams grow without copies or page
  * faults once the first chunk has sized them. */
