@@ -62,6 +62,8 @@ static void zfree_big(void *opaque, void *p)
     trz_big_release(b, n + ZHDR);
 }
 
+static const ZSTD_customMem big_mem = { zalloc_big, zfree_big, NULL };
+
 trz_zctx *trz_zctx_create(void)
 {
     trz_zctx *z = calloc(1, sizeof *z);
@@ -107,8 +109,7 @@ void trz_zctx_release(trz_zctx *z, int what)
 static int zstd_setup(trz_zctx *z, int level, size_t n)
 {
     if (!z->c) {
-        const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
-        z->c = ZSTD_createCCtx_advanced(mem); /* given back by trz_zctx_release */
+        z->c = ZSTD_createCCtx_advanced(big_mem); /* given back by trz_zctx_release */
         if (!z->c) return -1;
     }
     ZSTD_CCtx_reset(z->c, ZSTD_reset_session_and_parameters);
@@ -172,10 +173,7 @@ size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src,
      * trz_backend_compress stay as they are) */
     size_t bound = ZSTD_compressBound(n);
     uint8_t *dst = trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, bound);
-    if (!z->t) {
-        const ZSTD_customMem mem = { zalloc_big, zfree_big, NULL };
-        z->t = ZSTD_createCCtx_advanced(mem);
-    }
+    if (!z->t) z->t = ZSTD_createCCtx_advanced(big_mem);
     size_t r = dst && z->t ? ZSTD_compressCCtx(z->t, dst, bound, src, n, level) : n;
     return ZSTD_isError(r) || r > n ? n : r;
 }
