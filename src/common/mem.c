@@ -73,11 +73,14 @@ static void *map_block(size_t r)
     return a;
 }
 
-/* A block of r bytes (a multiple of HUGE_PAGE): one kept in the pool
- * (*fresh = 0), or a new mapping, zero already (*fresh = 1). */
-static void *get_block(size_t r, int *fresh)
+/* A block for n bytes, whole huge pages: one kept in the pool (*fresh = 0),
+ * or a new mapping, zero already (*fresh = 1). */
+static void *get_block(size_t n, int *fresh)
 {
+    size_t r = huge_round(n);
     void *p = NULL;
+    *fresh = 0;
+    if (r < n) return NULL;
     pthread_mutex_lock(&pool_mu);
     for (size_t i = 0; i < pool_n; i++)
         if (pool[i].r == r) {
@@ -94,17 +97,15 @@ static void *get_block(size_t r, int *fresh)
 void *trz_big_malloc(size_t n)
 {
     if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
-    size_t r = huge_round(n);
     int fresh;
-    return r < n ? NULL : get_block(r, &fresh);
+    return get_block(n, &fresh);
 }
 
 void *trz_big_calloc(size_t n)
 {
     if (n < HUGE_PAGE / 2) return calloc(1, n ? n : 1);
-    size_t r = huge_round(n);
     int fresh;
-    void *p = r < n ? NULL : get_block(r, &fresh);
+    void *p = get_block(n, &fresh);
     if (p && !fresh) memset(p, 0, n);
     return p;
 }
