@@ -55,3 +55,12 @@ check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
+
+# The vector-state test also runs against libtrz.so, built as a host program
+# links it: the sanitizers' own code between the calls can hide a dirty state.
+$(B)/test_vecstate: tests/test_vecstate.c libtrz.so include/trz.h tests/unit.h
+	@mkdir -p $(dir $@)
+	ln -sf ../libtrz.so $(B)/libtrz.so.$(SOVER)
+	$(CC) $(STD) $(WARN) -O2 -o $@ $< -L. -ltrz -Wl,-rpath,'$$ORIGIN'
+CHECK_DEPS += $(B)/test_vecstate
+CHECK_STEPS += tests/vecstate.sh
