@@ -56,6 +56,10 @@ check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
 
+# make install into a temporary prefix, and the README's integrations built
+# against it through pkg-config
+CHECK_STEPS += tests/install.sh
+
 # The vector-state test also runs against libtrz.so, built as a host program
 # links it: the sanitizers' own code between the calls can hide a dirty state.
 $(B)/test_vecstate: tests/test_vecstate.c libtrz.so include/trz.h tests/unit.h
