@@ -269,6 +269,14 @@ if "$TRZ" bench --quick --levels=1 --threads=1 --tmpdir="$W" "$W/bq-link.pbus" >
         && grep -q '^| trz -1 -T1 |.*| ok |$' "$W/bench.md" && ! grep -q FAILED "$W/bench.md"; then
     ok "bench on a symlinked input: every side ran"
 else bad "bench on a symlinked input" "$(cat "$W/bench.err")"; fi
+# a compressed input is benchmarked as the trace trz stores, for every side; xz -9 is in --quick
+head -c 64000 "$ROOT/corpus/mix.champsimtrace" | xz -1 > "$W/bq.champsimtrace.xz"
+if "$TRZ" bench --quick --levels=1 --threads=1 --tmpdir="$W" "$W/bq.champsimtrace.xz" > "$W/bench.md" 2> "$W/bench.err" \
+        && grep -q '^64,000 bytes (unwrapped from xz); trz format champsim' "$W/bench.md" \
+        && grep -q '^| xz -9 -T1 |.*| ok |$' "$W/bench.md" && ! grep -q FAILED "$W/bench.md"; then
+    ok "bench on an .xz input: every side gets the trace inside"
+else bad "bench on an .xz input" "$(head -5 "$W/bench.md") $(cat "$W/bench.err")"; fi
+[ -z "$(ls "$W" | grep '^trz-bench')" ] && ok "bench leaves no work files" || bad "bench leaves no work files" "$(ls "$W")"
 [ "$("$TRZ" --help | awk 'length($0) > 79' | wc -l)" = 0 ] && [ "$("$TRZ" --help | wc -l)" -le 24 ] && ok "--help fits 80 columns and a screen" || bad "--help fits 80 columns"
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
 "$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \
