@@ -116,6 +116,13 @@ typedef enum trz_cparam {
                               decompressed first and the trace inside stored */
     TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
                               and fall back to the raw codec if it differs */
+    TRZ_C_RESTART_BYTES = 8,/* a chunk's models start from what the member's
+                              earlier chunks taught them (carried knowledge),
+                              afresh every this many bytes of trace: 4 KiB..256
+                              MiB, default 256 MiB.  Shorter bounds what a seek
+                              reads and what a damaged chunk costs.  0: every
+                              chunk starts from nothing (archives that trz 0.11
+                              reads) */
 } trz_cparam;
 
 enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
