@@ -113,6 +113,18 @@ check "salvage through a pipe: exit 1, same output" '[ $rc = 1 ] && cmp -s "$W/o
 rm -f "$W/out"; "$TRZ" -d -o "$W/out" "$W/d.trz" 2> "$W/err"; rc=$?
 check "no --salvage: exit 1, one line naming chunk 2, no output file" ' [ $rc = 1 ] && [ "$(lines "$W/err")" = 1 ] && grep -q "chunk 2" "$W/err" && [ ! -e "$W/out" ]'
 
+# --salvage --rm: the archive goes only when nothing was lost
+cp "$W/six.trz" "$W/rm.six.trz"; flip "$W/rm.six.trz" $((off2 + st2 / 2))
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz" 2> /dev/null; rc=$?
+check "salvage --rm, chunk 2 damaged: exit 1, damaged archive kept" '[ $rc = 1 ] && [ -f "$W/rm.six.trz" ] && [ -f "$W/rm.six" ]'
+cp "$W/six.trz" "$W/rm.six.trz"; flip "$W/rm.six.trz" $(($(wc -c < "$W/six.trz") - 12)); rm -f "$W/rm.six"
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz" 2> /dev/null; rc=$?
+check "salvage --rm, footer damaged (all records back): exit 1, archive kept" '[ $rc = 1 ] && [ -f "$W/rm.six.trz" ] && cmp -s "$W/rm.six" "$W/six"'
+cp "$W/six.trz" "$W/rm.six.trz"; rm -f "$W/rm.six"
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz"; rc=$?
+check "salvage --rm, intact archive: all of it decoded, archive removed" '[ $rc = 0 ] && [ ! -e "$W/rm.six.trz" ] && cmp -s "$W/rm.six" "$W/six"'
+rm -f "$W/rm.six"
+
 cp "$W/six.trz" "$W/d.trz"; flip "$W/d.trz" $((off2 + 9)); flip "$W/d.trz" $(($(wc -c < "$W/six.trz") - 1))
 salvage; rc=$?
 check "salvage, chunk 2 header and footer damaged (no index): output is the original minus chunk 2" ' [ $rc = 1 ] && cmp -s "$W/out" <(without $first2 "$raw2")'
