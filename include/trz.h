@@ -375,14 +375,16 @@ TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, ch
 /* ---- printing records ------------------------------------------------------ */
 
 /* Print records [first, first+count) as text, one line each (trconv / b2a
- * style per format; text formats print their lines; each member of a
- * mixed archive in its own format).  count = UINT64_MAX means to the end.
- * Seeks when it can, else reads forward; TRZ_ERR_RANGE when first is past
- * the end. */
+ * style per format; text formats print their lines, and a record that
+ * follows a text member's last line without a newline starts a line of its
+ * own; each member of a mixed archive in its own format; raw bytes 16 a
+ * line).  count = UINT64_MAX means to the end.  Seeks when it can, else
+ * reads forward; TRZ_ERR_RANGE when first is past the end. */
 TRZ_API int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or
- * "auto" probes. */
+ * "auto" probes.  TRZ_ERR_RANGE, as for an archive, when first is past the
+ * end. */
 TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);
 
