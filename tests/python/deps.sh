@@ -16,7 +16,9 @@ trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/bin"
 printf '#!/bin/sh\necho "$*" >> "%s/apt.log"\n' "$W" > "$W/bin/apt-get"
 chmod +x "$W/bin/apt-get"
-PKGS=$(make -s -C "$ROOT" --no-print-directory print-py-deb-pkgs)
+# a make of its own: not a job of the make check that runs this script
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" --no-print-directory "$@"; }
+PKGS=$(mk print-py-deb-pkgs)
 
 # each module in a process of its own: what is really there, whatever
 # importing one does to the next
@@ -26,7 +28,7 @@ for m in dask distributed numpy pandas venv ensurepip; do
 done
 if [ $have = 1 ]; then
     : > "$W/apt.log"
-    PATH="$W/bin:$PATH" make -s -C "$ROOT" --no-print-directory python-deps PY_TEST_PYTHON="$PY" > "$W/out" 2>&1
+    PATH="$W/bin:$PATH" mk python-deps PY_TEST_PYTHON="$PY" > "$W/out" 2>&1
     [ ! -s "$W/apt.log" ] && [ ! -s "$W/out" ] && ok \
         || bad "python-deps with every module there: installs nothing, says nothing" "apt-get $(head -1 "$W/apt.log"); $(head -3 "$W/out")"
 else
@@ -36,7 +38,7 @@ fi
 # a Python without them: the message first, then (as root) apt-get install of exactly those packages
 if "$PY" -m venv "$W/venv" > /dev/null 2>&1; then
     : > "$W/apt.log"
-    PATH="$W/bin:$PATH" make -s -C "$ROOT" --no-print-directory python-deps PY_TEST_PYTHON="$W/venv/bin/python" > "$W/out" 2>&1
+    PATH="$W/bin:$PATH" mk python-deps PY_TEST_PYTHON="$W/venv/bin/python" > "$W/out" 2>&1
     if [ "$(id -u)" = 0 ]; then
         head -1 "$W/out" | grep -qF "installing Python test dependencies: $PKGS" && grep -qx "install -y $PKGS" "$W/apt.log" \
             && ok || bad "python-deps with the modules missing, as root: says so, then installs $PKGS" "$(head -3 "$W/out") / apt-get $(cat "$W/apt.log")"
