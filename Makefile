@@ -82,13 +82,12 @@ install: all
 
 # The Python package (python/) with its own copy of libtrz.so, into the
 # Python that PYTHON names (a virtual environment's, say: Debian's own
-# Python leaves its packages to apt).
+# Python leaves its packages to apt).  python/install.py copies it into
+# site-packages with pip's metadata: no pip, wheel or network needed, which
+# a fresh virtual environment on an offline machine does not have.
 PYTHON ?= python3
 install-python: libtrz.so
-	rm -rf $(B)/pypkg && mkdir -p $(B)/pypkg
-	cp -r python/pyproject.toml python/README.md python/trz $(B)/pypkg/
-	rm -rf $(B)/pypkg/trz/__pycache__ && cp libtrz.so $(B)/pypkg/trz/libtrz.so
-	$(PYTHON) -m pip install --quiet --no-build-isolation --no-deps $(B)/pypkg
+	$(PYTHON) python/install.py --library libtrz.so
 
 samples: $(B)/gen_samples
 	$(B)/gen_samples corpus

@@ -118,6 +118,14 @@ expect "version" 0 "" -- "$TRZ" --version
 cp "$W/orig.pbus" "$W/r.pbus"
 expect "--rm removes input" 0 "" -- "$TRZ" --rm "$W/r.pbus"
 [ ! -e "$W/r.pbus" ] && [ -f "$W/r.pbus.trz" ] && ok "--rm after verified write" || bad "--rm after verified write"
+# --rm only with the whole input in the output: a slice is refused before anything is written
+for opt in "--from 10 --count 5" "--from 10" "--count 5" "--from=0"; do
+    rm -f "$W/slice.out"; "$TRZ" -q -f -c "$W/orig.pbus" > "$W/slice.pbus.trz"
+    # shellcheck disable=SC2086
+    expect "--rm with $opt: refused" 1 "not with --from/--count" -- "$TRZ" -d --rm $opt -o "$W/slice.out" "$W/slice.pbus.trz"
+    [ -f "$W/slice.pbus.trz" ] && [ ! -e "$W/slice.out" ] && ok "--rm with $opt: archive kept, nothing written" \
+        || bad "--rm with $opt: archive kept, nothing written"
+done
 expect "-o names output" 0 "" -- "$TRZ" -o "$W/named.trz" "$W/orig.pbus"
 [ -f "$W/named.trz" ] && ok "-o file exists" || bad "-o file exists"
 if [ -w /dev/full ]; then

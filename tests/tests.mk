@@ -49,7 +49,7 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 	fi
 	@touch $@
 
-check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
+check: $(B)/checkdeps.ok $(CHECK_FIRST) all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
 
 # the library exports its API and nothing else

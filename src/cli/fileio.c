@@ -332,6 +332,17 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     return status;
 }
 
+/* Whether a file was written to (or its inode changed: mode, links) since
+ * `then` was taken.  The status-change time catches what the size and the
+ * modification time alone would miss: a write of the same length, a
+ * modification time set back, a chmod. */
+static int changed_since(const struct stat *now, const struct stat *then)
+{
+    return now->st_size != then->st_size || now->st_mtim.tv_sec != then->st_mtim.tv_sec ||
+           now->st_mtim.tv_nsec != then->st_mtim.tv_nsec || now->st_ctim.tv_sec != then->st_ctim.tv_sec ||
+           now->st_ctim.tv_nsec != then->st_ctim.tv_nsec;
+}
+
 /* Test an archive just written, before the input is removed. */
 static int verify_written(const char *tmp)
 {
@@ -483,6 +494,10 @@ int fio_process(const cli_opts *o, const char *name)
         if (stat(name, &now) != 0) now.st_ino = 0;
         if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
             msg_error("%s: changed while trz was reading it; not removed", name);
+            status = 1;
+        } else if (changed_since(&now, &ist)) { /* bytes appended after trz read them (a tracer still writing) */
+            msg_error("%s: changed while trz was working on it (its size or times differ from when it was opened); "
+                      "not removed", name);
             status = 1;
         } else if (unlink(name) != 0) {
             msg_error("%s: cannot remove: %s", name, strerror(errno));

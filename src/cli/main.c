@@ -211,6 +211,12 @@ int main(int argc, char **argv)
     g_verbosity = 1 + o.verbose - o.quiet;
     if (o.rm && o.keep) { msg_error("--rm and -k contradict each other"); free(files); return 2; }
     if (o.ranged && o.mode != MODE_DECOMPRESS) { msg_error("--from/--count go with -d"); free(files); return 2; }
+    /* a slice is not the whole input: removing the input would lose the rest */
+    if (o.rm && o.ranged) {
+        msg_error("--rm removes the input only when all of it is in the output; not with --from/--count");
+        free(files);
+        return 1;
+    }
     if (o.out_name && nfiles > 1) { msg_error("-o takes one input file"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
 

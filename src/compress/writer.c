@@ -61,12 +61,24 @@ static int fail(wstate *w, int rc, const char *what)
     return rc;
 }
 
+/* A write callback need not set errno, and anything but n is a failure:
+ * errno is cleared first so that only the callback's own error is named. */
 static int emit(wstate *w, const void *p, size_t n)
 {
     if (n == 0) return TRZ_OK;
-    if (w->out.write(w->out.opaque, p, n) != (int64_t)n) return fail(w, TRZ_ERR_IO, "write");
-    w->written += n;
-    return TRZ_OK;
+    errno = 0;
+    int64_t k = w->out.write(w->out.opaque, p, n);
+    if (k == (int64_t)n) {
+        w->written += n;
+        return TRZ_OK;
+    }
+    int e = errno;
+    if (k >= 0)
+        snprintf(w->c->err, sizeof w->c->err, "write to the output failed: %lld of %zu bytes taken%s%s",
+                 (long long)k, n, e ? ": " : "", e ? strerror(e) : "");
+    else
+        snprintf(w->c->err, sizeof w->c->err, "write to the output failed%s%s", e ? ": " : "", e ? strerror(e) : "");
+    return TRZ_ERR_IO;
 }
 
 /* What auto-detection picks: the best probe score, raw when no codec is
@@ -418,7 +430,12 @@ int trz_writer_commit(trz_writer *w, size_t n)
 
 int trz_writer_write(trz_writer *w, const void *data, size_t n)
 {
+    if (!w) return TRZ_ERR_PARAM;
     if (w->finished) return w->result ? w->result : (snprintf(w->c->err, sizeof w->c->err, "write after finish"), TRZ_ERR_PARAM);
+    if (!data && n) { /* a misuse, not a failure of the archive: later writes go on */
+        snprintf(w->c->err, sizeof w->c->err, "trz_writer_write: data is NULL (%zu bytes)", n);
+        return TRZ_ERR_PARAM;
+    }
     const uint8_t *p = data;
     while (n) {
         uint8_t *dst;
@@ -434,6 +451,7 @@ int trz_writer_write(trz_writer *w, const void *data, size_t n)
 
 int trz_writer_finish(trz_writer *w)
 {
+    if (!w) return TRZ_ERR_PARAM;
     if (w->finished) return w->result;
     w->finished = 1;
     w->eof = 1;
@@ -492,7 +510,7 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
     w->r = calloc(1, sizeof *w->r);
     w->c = c;
     c->err[0] = 0;
-    w->out = *io;
+    if (io) w->out = *io;
     w->wrap = wrap;
     w->prev_nl = 1;
     w->fd = -1;
@@ -501,6 +519,10 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
     pthread_mutex_init(&w->r->mu, NULL);
     pthread_cond_init(&w->r->work_cv, NULL);
     pthread_cond_init(&w->r->done_cv, NULL);
+    if (!io || !io->write) { /* nothing to write the archive with: refused now, not at the first chunk */
+        snprintf(c->err, sizeof c->err, "the output has no write function (trz_io.write is NULL)");
+        return w->finished = 1, w->result = TRZ_ERR_PARAM;
+    }
     w->pend_cap = (size_t)c->chunk_bytes;
     w->pend = trz_big_malloc(w->pend_cap);
     if (!w->pend) return w->finished = 1, w->result = fail(w, TRZ_ERR_NOMEM, "input buffer");
@@ -530,8 +552,8 @@ static int64_t fd_write_all(void *opaque, const void *buf, size_t n)
 
 int trz_writer_open_path(trz_writer **out, const trz_cctx *cctx, const char *path)
 {
-    trz_io none = { NULL, NULL, NULL, NULL, NULL };
-    int rc = trz_writer_open(out, cctx, &none);
+    trz_io file = { NULL, NULL, fd_write_all, NULL, NULL }; /* its fd comes below */
+    int rc = trz_writer_open(out, cctx, &file);
     trz_writer *w = *out;
     if (!w) return rc;
     if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {

@@ -89,6 +89,7 @@ struct trz_reader {
     size_t cur_rec_pos;   /* records of cur that start before cur_rec_pos: */
     uint64_t cur_rec_n;   /* a cache for trz_tell on text */
     uint64_t end_rec;     /* without a current chunk: the next record's number */
+    int span_record, span_member; /* the last span began a record; began a member */
     /* the chunk served before cur, for checks that span two chunks */
     uint64_t prev_no;
     int prev_valid, prev_nl;
