@@ -82,7 +82,9 @@ typedef struct model {
     uint64_t last_memea; /* EA of the last INSTR if it was a valid memory op */
     int last_memea_ok;
     ea_ent *eat;
-    uint32_t *icache;
+    uint32_t *icache;   /* without knowledge */
+    rst_ic_ent *ick;    /* with knowledge, instead of icache */
+    const trz_know *know;
     uint8_t *bctr;
     uint64_t *jt;
     pt_ent *pt;
@@ -313,10 +315,20 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
     return pc;
 }
 
+/* The I-cache word of pc, to read and write (with knowledge: the PC's). */
+HOT uint32_t *ic_at(model *m, uint64_t pc)
+{
+    size_t i = pcidx(pc, IC_BITS);
+    if (!m->ick) return &m->icache[i];
+    rst_ic_ent *e = &m->ick[i];
+    if (e->tag != rst_ic_tag(pc)) rst_ic_fill(m->know, e, pc);
+    return &e->iw;
+}
+
 /* Instruction word from the PC-indexed cache; a miss is stored. */
 HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
 {
-    uint32_t *ice = &m->icache[pcidx(pc, IC_BITS)], iw;
+    uint32_t *ice = ic_at(m, pc), iw;
     if (enc) {
         iw = trz_ld_be32(r + 4);
         *iwm = iw != *ice;
@@ -455,7 +467,7 @@ HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cp
     int stay = (m->run < cc->runlen) | cc->annul_next; /* no branch: unpredictable */
     unsigned p = stay ? cur : nx, alt = stay ? nx : cur;
     const cpu_st *pcs = m->cpu[p];
-    unsigned mem = pcs && (m->icache[pcidx(pcs->pred_pc, IC_BITS)] >> 30) == 3;
+    unsigned mem = pcs && (*ic_at(m, pcs->pred_pc) >> 30) == 3;
     unsigned rt, kind, code = 0, actual = 0;
     if (enc) {
         rt = r[0];
@@ -641,17 +653,19 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 
 /* ---- driver ---------------------------------------------------------------- */
 
-static model *model_new(void)
+static model *model_new(const trz_know *know)
 {
     model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->know = know;
     m->eat = trz_big_calloc(((size_t)1 << EA_BITS) * sizeof *m->eat);
-    m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
+    if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
+    else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
     m->bctr = trz_big_calloc((size_t)1 << BC_BITS);
     m->jt = trz_big_calloc(((size_t)1 << JT_BITS) * sizeof *m->jt);
     m->pt = trz_big_calloc(((size_t)1 << PT_BITS) * sizeof *m->pt);
     m->tlbd = trz_big_calloc(((size_t)1 << TD_BITS) * sizeof *m->tlbd);
-    if (!m->eat || !m->icache || !m->bctr || !m->jt || !m->pt || !m->tlbd) m->oom = 1;
+    if (!m->eat || (!m->icache && !m->ick) || !m->bctr || !m->jt || !m->pt || !m->tlbd) m->oom = 1;
     sparc_cls_init(m->cls);
     for (unsigned b = 0; b < 256; b++) {
         unsigned kind = (b >> 4) & 3;
@@ -668,6 +682,7 @@ static void model_free(model *m)
     for (int i = 0; i < MAXCPU; i++) free(m->cpu[i]);
     trz_big_free(m->eat, ((size_t)1 << EA_BITS) * sizeof *m->eat);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
+    trz_big_free(m->ick, ((size_t)1 << IC_BITS) * sizeof *m->ick);
     trz_big_free(m->bctr, (size_t)1 << BC_BITS);
     trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
     trz_big_free(m->pt, ((size_t)1 << PT_BITS) * sizeof *m->pt);
@@ -769,7 +784,7 @@ int rst_v0_encode(const trz_enc_args *a);
 int rst_v0_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
-    model *m = model_new();
+    model *m = model_new(a->know);
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rc = TRZ_CODEC_NOMEM;
@@ -788,7 +803,7 @@ static int rst_v0_decode(const trz_dec_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
-    model *m = model_new();
+    model *m = model_new(a->know);
     dec_in *d = calloc(1, sizeof *d);
     int nomem = !m || m->oom || !d;
     for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
@@ -859,7 +874,7 @@ static int rst_decode(const trz_dec_args *a)
 {
     if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
     int v = rst_rc_variant(a);
-    if (v != 1) return TRZ_CODEC_UNSUPPORTED;
+    if (v != (a->know ? RST_V_KNOW : 1)) return TRZ_CODEC_UNSUPPORTED;
     return rst_v1_decode(a);
 }
 
@@ -881,4 +896,7 @@ const trz_codec trz_codec_rst = {
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,
     .convert = rst_convert,
+    .learn = rst_learn,
+    .know_encode = rst_know_encode,
+    .know_decode = rst_know_decode,
 };

@@ -37,6 +37,17 @@ void rst_from_canon(uint8_t *dst, const uint8_t *src); /* BE canon -> LE source 
 const uint8_t *rst_canon_input(const trz_enc_args *a, uint8_t **copy);
 void rst_uncanon_output(const trz_dec_args *a); /* in place, for an LE chunk */
 
+/* Carried knowledge (rst.md, "Knowledge"): a fact is an instruction word
+ * (BE32) under its PC.  With knowledge, both model variants tag their
+ * I-cache entries with whose word they hold; a PC new to its entry takes
+ * its fact's word (and keeps the entry's when it has none). */
+#define RST_FACT_IW 4
+typedef struct { uint32_t iw, tag; } rst_ic_ent;
+static inline uint32_t rst_ic_tag(uint64_t pc) { return (uint32_t)(pc >> 20) | 0x80000000u; }
+void rst_ic_fill(const trz_know *k, rst_ic_ent *e, uint64_t pc);
+int rst_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
+              void *ctx);
+
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */
 int rst_rec_cpu(const uint8_t *r);
 

@@ -350,3 +350,42 @@ void rst_cpus_seen(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus
         if (c >= 0 && c < 1024) cpus[c >> 6] |= 1ull << (c & 63);
     }
 }
+
+/* ---- carried knowledge (rst.md, "Knowledge") ------------------------------
+ * A fact is an instruction word under its PC (4-aligned: SPARC's), from the
+ * first INSTR at that PC; with it a chunk's I-cache starts from every word
+ * its group has seen instead of from none. */
+void rst_ic_fill(const trz_know *k, rst_ic_ent *e, uint64_t pc)
+{
+    size_t n;
+    const uint8_t *f = (pc & 3) ? NULL : trz_know_get(k, pc, &n);
+    if (f && n == RST_FACT_IW) e->iw = trz_ld_be32(f);
+    e->tag = rst_ic_tag(pc);
+}
+
+#define SEEN_BITS 12
+
+int rst_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
+              void *ctx)
+{
+    (void)k; /* add skips the keys the group knows */
+    if (len % RST_REC || nrec != len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
+    int le = byte_order == TRZ_BO_LITTLE;
+    /* the PCs just stated: most INSTRs repeat one of a few */
+    uint64_t *seen = malloc(((size_t)1 << SEEN_BITS) * sizeof *seen);
+    if (!seen) return TRZ_CODEC_NOMEM;
+    memset(seen, 0xff, ((size_t)1 << SEEN_BITS) * sizeof *seen); /* no PC: not 4-aligned */
+    for (size_t i = 0; i < nrec; i++) {
+        const uint8_t *r = in + i * RST_REC;
+        if (r[0] != RT_INSTR) continue;
+        uint64_t pc = le ? trz_ld_le64(r + 8) : trz_ld_be64(r + 8);
+        uint64_t *s = &seen[(pc * 0x9E3779B97F4A7C15ull) >> (64 - SEEN_BITS)];
+        if ((pc & 3) || *s == pc) continue;
+        *s = pc;
+        uint8_t v[RST_FACT_IW];
+        trz_st_be32(v, le ? trz_ld_le32(r + 4) : trz_ld_be32(r + 4));
+        add(ctx, pc, v, sizeof v);
+    }
+    free(seen);
+    return TRZ_CODEC_OK;
+}

@@ -33,7 +33,8 @@ double rst_stat_cost[ST_N];
 uint64_t rst_stat_count[ST_N];
 int rst_stat_field;
 static const char *const stat_names[ST_N] = { "kind", "cpu", "pc", "iword", "bt", "flags", "ea_mem_hit",
-                                              "ea_mem_delta", "ea_cti", "ea_inv", "pv_has", "pv", "other", "tlb", "match", "fast" };
+                                              "ea_mem_delta", "ea_cti", "ea_inv", "pv_has", "pv", "other", "tlb", "match", "fast",
+                                              "know_gap", "know_iw" };
 __attribute__((destructor)) static void stat_print(void)
 {
     double t = 0;
@@ -69,6 +70,10 @@ __attribute__((destructor)) static void stat_print(void)
 
 
 enum { K_INSTR, K_PV, K_OTHER };
+/* Sites of sure decisions (variant 2): the step's first decision, the
+ * INSTR's second with 1 or 3 members, the memory EA's hit, the PAVADIFF's
+ * presence when coded alone. */
+enum { SAT_STEP, SAT_FL1, SAT_FL3, SAT_EAH, SAT_PVHAS, SAT_N };
 #define EA_NC 7 /* memory EA candidates */
 
 /* Per (PC, CPU) state. */
@@ -112,7 +117,9 @@ typedef struct model1 {
     unsigned cur, run, last_kind, last_ort;
     cpu1 *curc;
     pc_ent *pe;
-    uint32_t *icache;
+    uint32_t *icache;   /* without knowledge */
+    rst_ic_ent *ick;    /* with knowledge, instead of icache */
+    const trz_know *know;
     uint64_t *jt;
     pt_ent *pt;
     tlb_ent *tlbd;
@@ -126,6 +133,8 @@ typedef struct model1 {
     uint8_t cls[SPARC_CLS_N];
     uint8_t ftab[C_NCLASS * 4];
     int16_t str[4096];
+    r_sat *sat;           /* variant 2: satv, else NULL */
+    r_sat satv[SAT_N];    /* sure decisions, by site */
     /* ---- probabilities ---- */
     rc_prob p_special[3], p_other[3]; /* by the last step's kind */
     rc_prob p_cpu[2][4], p_cpu2[2][4], t_cpu[1 << 10];
@@ -303,10 +312,20 @@ RC_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
 static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw) { return iw_fields(m, c, iw, 1); }
 static NOINL uint32_t iw_fields_dec(model1 *m, rc *c) { return iw_fields(m, c, 0, 0); }
 
+/* The I-cache word of pc, to read and write (with knowledge: the PC's). */
+RC_HOT uint32_t *ic_at(model1 *m, uint64_t pc)
+{
+    size_t i = pcidx(pc, IC_BITS);
+    if (!m->ick) return &m->icache[i];
+    rst_ic_ent *e = &m->ick[i];
+    if (RC_UNLIKELY(e->tag != rst_ic_tag(pc))) rst_ic_fill(m->know, e, pc);
+    return &e->iw;
+}
+
 RC_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
 {
     RSTAT(ST_IW);
-    uint32_t *ice = &m->icache[pcidx(pc, IC_BITS)];
+    uint32_t *ice = ic_at(m, pc);
     if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_iw[*ice == 0], iw != *ice) == 0)) return *ice;
     iw = enc ? iw_fields_enc(m, c, iw) : iw_fields_dec(m, c);
     /* a sign-extended field must give back the word's own bits */
@@ -419,7 +438,8 @@ RC_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const
         }
     }
     unsigned ml = mi->ok ? 1 + (mi->len > 0) + (mi->len > 7) : 0;
-    if (rcd_bit(c, enc, &m->p_eah[hk][ml][e->hhist & 3], enc ? k != hk : 0) == 0) k = hk;
+    r_sat *sat = m->sat ? &m->sat[SAT_EAH] : NULL;
+    if (r_bit_sat(c, enc, &m->p_eah[hk][ml][e->hhist & 3], sat, enc ? k != hk : 0) == 0) k = hk;
     else k = rcd_tree(c, enc, m->t_eak[hk][ml], 3, k);
     if (k > EA_NC) { m->err = 1; k = EA_NC; }
     unsigned sz = (iw >> 19) & 3;
@@ -557,7 +577,7 @@ RC_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, c
     int fail = nb;
     if (enc) fail = r[1] != pf || nu3 != cs->last_nu3 ? 0 : nb == 1 ? 1 : ea != pea ? 1 : pair ? 2 : 3;
     RSTAT(ST_FL);
-    fail = r_multi(c, enc, pb, nb, fail);
+    fail = r_multi_s(c, enc, pb, nb, fail, m->sat ? &m->sat[nb == 1 ? SAT_FL1 : SAT_FL3] : NULL);
     unsigned f = flags_code(m, c, cs, cls, btk, enc ? r[1] : 0, &nu3, Q_OF(fail, 0), enc);
     int qea = nb == 3 ? Q_OF(fail, 1) : Q_ANY;
     ii->qpv = nb == 3 ? Q_OF(fail, 2) : Q_ANY;
@@ -672,7 +692,7 @@ RC_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int
     unsigned sp = page_state(m, cs->pv_ictx, ii->pc, cs->pv_pcpage, cs->pv_pc, cs->pv_known);
     unsigned se = ii->mem ? page_state(m, cs->pv_dctx, ii->ea, cs->pv_eapage, cs->pv_eav, cs->pv_eknown) : 0;
     if (q != Q_ANY) has = q == Q_MISS;
-    else has = rcd_bit(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], has);
+    else has = r_bit_sat(c, enc, &m->p_pvhas[s3[sp]][s3[se]][ii->mem], m->sat ? &m->sat[SAT_PVHAS] : NULL, has);
     if (!has) { /* the pages map as the CPU's last differences say */
         if (sp && cs->pv_known) {
             pt_ent *p = pt_slot(m, cs->pv_ictx, ii->pc);
@@ -909,14 +929,20 @@ static void probs_init(model1 *m)
     for (int i = 0; i < 48; i++) { m->bw[i][0] = 1 << 15; m->bw[i][1] = 1 << 15; m->bw[i][2] = 1 << 14; m->bw[i][3] = 0; }
 }
 
-static model1 *model_new(size_t nrec)
+static model1 *model_new(size_t nrec, const trz_know *know)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->nlink = nrec;
+    m->know = know;
+    if (know) {
+        m->sat = m->satv;
+        for (int i = 0; i < SAT_N; i++) m->satv[i] = R_SAT0;
+    }
     m->link = trz_big_calloc(nrec * sizeof *m->link);
     m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
-    m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
+    if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
+    else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
     m->jt = trz_big_calloc(((size_t)1 << JT_BITS) * sizeof *m->jt);
     m->pt = trz_big_calloc(((size_t)1 << PT_BITS) * sizeof *m->pt);
     m->tlbd = trz_big_calloc(((size_t)1 << TD_BITS) * sizeof *m->tlbd);
@@ -924,7 +950,7 @@ static model1 *model_new(size_t nrec)
     m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
-    if (!m->link || !m->pe || !m->icache || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
+    if (!m->link || !m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     rc_init(m->bh1, (size_t)1 << BH_BITS);
     rc_init(m->bh2, (size_t)1 << BH_BITS);
     sparc_cls_init(m->cls);
@@ -942,6 +968,7 @@ static void model_free(model1 *m)
     trz_big_free(m->link, m->nlink * sizeof *m->link);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
+    trz_big_free(m->ick, ((size_t)1 << IC_BITS) * sizeof *m->ick);
     trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
     trz_big_free(m->pt, ((size_t)1 << PT_BITS) * sizeof *m->pt);
     trz_big_free(m->tlbd, ((size_t)1 << TD_BITS) * sizeof *m->tlbd);
@@ -978,7 +1005,7 @@ RC_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
         unsigned lk = m->last_kind, pcpu = cpu_stay(m) ? m->cur : m->curc->next;
         cpu1 *ps = pcpu == m->cur ? m->curc : get_cpu(m, pcpu);
         uint64_t pc0 = ps->pred_pc;
-        uint32_t iw0 = m->icache[pcidx(pc0, IC_BITS)];
+        uint32_t iw0 = *ic_at(m, pc0);
         rc_prob *pa[4] = { &m->p_special[lk], cpu_prob(m), pc_prob(m, ps), &m->p_iw[iw0 == 0] };
         int fail = 4;
         if (enc) {
@@ -986,7 +1013,7 @@ RC_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
             fail = kind != K_INSTR ? 0 : cpu != pcpu ? 1 : trz_ld_be64(q + 8) != pc0 ? 2 : trz_ld_be32(q + 4) != iw0 ? 3 : 4;
         }
         RSTAT(ST_FAST);
-        fail = r_multi(c, enc, pa, 4, fail);
+        fail = r_multi_s(c, enc, pa, 4, fail, m->sat ? &m->sat[SAT_STEP] : NULL);
         if (fail == 0) {
             RSTAT(ST_KIND);
             kind = rcd_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
@@ -1046,14 +1073,14 @@ int rst_v1_encode(const trz_enc_args *a)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     if (a->nrec == 0) return TRZ_CODEC_OK;
-    model1 *m = model_new(a->nrec);
+    model1 *m = model_new(a->nrec, a->know);
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
     if (m && !m->oom && src) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
-        rcd_direct(&c, 1, 1, 8); /* the variant */
+        rcd_direct(&c, 1, a->know ? RST_V_KNOW : 1, 8); /* the variant */
         enc_run(m, &c, src, a->nrec);
         rcd_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
@@ -1080,11 +1107,11 @@ int rst_v1_decode(const trz_dec_args *a)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    model1 *m = model_new(a->nrec);
+    model1 *m = model_new(a->nrec, a->know);
     if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
-    if (rcd_direct(&c, 0, 0, 8) != 1) m->err = 1;
+    if (rcd_direct(&c, 0, 0, 8) != (a->know ? RST_V_KNOW : 1)) m->err = 1;
     dec_run(m, &c, a->out, a->nrec);
     int rcode = TRZ_CODEC_OK;
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
@@ -1093,4 +1120,94 @@ int rst_v1_decode(const trz_dec_args *a)
     model_free(m);
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
+}
+
+/* ---- carried knowledge (rst.md, "Knowledge") ----------------------------------- */
+#define RST_KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
+/* The knowledge stream: the facts by increasing PC, range-coded; each PC as
+ * its distance in words from the one before (mostly 1: the code of a
+ * basic block), each word field by field with the record model's own
+ * coder (iw_fields), its probabilities fresh as in a chunk. */
+#define KNOW_VARIANT 0
+typedef struct {
+    rc_prob p_next[4];
+    RC_INT(4) i_gap;
+    RC_INT(1) i_n;
+    RC_INT(1) i_first;
+} kmodel;
+
+static int know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen, trz_know_add_fn add,
+                     void *ctx, const int enc)
+{
+    rc c;
+    if (enc) rc_enc_init(&c, out);
+    else rc_dec_init(&c, p, plen);
+    if (rcd_direct(&c, enc, KNOW_VARIANT, 8) != KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
+    model1 *m = calloc(1, sizeof *m);
+    kmodel *k = malloc(sizeof *k);
+    if (!m || !k) { free(m); free(k); return TRZ_CODEC_NOMEM; }
+    probs_init(m);
+    sparc_cls_init(m->cls);
+    rc_init((rc_prob *)k, sizeof *k / sizeof(rc_prob));
+    int rcode = TRZ_CODEC_OK;
+    uint64_t count = rcd_uint(&c, enc, k->i_n.len[0], k->i_n.bits, n - 1) + 1;
+    if (!enc && (count == 0 || count > RST_KNOW_MAX_FACTS)) rcode = TRZ_CODEC_CORRUPT;
+    uint64_t w = 0;              /* the PC in words */
+    unsigned g1 = 0, pcls = 0; /* the last gap was 1 word; the class of the word before the last */
+    uint32_t piw = 0;
+    for (uint64_t i = 0; i < count && rcode == TRZ_CODEC_OK; i++) {
+        uint64_t kw = enc ? f[i].key >> 2 : 0;
+        if (i == 0) {
+            w = rcd_uint(&c, enc, k->i_first.len[0], k->i_first.bits, kw);
+        } else {
+            /* after a taken CTI's delay slot the next word is often never run */
+            unsigned x = g1 | ((TAKEN_MASK >> pcls) & 1) << 1;
+            RSTAT(ST_KGAP);
+            uint64_t g = kw - w;
+            if (rcd_bit(&c, enc, &k->p_next[x], g != 1) == 0) {
+                g = 1;
+            } else {
+                uint64_t u = rcd_uint(&c, enc, k->i_gap.len[x], k->i_gap.bits, g - 2);
+                if (u > (UINT64_MAX >> 2) - 2) { rcode = TRZ_CODEC_CORRUPT; break; }
+                g = u + 2;
+            }
+            if (g > (UINT64_MAX >> 2) - w) { rcode = TRZ_CODEC_CORRUPT; break; }
+            g1 = g == 1;
+            w += g;
+        }
+        if (w > UINT64_MAX >> 2) { rcode = TRZ_CODEC_CORRUPT; break; } /* a first PC past 2^64 */
+        RSTAT(ST_KIW);
+        uint32_t iw = enc ? iw_fields_enc(m, &c, trz_ld_be32(f[i].val)) : iw_fields_dec(m, &c);
+        pcls = classify(m, piw);
+        piw = iw;
+        if (!enc) {
+            if (rc_dec_bad(&c)) { rcode = TRZ_CODEC_CORRUPT; break; }
+            uint8_t v[RST_FACT_IW];
+            trz_st_be32(v, iw);
+            add(ctx, w << 2, v, sizeof v);
+        }
+    }
+    if (enc) {
+        if (rc_enc_flush(&c)) rcode = TRZ_CODEC_NOMEM;
+    } else if (rcode == TRZ_CODEC_OK && !rc_dec_ok(&c)) {
+        rcode = TRZ_CODEC_CORRUPT;
+    }
+    free(m);
+    free(k);
+    return rcode;
+}
+
+int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+{
+    (void)k;
+    if (n == 0 || n > RST_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
+    for (size_t i = 0; i < n; i++) /* only facts learn states */
+        if (f[i].len != RST_FACT_IW || (f[i].key & 3) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;
+    return know_code(f, n, out, NULL, 0, NULL, NULL, 1);
+}
+
+int rst_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
+{
+    (void)k;
+    return know_code(NULL, 0, NULL, p, n, add, ctx, 0);
 }

@@ -7,8 +7,14 @@
 /* Variants 1 and later have one stream, range-coded, id 21 (variant 0 has
  * none by that id); its first 8 decisions are the variant number. */
 enum { RST_S_RC = 21 };
+/* Variant 2 is variant 1 in a member with knowledge (rst.md, "Knowledge"). */
+enum { RST_V_KNOW = 2 };
 
 int rst_rc_variant(const trz_dec_args *a);
 int rst_v1_encode(const trz_enc_args *a);
 int rst_v1_decode(const trz_dec_args *a);
+
+/* The knowledge stream: trz_codec.know_encode and know_decode. */
+int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+int rst_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 #endif
