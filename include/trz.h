@@ -347,9 +347,15 @@ TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges,
 /* Join archives (paths) into one archive written to `out`, with one member
  * and one index over all their chunks, so that seeking, listing and testing
  * behave as if one process had written it.  The chunks are copied, not
- * re-encoded.  All inputs must have the same format and byte order
- * (TRZ_ERR_PARAM otherwise: concatenate such archives with cat instead).
- * On failure a message is written to err (errlen bytes). */
+ * re-encoded.  Text inputs may end inside a line (the line counts once);
+ * after an input that ends in a partial record a new member starts, which
+ * counts records from its own start.  The result decodes to the inputs'
+ * bytes one after another.  All inputs must have the same format and byte
+ * order (TRZ_ERR_PARAM otherwise: concatenate such archives with cat
+ * instead).  Only the chunks where inputs meet are decoded: read the result
+ * through before relying on it (trz join and the Python binding do, before
+ * the file takes its name).  On failure a message is written to err
+ * (errlen bytes). */
 TRZ_API int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
 /* Compress the file at `in` into the file at `out` with the settings of

@@ -511,7 +511,10 @@ def join(parts, dst):
     """Join archives into one archive dst with one member and one index (the
     chunks are copied, not re-encoded), so that it lists, seeks and tests as
     if one process had written it.  All parts need the same format and byte
-    order.  dst is written through a temporary file and renamed."""
+    order.  Text parts cut inside a line join up (the line counts once);
+    after a part that ends in a partial record a new member starts.  dst
+    decodes to the parts one after another; it is written through a
+    temporary file, decoded and checked, and renamed."""
     parts = [os.fspath(p) for p in parts]
     arr = (ctypes.c_char_p * len(parts))(*[_path(p) for p in parts])
     err = ctypes.create_string_buffer(512)
@@ -528,6 +531,12 @@ def join(parts, dst):
             os.close(fd.value)
         if rc:
             _fail(rc, _lib.text(err.value) or _lib.text(lib.trz_strerror(rc)))
+        try:  # dst takes its name only once it decodes, as `trz join` checks it
+            with Reader(tmp) as r:
+                while r.read_bytes(1 << 24):
+                    pass
+        except TrzError as e:
+            _fail(e.code, "%s: the joined archive does not decode (%s)" % (os.fspath(dst), str(e).split(": ", 1)[-1]))
         os.chmod(tmp, 0o644)
         os.replace(tmp, dst)
     except BaseException:

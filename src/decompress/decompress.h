@@ -1,5 +1,6 @@
 /* decompress.h - what the other rooms of the library may ask a reader
- * beyond trz.h (the tools room's dump prints each member in its format). */
+ * beyond trz.h (the tools room's dump prints each member in its format,
+ * join finds where its inputs' members end). */
 #ifndef TRZ_DECOMPRESS_H
 #define TRZ_DECOMPRESS_H
 
@@ -11,5 +12,8 @@
 const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order);
 /* The codec and byte order of the member that the last span came from. */
 const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
+
+/* Whether chunk n (through the index) is the first of its member. */
+int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);
 
 #endif

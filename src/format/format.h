@@ -134,6 +134,11 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
  * needed), or TRZ_ERR_CORRUPT / TRZ_ERR_LIMIT. */
 int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *need);
 
+/* Give the chunk whose header is at p (parsed into h) another record count
+ * and flags, and reseal its header check.  The payload and both of its
+ * hashes stay valid: neither covers these fields. */
+void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint8_t flags);
+
 /* Whether the payload of a chunk (header + payload at p) matches its check. */
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);
 
