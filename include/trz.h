@@ -218,8 +218,13 @@ typedef enum trz_rparam {
                              background threads decode the chunks that follow
                              while the caller works on the current one; up to
                              N + 1 chunks are held ahead, each a chunk's
-                             memory.  Order is always kept, and an error is
-                             reported only when its chunk is reached. */
+                             memory, as long as the sizes their headers
+                             declare fit about 1 GiB together (a larger
+                             chunk is decoded alone), so that a hostile
+                             archive costs no more memory with N threads
+                             than with one.  Order is always kept, and an
+                             error is reported only when its chunk is
+                             reached. */
     TRZ_R_HOST_ORDER = 2, /* 1: trz_read converts records to the host's byte
                              order (per codec, field by field); 0 (default):
                              records come back exactly as stored */

@@ -35,6 +35,10 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_STREAM_RAW_LIMIT(raw) (2 * (uint64_t)(raw) + 65536)
 #define TRZ_STREAMS_RAW_LIMIT(raw) (3 * (uint64_t)(raw) + 262144)
 #define TRZ_MAX_CHUNKS (1ull << 32)
+/* What a reader's chunks in flight may declare together (stored, decoded
+ * and decompressed-stream bytes): one chunk at the limits.  A larger chunk
+ * decodes alone. */
+#define TRZ_DECODE_BUDGET ((uint64_t)TRZ_MAX_CHUNK_RAW + TRZ_STREAMS_RAW_LIMIT(TRZ_MAX_CHUNK_RAW))
 
 /* chunk flags */
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
