@@ -70,23 +70,24 @@ include tests/tests.mk
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 trz $(DESTDIR)$(PREFIX)/bin/trz
-	install -m 644 include/trz.h include/trz_records.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/trz.h include/trz_records.h include/trz_champsim.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 libtrz.a $(DESTDIR)$(PREFIX)/lib/libtrz.a
 	install -m 755 libtrz.so $(DESTDIR)$(PREFIX)/lib/libtrz.so.$(SOVER)
 	ln -sf libtrz.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libtrz.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define TRZ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/trz.h | paste -sd.)|g' \
 	    trz.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/trz.pc
 	install -m 644 trz.1 $(DESTDIR)$(PREFIX)/share/man/man1/trz.1
+	@# the loader's cache, so that programs find libtrz.so.0 under /usr/local/lib
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # The Python package (python/) with its own copy of libtrz.so, into the
 # Python that PYTHON names (a virtual environment's, say: Debian's own
-# Python leaves its packages to apt).
+# Python leaves its packages to apt).  python/install.py copies it into
+# site-packages with pip's metadata: no pip, wheel or network needed, which
+# a fresh virtual environment on an offline machine does not have.
 PYTHON ?= python3
 install-python: libtrz.so
-	rm -rf $(B)/pypkg && mkdir -p $(B)/pypkg
-	cp -r python/pyproject.toml python/README.md python/trz $(B)/pypkg/
-	rm -rf $(B)/pypkg/trz/__pycache__ && cp libtrz.so $(B)/pypkg/trz/libtrz.so
-	$(PYTHON) -m pip install --quiet --no-build-isolation --no-deps $(B)/pypkg
+	$(PYTHON) python/install.py --library libtrz.so
 
 samples: $(B)/gen_samples
 	$(B)/gen_samples corpus

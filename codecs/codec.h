@@ -3,7 +3,8 @@
  * A codec turns one chunk of source bytes into up to TRZ_MAX_STREAMS byte
  * streams (encode_chunk) and back (decode_chunk).  The container compresses
  * each stream with a back-end (zstd, zlib), checksums the chunk and indexes
- * it.  A codec keeps no state from one chunk to the next.
+ * it.  A codec keeps no state of its own from one chunk to the next; what
+ * it carries goes through the container's knowledge (below).
  *
  * Adding a format: a folder codecs/<name>/ with its code and its spec
  * (<name>.md), exporting one `const trz_codec`, and one row in the table
@@ -39,6 +40,36 @@ enum {
     TRZ_CODEC_CHAMPSIM_CLOUDSUITE = 6,
 };
 
+/* ---- carried knowledge (src/format/FORMAT.md, "Knowledge") -------------
+ * Facts a member's earlier chunks taught the codec, under 64-bit keys of the
+ * codec's choosing (an instruction's static fields under its PC, say): a
+ * chunk's models start from them instead of from nothing.  The container
+ * keeps them (src/format/know.c) and states each chunk's new facts in the
+ * chunk's knowledge stream; a codec only learns facts (trz_codec.learn) and
+ * looks them up (trz_know_get).  A fact is a prediction, never trusted: a
+ * codec codes what differs from it, and must not misbehave on any bytes. */
+typedef struct trz_know {
+    const struct trz_kstore *s;
+    uint32_t n;          /* the facts this view sees: the first n stated */
+    const uint32_t *slot; /* the store's hash table when the view was taken */
+    uint32_t mask;
+} trz_know;
+
+/* The fact under key (1..255 bytes, *len set), or NULL when this view has
+ * none.  k may be NULL (no knowledge). */
+const uint8_t *trz_know_get(const trz_know *k, uint64_t key, size_t *len);
+
+/* Called by trz_codec.learn for each fact to state, and by know_decode for
+ * each fact it decodes. */
+typedef void (*trz_know_add_fn)(void *ctx, uint64_t key, const void *val, size_t len);
+
+/* A fact, as the container hands a chunk's new ones to know_encode. */
+typedef struct trz_fact {
+    uint64_t key;
+    const uint8_t *val;
+    size_t len;
+} trz_fact;
+
 /* ---- the codec table entry --------------------------------------------- */
 
 enum {
@@ -70,6 +101,9 @@ typedef struct trz_enc_args {
      * back-end on it.  May be NULL (then nothing is marked); set it
      * through trz_mark_coded. */
     uint64_t *coded;
+    /* The member's knowledge, this chunk's new facts included; NULL when the
+     * member carries none (then the codec codes as it always did). */
+    const trz_know *know;
 } trz_enc_args;
 
 static inline void trz_mark_coded(const trz_enc_args *a, unsigned id)
@@ -84,6 +118,7 @@ typedef struct trz_dec_args {
     size_t len;
     uint64_t nrec;
     int byte_order;
+    const trz_know *know; /* as in trz_enc_args */
 } trz_dec_args;
 
 typedef struct trz_codec {
@@ -120,6 +155,21 @@ typedef struct trz_codec {
      * `to` (TRZ_BO_*), field by field, as a reader asks for host order.
      * NULL = the records have no multi-byte fields to swap. */
     void (*convert)(uint8_t *recs, size_t len, int from, int to);
+
+    /* Optional: carried knowledge.  Before a chunk is encoded, call add for
+     * the facts its records teach that k (what the member knows so far)
+     * lacks.  Cheap: a scan, no coding.  Only the encoder runs it; what it
+     * adds is stored, so it may change from version to version.  NULL: the
+     * codec carries nothing from one chunk to the next. */
+    int (*learn)(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order,
+                 trz_know_add_fn add, void *ctx);
+    /* Optional, with learn: code a chunk's new facts (n of them, by
+     * increasing key) into out, and back: know_decode calls add for each
+     * fact in the same order, with the same bytes, and returns
+     * TRZ_CODEC_CORRUPT for a stream it did not write.  k: the facts before
+     * them.  NULL: the container's own layout (FORMAT.md). */
+    int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+    int (*know_decode)(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 } trz_codec;
 
 /* Registry (codecs/registry.c). */

@@ -77,7 +77,8 @@ typedef struct trz_io {
     /* Read up to n bytes into buf: return the count, 0 at end, -1 on error.
      * Short reads are fine. */
     int64_t (*read)(void *opaque, void *buf, size_t n);
-    /* Write all n bytes: return n, or -1 on error. */
+    /* Write all n bytes: return n, or -1 on error (errno set if there is
+     * one to report; it need not be).  Any other count is an error too. */
     int64_t (*write)(void *opaque, const void *buf, size_t n);
     /* Seek to an absolute offset: 0 or -1.  NULL for pipes. */
     int (*seek)(void *opaque, uint64_t offset);
@@ -116,6 +117,13 @@ typedef enum trz_cparam {
                               decompressed first and the trace inside stored */
     TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
                               and fall back to the raw codec if it differs */
+    TRZ_C_RESTART_BYTES = 8,/* a chunk's models start from what the member's
+                              earlier chunks taught them (carried knowledge),
+                              afresh every this many bytes of trace: 4 KiB..256
+                              MiB, default 256 MiB.  Shorter bounds what a seek
+                              reads and what a damaged chunk costs.  0: every
+                              chunk starts from nothing (archives that trz 0.11
+                              reads) */
 } trz_cparam;
 
 enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
@@ -167,23 +175,31 @@ typedef struct trz_writer trz_writer;
 
 /* Open a writer with cctx's settings (NULL: the defaults; cctx is copied
  * and may be freed at once) writing to *io (copied; io->opaque must stay
- * valid until close; only write is used).  On failure *writer is still set
- * (unless out of memory) so that trz_writer_error can tell why. */
+ * valid until close; only write is used, and TRZ_ERR_PARAM when io or
+ * io->write is NULL).  On failure *writer is still set (unless out of
+ * memory) so that trz_writer_error can tell why; close it as usual.  When
+ * io->write fails, the call that met it returns TRZ_ERR_IO and so do all
+ * later ones. */
 TRZ_API int trz_writer_open(trz_writer **writer, const trz_cctx *cctx, const trz_io *io);
 
 /* The same into the file at path, through a temporary file beside it that
  * replaces path only when trz_writer_finish succeeds. */
 TRZ_API int trz_writer_open_path(trz_writer **writer, const trz_cctx *cctx, const char *path);
 
-/* Append n bytes of trace (any number of records, or part of one). */
+/* Append n bytes of trace (any number of records, or part of one; n may
+ * be 0, and data NULL only then).  TRZ_ERR_PARAM for a NULL writer or
+ * data, and after finish. */
 TRZ_API int trz_writer_write(trz_writer *writer, const void *data, size_t n);
 
 /* Finish the archive: the last chunks, the index and the footer (and the
- * rename, for a path).  Writes after it fail.  The message of a failure
- * stays readable until trz_writer_close. */
+ * rename, for a path).  Writes after it fail; finishing again returns the
+ * same result.  The message of a failure stays readable until
+ * trz_writer_close. */
 TRZ_API int trz_writer_finish(trz_writer *writer);
 
-/* Finish (when not done yet) and free; NULL is fine.  Returns the result. */
+/* Finish (when not done yet) and free; NULL is fine.  Returns the result.
+ * The writer is gone afterwards: like free, a second close (or any call on
+ * it) is a use after free. */
 TRZ_API int trz_writer_close(trz_writer *writer);
 
 /* The message for the writer's last failure ("" if none). */
@@ -377,14 +393,16 @@ TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, ch
 /* ---- printing records ------------------------------------------------------ */
 
 /* Print records [first, first+count) as text, one line each (trconv / b2a
- * style per format; text formats print their lines; each member of a
- * mixed archive in its own format).  count = UINT64_MAX means to the end.
- * Seeks when it can, else reads forward; TRZ_ERR_RANGE when first is past
- * the end. */
+ * style per format; text formats print their lines, and a record that
+ * follows a text member's last line without a newline starts a line of its
+ * own; each member of a mixed archive in its own format; raw bytes 16 a
+ * line).  count = UINT64_MAX means to the end.  Seeks when it can, else
+ * reads forward; TRZ_ERR_RANGE when first is past the end. */
 TRZ_API int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or
- * "auto" probes. */
+ * "auto" probes.  TRZ_ERR_RANGE, as for an archive, when first is past the
+ * end. */
 TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);
 

@@ -118,6 +118,14 @@ expect "version" 0 "" -- "$TRZ" --version
 cp "$W/orig.pbus" "$W/r.pbus"
 expect "--rm removes input" 0 "" -- "$TRZ" --rm "$W/r.pbus"
 [ ! -e "$W/r.pbus" ] && [ -f "$W/r.pbus.trz" ] && ok "--rm after verified write" || bad "--rm after verified write"
+# --rm only with the whole input in the output: a slice is refused before anything is written
+for opt in "--from 10 --count 5" "--from 10" "--count 5" "--from=0"; do
+    rm -f "$W/slice.out"; "$TRZ" -q -f -c "$W/orig.pbus" > "$W/slice.pbus.trz"
+    # shellcheck disable=SC2086
+    expect "--rm with $opt: refused" 1 "not with --from/--count" -- "$TRZ" -d --rm $opt -o "$W/slice.out" "$W/slice.pbus.trz"
+    [ -f "$W/slice.pbus.trz" ] && [ ! -e "$W/slice.out" ] && ok "--rm with $opt: archive kept, nothing written" \
+        || bad "--rm with $opt: archive kept, nothing written"
+done
 expect "-o names output" 0 "" -- "$TRZ" -o "$W/named.trz" "$W/orig.pbus"
 [ -f "$W/named.trz" ] && ok "-o file exists" || bad "-o file exists"
 if [ -w /dev/full ]; then
@@ -206,6 +214,17 @@ split -n 3 -d "$B" "$W/bb."
 joinparts "join: BYU parts with partial records: a member after each" 3 byu "$W"/bb.0?
 split -b $((12 * 30000)) -d "$B" "$W/bw."
 joinparts "join: BYU parts of whole records stay one member" 1 byu "$W"/bw.0?
+# parts written with and without carried knowledge: a member where the
+# version changes, and every chunk still decodes with its own group's facts
+C=$ROOT/corpus/mix.champsimtrace
+split -b $((64 * 6000)) -d "$C" "$W/ck."
+"$TRZ" -q -f --chunk-size=64K "$W/ck.00" && "$TRZ" -q -f --chunk-size=64K --restart=0 "$W/ck.01" \
+    && "$TRZ" -q -f --chunk-size=64K "$W/ck.02" && "$TRZ" -q -f --chunk-size=64K "$W/ck.03"
+if "$TRZ" join -o "$W/ck.trz" "$W"/ck.0?.trz 2> "$W/err" && "$TRZ" -t "$W/ck.trz" && "$TRZ" -dc "$W/ck.trz" | cmp -s - "$C" \
+        && "$TRZ" -l "$W/ck.trz" | grep -q "; 3 members" \
+        && "$TRZ" -d --from=16000 --count=100 -c "$W/ck.trz" | cmp -s - <(tail -c +$((16000 * 64 + 1)) "$C" | head -c 6400); then
+    ok "join: parts with and without knowledge: a member per change, same bytes, seeks"
+else bad "join: parts with and without knowledge" "$(cat "$W/err"; "$TRZ" -l "$W/ck.trz")"; fi
 # an input with a damaged chunk (its headers and index intact) is caught by
 # the check after writing: exit 1, and no output
 cp "$W/bw.01.trz" "$W/bw-bad.trz"; printf '\377' | dd of="$W/bw-bad.trz" bs=1 seek=400 conv=notrunc status=none
@@ -313,6 +332,14 @@ if "$TRZ" bench --quick --levels=1 --threads=1 --tmpdir="$W" "$W/bq-link.pbus" >
         && grep -q '^| trz -1 -T1 |.*| ok |$' "$W/bench.md" && ! grep -q FAILED "$W/bench.md"; then
     ok "bench on a symlinked input: every side ran"
 else bad "bench on a symlinked input" "$(cat "$W/bench.err")"; fi
+# a compressed input is benchmarked as the trace trz stores, for every side; xz -9 is in --quick
+head -c 64000 "$ROOT/corpus/mix.champsimtrace" | xz -1 > "$W/bq.champsimtrace.xz"
+if "$TRZ" bench --quick --levels=1 --threads=1 --tmpdir="$W" "$W/bq.champsimtrace.xz" > "$W/bench.md" 2> "$W/bench.err" \
+        && grep -q '^64,000 bytes (unwrapped from xz); trz format champsim' "$W/bench.md" \
+        && grep -q '^| xz -9 -T1 |.*| ok |$' "$W/bench.md" && ! grep -q FAILED "$W/bench.md"; then
+    ok "bench on an .xz input: every side gets the trace inside"
+else bad "bench on an .xz input" "$(head -5 "$W/bench.md") $(cat "$W/bench.err")"; fi
+[ -z "$(ls "$W" | grep '^trz-bench')" ] && ok "bench leaves no work files" || bad "bench leaves no work files" "$(ls "$W")"
 [ "$("$TRZ" --help | awk 'length($0) > 79' | wc -l)" = 0 ] && [ "$("$TRZ" --help | wc -l)" -le 24 ] && ok "--help fits 80 columns and a screen" || bad "--help fits 80 columns"
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
 "$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \

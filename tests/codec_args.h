@@ -20,6 +20,6 @@ static size_t test_packed_size(void *packer, const void *p, size_t n, int level)
     return ZSTD_isError(r) || r > n ? n : r;
 }
 
-#define TEST_ENC_ARGS(in, len, nrec, bo, level, streams) { in, len, nrec, bo, level, streams, test_packed_size, NULL, NULL }
+#define TEST_ENC_ARGS(in, len, nrec, bo, level, streams) { in, len, nrec, bo, level, streams, test_packed_size, NULL, NULL, NULL }
 
 #endif

@@ -76,7 +76,7 @@ int main(int argc, char **argv)
             scmp[i] += zn < s[i].n ? zn : s[i].n;
             free(z);
         }
-        trz_dec_args da = { sp, sl, out, len, ea.nrec, bo };
+        trz_dec_args da = { sp, sl, out, len, ea.nrec, bo, NULL };
         t0 = now();
         rc = c->decode_chunk(&da);
         tdec += now() - t0;

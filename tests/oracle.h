@@ -167,9 +167,13 @@ static int or_dump(or_ctx *o, trz_reader *r, uint64_t N, uint64_t M)
     FILE *gf = open_memstream(&got, &gn), *wf = open_memstream(&want, &wn);
     if (!gf || !wf) abort();
     int rc = trz_dump(r, gf, N, M);
+    int open = 0; /* a text member's last line without its newline: the next record starts a line */
     for (uint64_t k = N; k < o->total && k - N < M; k++) {
-        if (o->rc[k]->record_size == 0) fwrite(o->d + o->start[k], 1, (size_t)(o->rend[k] - o->start[k]), wf);
+        if (open) fputc('\n', wf);
+        size_t len = (size_t)(o->rend[k] - o->start[k]);
+        if (o->rc[k]->record_size == 0) fwrite(o->d + o->start[k], 1, len, wf);
         else trz_dump_records(wf, o->rc[k], o->rbo[k], o->d + o->start[k], 1, k);
+        open = o->rc[k]->record_size == 0 && len && o->d[o->start[k] + len - 1] != '\n';
     }
     fclose(gf);
     fclose(wf);

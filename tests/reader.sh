@@ -278,6 +278,27 @@ cut_format() { # NAME FILE RS FORMAT CHUNK_OPTION RECORDS
         esac
         if [ $? = 0 ]; then ok "$name: dump -s $n -n $m prints records $n.."; else bad "$name: dump -s $n -n $m prints records $n.." "$(head -2 "$W/d1" | tr '\n' ' ')"; fi
     done
+    # FIRST at the record count prints nothing; past it is an error, from the
+    # raw file (and a pipe of it) as from the archive, as trz -d --from says
+    local src how rc opt
+    for src in archive file pipe; do
+        for a in "$total - 0" "$total 0 0" "$((total + 1)) - 1" "$((total + 1)) 0 1" "$((total + 1000)) 5 1"; do
+            read -r n m rc <<< "$a"
+            opt="-s $n"; [ "$m" != - ] && opt="$opt -n $m"
+            case $src in
+                archive) how="$TRZ dump $opt $W/c.trz" ;;
+                file) how="$TRZ dump $opt --format=$fmt $f" ;;
+                pipe) how="cat $f | $TRZ dump $opt --format=$fmt" ;;
+            esac
+            bash -c "$how" > "$W/d1" 2> "$W/err"
+            got=$?
+            if [ "$rc" = 0 ]; then [ $got = 0 ] && [ ! -s "$W/d1" ] && [ ! -s "$W/err" ]
+            else [ $got = 1 ] && [ ! -s "$W/d1" ] && [ "$(wc -l < "$W/err")" = 1 ] \
+                && grep -q "record $n is past the end ($total records)" "$W/err"; fi
+            if [ $? = 0 ]; then ok "$name: dump $opt of the $src: exit $rc"
+            else bad "$name: dump $opt of the $src" "exit $got, want $rc; $(head -c 200 "$W/err")"; fi
+        done
+    done
 }
 
 cuts() {
@@ -311,6 +332,69 @@ writer() {
     done
 }
 
+# ---- trz dump of concatenated members: every record on a line of its own ----
+dump_members() {
+    local t=$W/dm
+    mkdir -p "$t"
+    printf 'a b c' | "$TRZ" -q --format=uop -c > "$t/nonl.trz"                   # text, no final newline
+    printf 'd e f\ng h i\n' | "$TRZ" -q --format=uop -c > "$t/text.trz"
+    head -c 30 "$CORPUS/bus-2cpu.byu" > "$t/tail.byu"                            # 2 records and 6 bytes
+    "$TRZ" -q --format=byu -c "$t/tail.byu" > "$t/tail.trz"
+    head -c 5 "$CORPUS/bus-2cpu.byu" > "$t/tiny.byu"                             # no whole record
+    "$TRZ" -q --format=byu -c "$t/tiny.byu" > "$t/tiny.trz"; : > "$t/tiny.txt"
+    head -c 40 "$CORPUS/bus-1cpu.pbus" > "$t/r40"                               # raw: 2.5 hex lines
+    "$TRZ" -q --format=raw -c "$t/r40" > "$t/raw.trz"
+    "$TRZ" dump "$t/tail.trz" > "$t/tail.txt"
+    "$TRZ" dump "$t/raw.trz" > "$t/raw.txt"
+    # a last line longer than a chunk, without a newline: its pieces stay on one line
+    { head -c 3000 "$CORPUS/sjeng-like.trace"; head -c 9000 /dev/zero | tr '\0' x; } > "$t/long.trace"
+    "$TRZ" -q --format=uop --chunk-size=4K -c "$t/long.trace" > "$t/long.trz"
+    local name parts want m
+    for c in "text after text:nonl text" "BYU after text:nonl tail" "raw after text:nonl raw" \
+             "text after a BYU tail:tail nonl" "BYU after a BYU tail:tail tail" "text after raw:raw nonl" \
+             "raw after raw:raw raw" "text after a long line:long text" \
+             "text, a BYU member without a whole record, text:nonl tiny text"; do
+        name=${c%%:*} parts=${c#*:}
+        : > "$t/cat.trz"; : > "$t/want"
+        for m in $parts; do
+            cat "$t/$m.trz" >> "$t/cat.trz"
+            # a record that follows a line without its newline starts a line of its own
+            [ -s "$t/want" ] && [ "$(tail -c 1 "$t/want" | od -An -c | tr -d ' ')" != '\n' ] && echo >> "$t/want"
+            case $m in
+                nonl) printf 'a b c' >> "$t/want" ;;
+                text) printf 'd e f\ng h i\n' >> "$t/want" ;;
+                long) cat "$t/long.trace" >> "$t/want" ;;
+                *) cat "$t/$m.txt" >> "$t/want" ;;
+            esac
+        done
+        "$TRZ" dump "$t/cat.trz" > "$t/got" 2> "$t/err"
+        # the numbers go on across members: compare the records, not their numbers
+        sed -E 's/^ *[0-9]+: //; s/^[0-9a-f]{8}  //' "$t/got" > "$t/got.rec"
+        sed -E 's/^ *[0-9]+: //; s/^[0-9a-f]{8}  //' "$t/want" > "$t/want.rec"
+        if cmp -s "$t/got.rec" "$t/want.rec"; then ok "dump of a concatenation, $name: every record on its own line"
+        else bad "dump of a concatenation, $name" "$(diff "$t/got.rec" "$t/want.rec" | head -4 | cut -c 1-100 | tr '\n' ' ') $(head -c 200 "$t/err")"; fi
+        cat "$t/cat.trz" | "$TRZ" dump > "$t/got2" 2> "$t/err"
+        cmp -s "$t/got" "$t/got2" && ok "dump of a concatenation, $name: a pipe prints the same" \
+            || bad "dump of a concatenation, $name: a pipe prints the same" "$(head -c 200 "$t/err")"
+    done
+    # raw chunks that end inside a hex line: the lines are those of the raw file
+    head -c 1000 "$CORPUS/bus-1cpu.pbus" > "$t/r1000"
+    "$TRZ" -q --format=raw --chunk-records=10 -c "$t/r1000" > "$t/r10.trz"
+    for a in "0 1000" "5 100" "13 7"; do
+        read -r n m <<< "$a"
+        "$TRZ" dump -s "$n" -n "$m" "$t/r10.trz" > "$t/got"
+        "$TRZ" dump -s "$n" -n "$m" --format=raw "$t/r1000" > "$t/want"
+        cmp -s "$t/got" "$t/want" && ok "raw in 10-byte chunks: dump -s $n -n $m, .trz = raw" \
+            || bad "raw in 10-byte chunks: dump -s $n -n $m, .trz = raw" "$(diff "$t/got" "$t/want" | head -3 | tr '\n' ' ')"
+    done
+    # a pipe that delivers a raw trace in odd pieces prints the same lines too
+    (head -c 7 "$t/r1000"; sleep 0.2; tail -c +8 "$t/r1000") | "$TRZ" dump --format=raw > "$t/got"
+    "$TRZ" dump --format=raw "$t/r1000" > "$t/want"
+    cmp -s "$t/got" "$t/want" && ok "raw from a pipe in odd pieces: the lines of the file" \
+        || bad "raw from a pipe in odd pieces: the lines of the file" "$(diff "$t/got" "$t/want" | head -3 | tr '\n' ' ')"
+}
+
+dump_members
 rst_samples
 bus_samples
 champsim_samples

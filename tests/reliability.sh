@@ -113,6 +113,18 @@ check "salvage through a pipe: exit 1, same output" '[ $rc = 1 ] && cmp -s "$W/o
 rm -f "$W/out"; "$TRZ" -d -o "$W/out" "$W/d.trz" 2> "$W/err"; rc=$?
 check "no --salvage: exit 1, one line naming chunk 2, no output file" ' [ $rc = 1 ] && [ "$(lines "$W/err")" = 1 ] && grep -q "chunk 2" "$W/err" && [ ! -e "$W/out" ]'
 
+# --salvage --rm: the archive goes only when nothing was lost
+cp "$W/six.trz" "$W/rm.six.trz"; flip "$W/rm.six.trz" $((off2 + st2 / 2))
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz" 2> /dev/null; rc=$?
+check "salvage --rm, chunk 2 damaged: exit 1, damaged archive kept" '[ $rc = 1 ] && [ -f "$W/rm.six.trz" ] && [ -f "$W/rm.six" ]'
+cp "$W/six.trz" "$W/rm.six.trz"; flip "$W/rm.six.trz" $(($(wc -c < "$W/six.trz") - 12)); rm -f "$W/rm.six"
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz" 2> /dev/null; rc=$?
+check "salvage --rm, footer damaged (all records back): exit 1, archive kept" '[ $rc = 1 ] && [ -f "$W/rm.six.trz" ] && cmp -s "$W/rm.six" "$W/six"'
+cp "$W/six.trz" "$W/rm.six.trz"; rm -f "$W/rm.six"
+"$TRZ" -q -d --salvage --rm "$W/rm.six.trz"; rc=$?
+check "salvage --rm, intact archive: all of it decoded, archive removed" '[ $rc = 0 ] && [ ! -e "$W/rm.six.trz" ] && cmp -s "$W/rm.six" "$W/six"'
+rm -f "$W/rm.six"
+
 cp "$W/six.trz" "$W/d.trz"; flip "$W/d.trz" $((off2 + 9)); flip "$W/d.trz" $(($(wc -c < "$W/six.trz") - 1))
 salvage; rc=$?
 check "salvage, chunk 2 header and footer damaged (no index): output is the original minus chunk 2" ' [ $rc = 1 ] && cmp -s "$W/out" <(without $first2 "$raw2")'
@@ -232,6 +244,63 @@ check "--rm when the output exists (no -f): exit 1, input kept" '[ $rc = 1 ] && 
 check "--rm into a missing directory: exit 1, input kept" '[ $rc = 1 ] && cmp -s "$W/rm.pbus" "$S/bus-1cpu.pbus"'
 "$TRZ" -q --rm -f -o /dev/full "$W/rm.pbus" 2> /dev/null; rc=$?
 check "--rm with the output on /dev/full: exit 1, input kept" '[ $rc = 1 ] && cmp -s "$W/rm.pbus" "$S/bus-1cpu.pbus"'
+
+# --rm and an input that changes while trz works on it (a tracer still
+# appending, cat >>, a chmod): the input must stay.  To land the change
+# inside that window whatever the machine's speed, trz is stopped
+# (SIGSTOP) once its temporary output exists and checked to be stopped with
+# that file still there: it opened the input before creating the file and
+# makes its final check only after renaming it, so the change falls
+# between the two.  When trz was too quick to be caught, the attempt is
+# made again on a larger input; never caught is a failure, not a pass.
+pstate() { sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1; }
+changed_rm() { # NAME IN OUT "TRZ OPTIONS" CHANGE: sets rc and caught
+    local name=$1 in=$2 out=$3 opts=$4 change=$5 pid st before
+    caught=0 rc=
+    before=$(stat -c '%s %y %z %a' "$in")
+    # shellcheck disable=SC2086
+    "$TRZ" -q $opts --rm "$in" 2> "$W/chg.err" & pid=$!
+    for _ in $(seq 4000); do
+        compgen -G "$(dirname "$out")/.$(basename "$out").tmp*" > /dev/null && break
+        kill -0 $pid 2> /dev/null || break
+        sleep 0.005
+    done
+    kill -STOP $pid 2> /dev/null
+    for _ in $(seq 200); do st=$(pstate $pid); [ "$st" = T ] || [ "$st" = Z ] || [ -z "$st" ] && break; sleep 0.005; done
+    if [ "$st" = T ] && compgen -G "$(dirname "$out")/.$(basename "$out").tmp*" > /dev/null; then
+        eval "$change"
+        [ "$(stat -c '%s %y %z %a' "$in")" != "$before" ] && caught=1 # the change shows in what trz compares
+    fi
+    kill -CONT $pid 2> /dev/null
+    wait $pid; rc=$?
+}
+rm_change_case() { # NAME "TRZ OPTIONS" compress|decompress ADD: the file ADD appended, or a chmod when empty
+    local name=$1 opts=$2 kind=$3 add=$4 copies in out change
+    change='chmod u+x "$in"'; [ -n "$add" ] && change='cat "$add" >> "$in"'
+    for copies in 8 16 32 64; do
+        rm -rf "$W/chg"; mkdir -p "$W/chg"
+        for _ in $(seq "$copies"); do cat "$S/loops-4cpu.rst"; done > "$W/chg/orig"
+        if [ "$kind" = decompress ]; then
+            "$TRZ" -q -1 -c "$W/chg/orig" > "$W/chg/in.rst.trz"; in=$W/chg/in.rst.trz out=$W/chg/in.rst
+        else
+            cp "$W/chg/orig" "$W/chg/in.rst"; in=$W/chg/in.rst out=$W/chg/in.rst.trz
+        fi
+        cat "$in" ${add:+"$add"} > "$W/chg/want"
+        changed_rm "$name" "$in" "$out" "$opts" "$change"
+        [ "$caught" = 1 ] && break
+        echo "    ($name: trz finished before it could be stopped, $copies copies; again, larger)"
+    done
+    if [ "$caught" != 1 ]; then bad "$name: trz was never caught at work (no change made)"; return; fi
+    check "$name: exit 1, one line naming the input, the input kept as changed" \
+        ' [ $rc = 1 ] && [ "$(lines "$W/chg.err")" = 1 ] && grep -q "in.rst[.a-z]*: .*changed" "$W/chg.err" && cmp -s "$in" "$W/chg/want"'
+    rm -rf "$W/chg"
+}
+# (a member appended to an archive: whether the decoder meets it or not, what it
+# says is the same)
+printf 'appended\n' > "$W/add.txt"; "$TRZ" -q -c "$W/add.txt" > "$W/add.trz"
+rm_change_case "--rm, bytes appended to the input while compressing" -19 compress "$W/add.txt"
+rm_change_case "--rm, the input's mode changed while compressing (status-change time only)" -19 compress ""
+rm_change_case "--rm -d, a member appended to the archive while decompressing" -d decompress "$W/add.trz"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -28,7 +28,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, streams *st
 static int decode_with(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len,
                        uint64_t nrec)
 {
-    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE };
+    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, NULL };
     return c->decode_chunk(&da);
 }
 

@@ -40,7 +40,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -64,10 +64,11 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0 }, g;
     size_t len;
     struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
         { 4, 2, TRZ_ERR_VERSION, "version 2" },
+        { 4, 4, TRZ_ERR_VERSION, "version 4" },
         { 5, 200, TRZ_ERR_UNSUPPORTED, "an unknown codec" },
         { 6, 3, TRZ_ERR_CORRUPT, "byte order 3" },
         { 7, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
@@ -111,8 +112,8 @@ static void chunk_header(void)
     trz_zctx *z = trz_zctx_create();
     uint8_t raw[5000];
     for (size_t i = 0; i < sizeof raw; i++) raw[i] = (uint8_t)(i * 31 / 7);
-    trz_chunk_job job = { &trz_codec_raw, raw, sizeof raw, sizeof raw, TRZ_BO_NONE, 3, TRZ_BACKEND_ZSTD, 1, 0,
-                          { 0 }, 0, "" };
+    trz_chunk_job job = { .codec = &trz_codec_raw, .raw = raw, .raw_len = sizeof raw, .nrec = sizeof raw,
+                          .byte_order = TRZ_BO_NONE, .level = 3, .backend = TRZ_BACKEND_ZSTD, .verify = 1 };
     trz_chunk_encode(&job, z);
     check(job.result == TRZ_OK, "encode a raw chunk: %s", job.err);
     trz_chunk_hdr h;
@@ -127,7 +128,7 @@ static void chunk_header(void)
     check(trz_chunk_payload_ok(&h, p), "the payload check");
     uint8_t out[5000];
     char err[100];
-    check(trz_chunk_decode(&h, p, job.out.n, out, z, err, sizeof err) == TRZ_OK && memcmp(out, raw, sizeof raw) == 0,
+    check(trz_chunk_decode(&h, p, job.out.n, out, z, NULL, err, sizeof err) == TRZ_OK && memcmp(out, raw, sizeof raw) == 0,
           "the chunk decodes");
     int bad = 0;
     for (size_t k = 0; k < h.hdr_len; k++) {
@@ -146,7 +147,7 @@ static void chunk_header(void)
         { 34, (2 * 5000 + 65536) + 1, 4, TRZ_ERR_LIMIT, "a stream over 2 x raw + 64 KiB" },
         { 30, 6000, 4, TRZ_ERR_CORRUPT, "csize over rsize" },
         { 5, 3, 1, TRZ_ERR_CORRUPT, "byte order 3" },
-        { 7, 2, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
+        { 7, 4, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
         { 8, 5001, 4, TRZ_ERR_CORRUPT, "more records than bytes in a raw chunk" },
     };
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
@@ -187,7 +188,7 @@ static void chunk_in_member(void)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         int tail = -1;
         int fits = trz_chunk_fits(t[i].m, t[i].m == byu ? TRZ_BO_LITTLE : TRZ_BO_NONE, t[i].codec, t[i].bo, t[i].flags,
-                                  t[i].nrec, t[i].raw, t[i].first, &tail);
+                                  t[i].nrec, t[i].raw, t[i].first, 0, &tail);
         check(fits == t[i].fits && tail == t[i].tail, "chunk in member: %s (fits %d, tail %d)", t[i].what, fits, tail);
     }
 }

@@ -40,7 +40,7 @@ static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, 
         p[i] = sp ? sp[i] : (e->s[i].n ? e->s[i].p : NULL);
         n[i] = sl ? sl[i] : e->s[i].n;
     }
-    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE };
+    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, NULL };
     return trz_codec_uop.decode_chunk(&da);
 }
 

@@ -49,9 +49,24 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 	fi
 	@touch $@
 
-check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
-	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
-
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
+
+# make install into a temporary prefix, and the README's integrations built
+# against it through pkg-config
+CHECK_STEPS += tests/install.sh
+
+# The vector-state test also runs against libtrz.so, built as a host program
+# links it: the sanitizers' own code between the calls can hide a dirty state.
+$(B)/test_vecstate: tests/test_vecstate.c libtrz.so include/trz.h tests/unit.h
+	@mkdir -p $(dir $@)
+	ln -sf ../libtrz.so $(B)/libtrz.so.$(SOVER)
+	$(CC) $(STD) $(WARN) -O2 -o $@ $< -L. -ltrz -Wl,-rpath,'$$ORIGIN'
+CHECK_DEPS += $(B)/test_vecstate
+CHECK_STEPS += tests/vecstate.sh
+
+# Last: a rule's prerequisites expand where it is read, so every CHECK_DEPS
+# addition above must come first.
+check: $(B)/checkdeps.ok $(CHECK_FIRST) all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
+	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh

@@ -2,7 +2,7 @@
 # bus_stats, champsim_stats; champsim_read, the batch reader of ChampSim structs), the timing tools for the reader (read_speed, seek_time), and
 # tests/reader.sh, which `make check` runs.  Binaries go to build/analyzers/.
 AN_DIR  := $(B)/analyzers
-AN_HDRS := bench/analyzers/common.h bench/analyzers/champsim_reader.h $(HDRS)
+AN_HDRS := bench/analyzers/common.h include/trz_champsim.h $(HDRS)
 AN_PROGS := rst_stats bus_stats champsim_stats champsim_read read_speed seek_time write_records
 ANALYZERS += $(AN_PROGS:%=$(AN_DIR)/%)
 

@@ -1,4 +1,4 @@
-/* champsim_read.c - the batch reader of champsim_reader.h at work: fill
+/* champsim_read.c - the batch reader of trz_champsim.h at work: fill
  * ChampSim's own structs (as the simulator declares them) from a .trz,
  * 4096 at a time, count instructions, branches and memory operands from
  * the struct fields, and with -o write the structs back out as raw records
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "champsim_reader.h"
+#include "trz_champsim.h"
 
 /* ChampSim's inc/trace_instruction.h */
 struct input_instr {

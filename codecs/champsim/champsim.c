@@ -9,10 +9,12 @@
 #ifdef CS_STATS /* model tuning only: bits and events per field */
 #include <math.h>
 enum { F_RUN, F_IP_FIRST, F_IP_HIT, F_IP_LEN, F_IP_DELTA, F_SIG_HIT, F_SIG_NEW, F_SIG_CHG, F_BR, F_MEM_EQ, F_MEM_HIT,
-       F_MEM_DELTA, F_MEM_NEW, F_EXTRA, F_R0, F_R1, F_R2, F_R3, F_R4, F_R5, F_R6, F_R7, F_IB, F_MM, F_BT, F_N };
+       F_MEM_DELTA, F_MEM_NEW, F_EXTRA, F_R0, F_R1, F_R2, F_R3, F_R4, F_R5, F_R6, F_R7, F_IB, F_MM, F_BT, F_K_GAP,
+       F_K_LEN, F_K_T, F_N };
 static const char *const cs_fname[F_N] = { "run", "ip_first", "ip_hit", "ip_len", "ip_delta", "sig_hit", "sig_new",
                                            "sig_chg", "br", "mem_eq", "mem_hit", "mem_delta", "mem_new", "extra",
-                                           "r0","r1","r2","r3","r4","r5","r6","r7","ib","mm","bt" };
+                                           "r0","r1","r2","r3","r4","r5","r6","r7","ib","mm","bt",
+                                           "k_gap", "k_len", "k_t" };
 double cs_stat_bits[F_N];
 uint64_t cs_stat_n[F_N];
 double *cs_cost;
@@ -35,7 +37,8 @@ void cs_stats_print(void)
 enum { S_MODEL, S_NSTREAMS };
 static const char *const stream_names[S_NSTREAMS] = { "model" };
 
-#define CS_VERSION 0 /* model variant in the header stream */
+#define CS_VERSION 0      /* model variant in the header stream */
+#define CS_VERSION_KNOW 1 /* the same, starting from the member's facts */
 #ifdef CS_PROF /* profiling: the phases as functions of their own */
 #define CS_PHASE static __attribute__((noinline))
 #else
@@ -170,6 +173,7 @@ typedef struct {
     size_t mptr;          /* match model: the record predicted next, or SIZE_MAX */
     unsigned mlen;        /* records the match has predicted exactly in a row */
     uint64_t fp[4];       /* fingerprints of the last 4 records */
+    const trz_know *know; /* the member's facts (carried knowledge), or NULL */
 } cs_model;
 
 #define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
@@ -245,6 +249,30 @@ static void model_free(cs_model *m)
 {
     if (!m) return;
     trz_big_free(m->pc, T_ALL);
+    free(m);
+}
+
+/* The model of a knowledge stream of n facts: only the tables the static
+ * fields and the fall-through length use, on the C heap (given back after
+ * the stream, not kept with the chunk models' blocks). */
+static cs_model *model_new_know(uint64_t n)
+{
+    cs_model *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->z = table_sizes(n);
+    m->sig = malloc(T_SIG + T_LEN);
+    if (!m->sig) { free(m); return NULL; }
+    m->lent = (rc_cnt *)(void *)((uint8_t *)m->sig + T_SIG);
+    rc_cnt_fill(m->sig, (T_SIG + T_LEN) / sizeof(rc_cnt));
+    model_init_small(m);
+    return m;
+}
+
+static void model_free_know(cs_model *m)
+{
+    if (!m) return;
+    free(m->sig);
     free(m);
 }
 
@@ -382,6 +410,176 @@ CS_PHASE void code_sig(cs_model *m, cs_rc *c, const int enc, const cs_layout *L,
     unsigned ndst = 0;
     for (unsigned k = 0; k < 4; k++) ndst += r->regs[k] != 0;
     e->lohash = (uint16_t)(hmix(hmix(kind, mmask), nsrc * 8 + ndst) >> 8);
+}
+
+/* An instruction's fall-through length 1..15 (0: another), 4 bits in a mix
+ * of two contexts of its static fields, weights by the first one's count. */
+static unsigned code_len4(cs_model *m, cs_rc *c, const int enc, const cs_pc *le, unsigned len)
+{
+    rc_cnt *t1 = m->lent + ((size_t)(h32(le->sighash) >> (32 - m->z.len)) << 4);
+    rc_cnt *t2 = m->lent + ((size_t)(h32((uint64_t)le->lohash << 32 | 0x5EED) >> (32 - m->z.len)) << 4);
+    unsigned node = 1;
+    for (int b = 3; b >= 0; b--) {
+        int st[3] = { m->mx.str[cs_a_p12(t1[node])], m->mx.str[cs_a_p12(t2[node])], 256 };
+        unsigned n1 = t1[node] & 63;
+        cs_mixw *w = &m->lw[n1 > 3 ? 3 : n1];
+        int p12 = cs_mix_dot(w, st, 3);
+        int bit = cs_code_bit12(c, enc, p12, (int)(len >> b & 1));
+        cs_mix_learn(w, st, 3, p12, bit, 8);
+        rc_cnt_update(&t1[node], bit, SIG_LIMIT);
+        rc_cnt_update(&t2[node], bit, SIG_LIMIT);
+        node = node << 1 | (unsigned)bit;
+    }
+    return node - 16;
+}
+
+/* ---- carried knowledge: an instruction's static fields by its ip --------
+ * A fact (champsim.md, "Knowledge") holds the registers, is_branch,
+ * branch_taken and memory slot mask of the instruction's first record, its
+ * fall-through length (0: not seen), and, when it was seen taken, its first
+ * taken successor less its ip. */
+#define CS_FACT 12   /* without a successor */
+#define CS_FACT_T 20 /* with one */
+#define TRZ_KNOW_MAX_FACTS_CS (1u << 19) /* a stream never holds more (the container's store limit) */
+
+/* An entry's static fields from values, as code_sig leaves them. */
+static void sig_set(const cs_layout *L, cs_pc *e, const uint8_t *regs, uint8_t ib, uint8_t bt, uint8_t mmask)
+{
+    uint32_t h = 0x12345u;
+    for (unsigned k = 0; k < 8; k++)
+        if (!(k >= L->ndreg && k < 4)) h = h * 0x2F0F1 + regs[k] + 1;
+    unsigned kind = cs_kind(regs), nsrc = 0, ndst = 0;
+    for (unsigned k = 4; k < 8; k++) nsrc += regs[k] != 0;
+    for (unsigned k = 0; k < 4; k++) ndst += regs[k] != 0;
+    h = h * 0x2F0F1 + ib;
+    if (L->ndmem < 4) mmask &= 0x3f;
+    h = h * 0x2F0F1 + mmask;
+    memcpy(&e->regs, regs, 8);
+    e->ib = ib;
+    e->bt = bt;
+    e->btdyn = (uint8_t)((kind == CS_K_COND || kind == CS_K_OTHER) && bt <= 1);
+    e->mmask = mmask;
+    e->kind = (uint8_t)kind;
+    e->sighash = h;
+    e->lohash = (uint16_t)(hmix(hmix(kind, mmask), nsrc * 8 + ndst) >> 8);
+}
+
+/* Fill a fresh entry from the fact under ip; 0 when there is none.  Any
+ * bytes are taken: registers the layout lacks read as 0. */
+static int fact_fill(const cs_model *m, const cs_layout *L, cs_pc *e, uint64_t ip)
+{
+    size_t n;
+    const uint8_t *f = trz_know_get(m->know, ip, &n);
+    if (!f || (n != CS_FACT && n != CS_FACT_T)) return 0;
+    uint8_t regs[8];
+    memcpy(regs, f, 8);
+    for (unsigned k = L->ndreg; k < 4; k++) regs[k] = 0;
+    sig_set(L, e, regs, f[8], f[9], f[10]);
+    e->len = f[11];
+    e->target = n == CS_FACT_T ? ip + trz_ld_le64(f + 12) : 0;
+    return 1;
+}
+
+/* trz_codec.learn: a fact for each ip the member does not know yet, its
+ * fall-through length and taken successor from the records after it in
+ * the chunk (as the model would learn them). */
+typedef struct lfact {
+    uint64_t ip, target;
+    uint8_t regs[8], ib, bt, mm, len;
+    uint8_t used, known, has_t; /* known: the member has a fact for it already */
+    uint32_t first;             /* record of first use: new facts go out in that order */
+} lfact;
+
+typedef struct ltab { lfact *t; size_t cap, n; } ltab;
+
+static lfact *ltab_slot(lfact *t, size_t cap, uint64_t ip)
+{
+    size_t h = (size_t)h32(ip) & (cap - 1);
+    while (t[h].used && t[h].ip != ip) h = (h + 1) & (cap - 1);
+    return &t[h];
+}
+
+static int ltab_grow(ltab *lt)
+{
+    size_t nc = lt->cap ? 2 * lt->cap : 4096;
+    lfact *nt = calloc(nc, sizeof *nt);
+    if (!nt) return -1;
+    for (size_t j = 0; j < lt->cap; j++)
+        if (lt->t[j].used) *ltab_slot(nt, nc, lt->t[j].ip) = lt->t[j];
+    free(lt->t);
+    lt->t = nt;
+    lt->cap = nc;
+    return 0;
+}
+
+static int by_first(const void *a, const void *b)
+{
+    const lfact *x = *(const lfact *const *)a, *y = *(const lfact *const *)b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
+                         void *ctx, const cs_layout *L)
+{
+    if (len % L->size || nrec != len / L->size) return TRZ_CODEC_UNSUPPORTED;
+    ltab lt = { NULL, 0, 0 };
+    if (ltab_grow(&lt)) return TRZ_CODEC_NOMEM;
+    lfact *prev = NULL;
+    size_t nnew = 0;
+    for (size_t i = 0; i < nrec; i++) {
+        const uint8_t *p = in + i * L->size;
+        uint64_t ip = trz_ld_le64(p);
+        if (prev && !prev->known) { /* what the previous instruction led to */
+            uint64_t d = ip - prev->ip;
+            if (!prev->bt) {
+                if (!prev->len && d >= 1 && d < 256) prev->len = (uint8_t)d;
+            } else if (!prev->has_t && cs_kind(prev->regs) != CS_K_RET) {
+                prev->target = d;
+                prev->has_t = 1;
+            }
+        }
+        if (2 * (lt.n + 1) > lt.cap && ltab_grow(&lt)) { free(lt.t); return TRZ_CODEC_NOMEM; }
+        lfact *e = ltab_slot(lt.t, lt.cap, ip);
+        if (!e->used) {
+            size_t n;
+            e->used = 1;
+            e->ip = ip;
+            e->first = (uint32_t)i;
+            e->known = trz_know_get(k, ip, &n) != NULL;
+            lt.n++;
+            if (!e->known) {
+                cs_rec r;
+                cs_unpack(L, p, &r);
+                memcpy(e->regs, r.regs, 8);
+                e->ib = r.ib;
+                unsigned kind = cs_kind(r.regs);
+                /* a taken bit coded per record is no static field */
+                e->bt = (kind == CS_K_COND || kind == CS_K_OTHER) && r.bt <= 1 ? 0 : r.bt;
+                e->mm = r.mm;
+                nnew++;
+            }
+        }
+        prev = e;
+    }
+    lfact **nw = malloc((nnew ? nnew : 1) * sizeof *nw);
+    if (!nw) { free(lt.t); return TRZ_CODEC_NOMEM; }
+    size_t m = 0;
+    for (size_t j = 0; j < lt.cap; j++)
+        if (lt.t[j].used && !lt.t[j].known) nw[m++] = &lt.t[j];
+    qsort(nw, m, sizeof *nw, by_first);
+    for (size_t j = 0; j < m; j++) {
+        uint8_t f[CS_FACT_T];
+        memcpy(f, nw[j]->regs, 8);
+        f[8] = nw[j]->ib;
+        f[9] = nw[j]->bt;
+        f[10] = nw[j]->mm;
+        f[11] = nw[j]->len;
+        trz_st_le64(f + 12, nw[j]->target);
+        add(ctx, nw[j]->ip, f, nw[j]->has_t ? CS_FACT_T : CS_FACT);
+    }
+    free(nw);
+    free(lt.t);
+    return TRZ_CODEC_OK;
 }
 
 /* Offset of memory slot s (cs_rec order) in a packed record. */
@@ -903,22 +1101,7 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                 /* first fall-through past this instruction: its length, in
                  * the context of its static fields */
                 FIELD(cip, F_IP_LEN);
-                rc_cnt *t1 = m->lent + ((size_t)(h32(le->sighash) >> (32 - m->z.len)) << 4);
-                rc_cnt *t2 = m->lent + ((size_t)(h32((uint64_t)le->lohash << 32 | 0x5EED) >> (32 - m->z.len)) << 4);
-                unsigned len = enc ? (r.ip - base < 16 ? (unsigned)(r.ip - base) : 0) : 0;
-                unsigned node = 1;
-                for (int b = 3; b >= 0; b--) { /* a mix of the two contexts, weights by t1's count */
-                    int st[3] = { m->mx.str[cs_a_p12(t1[node])], m->mx.str[cs_a_p12(t2[node])], 256 };
-                    unsigned n1 = t1[node] & 63;
-                    cs_mixw *w = &m->lw[n1 > 3 ? 3 : n1];
-                    int p12 = cs_mix_dot(w, st, 3);
-                    int bit = cs_code_bit12(cip, enc, p12, (int)(len >> b & 1));
-                    cs_mix_learn(w, st, 3, p12, bit, 8);
-                    rc_cnt_update(&t1[node], bit, SIG_LIMIT);
-                    rc_cnt_update(&t2[node], bit, SIG_LIMIT);
-                    node = node << 1 | (unsigned)bit;
-                }
-                len = node - 16;
+                unsigned len = code_len4(m, cip, enc, le, enc ? (r.ip - base < 16 ? (unsigned)(r.ip - base) : 0) : 0);
                 if (len) r.ip = base + len;
                 else r.ip = base + (uint64_t)cs_sint(cip, enc, &m->ip_delta[k * 2 + (unsigned)prev_taken],
                                                      (int64_t)(r.ip - base));
@@ -941,7 +1124,9 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
         /* 2. static fields */
         int fresh;
         cs_pc *e = pc_get(m, r.ip, &fresh);
-        if (!fresh) {
+        /* a PC new to the chunk that the member knows starts from its fact */
+        int known = !fresh || (m->know && fact_fill(m, L, e, r.ip));
+        if (known) {
             int same = 1;
             if (enc) {
                 uint64_t regs;
@@ -950,7 +1135,10 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                        (e->btdyn ? r.bt <= 1 : r.bt == e->bt);
             }
             FIELD(csig, F_SIG_HIT);
-            same = rcd_cbit(csig, enc, &m->sig_hit[0], same, 60);
+            same = rcd_cbit(csig, enc, &m->sig_hit[fresh], same, 60);
+#ifdef CS_STATS
+            if (enc && getenv("CS_FACTDBG")) { static unsigned long nf[2][2]; nf[fresh][same]++; if (((nf[1][0] + nf[1][1]) & 0xffff) == 0 && fresh) fprintf(stderr, "fresh-from-fact %lu/%lu miss; cached %lu/%lu miss\n", nf[1][0], nf[1][0]+nf[1][1], nf[0][0], nf[0][0]+nf[0][1]); }
+#endif
             if (same) {
                 memcpy(r.regs, &e->regs, 8);
                 r.ib = e->ib;
@@ -1008,9 +1196,10 @@ RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
     cs_model *m = model_new(a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     cs_coders cc;
     rc_enc_init(&cc.rc[0], &a->streams[S_MODEL]);
-    rcd_direct(&cc.rc[0], 1, CS_VERSION, 8);
+    rcd_direct(&cc.rc[0], 1, a->know ? CS_VERSION_KNOW : CS_VERSION, 8);
     int rc = cs_code(m, &cc, 1, L, a->in, NULL, (size_t)a->nrec);
     rc_enc_flush(&cc.rc[0]);
     trz_mark_coded(a, S_MODEL); /* range-coded: nothing for a back-end to find */
@@ -1028,19 +1217,152 @@ RC_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
     cs_coders cc;
     rc_dec_init(&cc.rc[0], a->stream[S_MODEL], a->stream_len[S_MODEL]);
-    if (rcd_direct(&cc.rc[0], 0, 0, 8) != CS_VERSION) return TRZ_CODEC_UNSUPPORTED;
+    if (rcd_direct(&cc.rc[0], 0, 0, 8) != (a->know ? CS_VERSION_KNOW : CS_VERSION)) return TRZ_CODEC_UNSUPPORTED;
     cs_model *m = model_new(a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);
     model_free(m);
     if (rc || !rc_dec_ok(&cc.rc[0])) return TRZ_CODEC_CORRUPT;
     return TRZ_CODEC_OK;
 }
 
+/* ---- the knowledge stream (champsim.md, "Knowledge stream") ------------
+ * A chunk's new facts by increasing ip, range-coded: the first ip direct,
+ * then each ip as "the previous one's fall-through" or its distance; the
+ * static fields with the record model's own (code_sig, the previous fact
+ * standing for the previous instruction); the fall-through length in the
+ * context of the kind; whether there is a taken successor, and its
+ * distance. */
+#define CS_KNOW_VARIANT 0
+typedef struct {
+    cs_p gap_eq[2], has_t[CS_NKIND], has_len[CS_NKIND], len[CS_NKIND][256];
+    cs_smodel gap, tgt[CS_NKIND];
+} cs_kmodel;
+
+static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
+                        trz_know_add_fn add, void *ctx, const int enc, const cs_layout *L)
+{
+    cs_rc c;
+    if (enc) rc_enc_init(&c, out);
+    else rc_dec_init(&c, p, plen);
+    if (rcd_direct(&c, enc, CS_KNOW_VARIANT, 8) != CS_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
+    uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
+    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS_CS)) return TRZ_CODEC_CORRUPT;
+    cs_model *m = model_new_know(count);
+    cs_kmodel *k = malloc(sizeof *k);
+    if (!m || !k) { model_free_know(m); free(k); return TRZ_CODEC_NOMEM; }
+    cs_p_fill(k->gap_eq, sizeof k->gap_eq / sizeof(cs_p));
+    cs_p_fill(k->has_t, sizeof k->has_t / sizeof(cs_p));
+    cs_p_fill(k->has_len, sizeof k->has_len / sizeof(cs_p));
+    cs_p_fill(&k->len[0][0], sizeof k->len / sizeof(cs_p));
+    smodel_init(&k->gap, 1);
+    smodel_init(k->tgt, CS_NKIND);
+    cs_pc pv, e;
+    memset(&pv, 0, sizeof pv);
+    pv.kind = CS_NKIND;
+    uint64_t ip = 0;
+    int rc = TRZ_CODEC_OK;
+    for (uint64_t i = 0; i < count && rc == TRZ_CODEC_OK; i++) {
+        const uint8_t *v = enc ? f[i].val : NULL;
+        uint64_t key = enc ? f[i].key : 0;
+        if (i == 0) {
+            ip = rcd_direct64(&c, enc, key);
+        } else {
+            uint64_t gap = key - ip;
+            FIELD(&c, F_K_GAP);
+            int eq = pv.len != 0;
+            if (eq) eq = rcd_bit(&c, enc, &k->gap_eq[pv.kind != CS_K_NONE], gap == pv.len);
+            if (eq) gap = pv.len;
+            else gap = (uint64_t)cs_sint(&c, enc, &k->gap, (int64_t)(gap - 1)) + 1;
+            ip += gap;
+        }
+        cs_rec r;
+        memset(&r, 0, sizeof r);
+        if (enc) {
+            memcpy(r.regs, v, 8);
+            r.ib = v[8];
+            r.bt = v[9];
+            r.mm = v[10];
+        }
+        memset(&e, 0, sizeof e);
+        code_sig(m, &c, enc, L, &r, &e, &pv);
+        unsigned kind = e.kind;
+        uint8_t fact[CS_FACT_T];
+        memcpy(fact, r.regs, 8);
+        fact[8] = r.ib;
+        fact[9] = r.bt;
+        fact[10] = e.mmask;
+        FIELD(&c, F_K_LEN);
+        /* the fall-through length as the record model codes it, 0 when
+         * unknown, escaping to 8 bits past 15 */
+        unsigned fl = enc ? v[11] : 0;
+        unsigned l4 = rcd_bit(&c, enc, &k->has_len[kind], fl != 0) ? code_len4(m, &c, enc, &e, fl < 16 ? fl : 0) : 16;
+        if (l4 == 0) fl = rcd_tree(&c, enc, k->len[kind], 8, fl);
+        else fl = l4 & 15;
+        fact[11] = (uint8_t)fl;
+        FIELD(&c, F_K_T);
+        int has_t = rcd_bit(&c, enc, &k->has_t[kind], enc && f[i].len == CS_FACT_T);
+        uint64_t d = has_t ? (uint64_t)cs_sint(&c, enc, &k->tgt[kind], enc ? (int64_t)trz_ld_le64(v + 12) : 0) : 0;
+        trz_st_le64(fact + 12, d);
+        e.len = fact[11];
+        pv = e;
+        if (!enc) {
+            if (rc_dec_bad(&c)) rc = TRZ_CODEC_CORRUPT;
+            else add(ctx, ip, fact, has_t ? CS_FACT_T : CS_FACT);
+        }
+    }
+    if (enc) rc_enc_flush(&c);
+    else if (rc == TRZ_CODEC_OK && !rc_dec_ok(&c)) rc = TRZ_CODEC_CORRUPT;
+    model_free_know(m);
+    free(k);
+    return rc;
+}
+
+static int cs_know_encode_impl(const trz_fact *f, size_t n, trz_buf *out, const cs_layout *L)
+{
+    for (size_t i = 0; i < n; i++) /* only facts learn writes */
+        if ((f[i].len != CS_FACT && f[i].len != CS_FACT_T) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;
+    return cs_know_code(f, n, out, NULL, 0, NULL, NULL, 1, L);
+}
+
+static int cs_know_enc64(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+{
+    (void)k;
+    return cs_know_encode_impl(f, n, out, &cs_layout64);
+}
+static int cs_know_enc96(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+{
+    (void)k;
+    return cs_know_encode_impl(f, n, out, &cs_layout96);
+}
+static int cs_know_dec64(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
+{
+    (void)k;
+    return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, &cs_layout64);
+}
+static int cs_know_dec96(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
+{
+    (void)k;
+    return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, &cs_layout96);
+}
+
 static int cs_encode64(const trz_enc_args *a) { return cs_encode_impl(a, &cs_layout64); }
 static int cs_encode96(const trz_enc_args *a) { return cs_encode_impl(a, &cs_layout96); }
 static int cs_decode64(const trz_dec_args *a) { return cs_decode_impl(a, &cs_layout64); }
 static int cs_decode96(const trz_dec_args *a) { return cs_decode_impl(a, &cs_layout96); }
+static int cs_learn64(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
+                      void *ctx)
+{
+    (void)bo;
+    return cs_learn_impl(k, in, len, nrec, add, ctx, &cs_layout64);
+}
+static int cs_learn96(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
+                      void *ctx)
+{
+    (void)bo;
+    return cs_learn_impl(k, in, len, nrec, add, ctx, &cs_layout96);
+}
 
 static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : NULL; }
 
@@ -1055,6 +1377,9 @@ const trz_codec trz_codec_champsim = {
     .stream_name = cs_stream_name,
     .dump_record = cs_dump64,
     .convert = cs_convert64,
+    .learn = cs_learn64,
+    .know_encode = cs_know_enc64,
+    .know_decode = cs_know_dec64,
 };
 
 const trz_codec trz_codec_champsim_cloudsuite = {
@@ -1068,4 +1393,7 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .stream_name = cs_stream_name,
     .dump_record = cs_dump96,
     .convert = cs_convert96,
+    .learn = cs_learn96,
+    .know_encode = cs_know_enc96,
+    .know_decode = cs_know_dec96,
 };

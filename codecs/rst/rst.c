@@ -829,6 +829,9 @@ static int rst_encode(const trz_enc_args *a)
     if (a->level < RST_V1_LEVEL) return rst_v0_encode(a);
     int rc = rst_v1_encode(a);
     if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0) return rc;
+    /* The trial sizes variant 0 at most at level 9: above it zstd's search
+     * costs 4 times the whole encoding and has never turned the choice. */
+    int trial_level = a->level > 9 ? 9 : a->level;
     trz_buf t[TRZ_MAX_STREAMS];
     memset(t, 0, sizeof t);
     trz_enc_args b = *a;
@@ -837,7 +840,7 @@ static int rst_encode(const trz_enc_args *a)
     if (rst_v0_encode(&b) == TRZ_CODEC_OK) {
         size_t v1 = a->streams[RST_S_RC].n + RST_ENTRY_BYTES, v0 = 0;
         for (int s = 0; s < TRZ_MAX_STREAMS && v0 < v1; s++)
-            if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, a->level) + RST_ENTRY_BYTES;
+            if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, trial_level) + RST_ENTRY_BYTES;
         if (v0 < v1) {
             for (int s = 0; s < TRZ_MAX_STREAMS; s++) {
                 trz_buf x = a->streams[s];

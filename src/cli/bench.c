@@ -40,7 +40,7 @@
 static const other OTHERS[] = {
     { "gzip -9", "gzip", "gzip", "gz", { "-9" }, { NULL }, 0 },
     { "bzip2 -9", "bzip2", "bzip2", "bz2", { "-9" }, { NULL }, 1 },
-    { "xz -9 -T1", "xz", "xz", "xz", { "-9", "-T1" }, { "-T1" }, 1 },
+    { "xz -9 -T1", "xz", "xz", "xz", { "-9", "-T1" }, { "-T1" }, 0 },
     { "zstd -19 --long=27 -T1", "zstd", "zstd", "zst", { "-19", "--long=27", "-T1", "-q" }, { "--long=27", "-q" }, 1 },
     { "zstd -3", "zstd", "zstd", "zst", { "-3", "-q" }, { "-q" }, 0 },
 };
@@ -50,6 +50,7 @@ side g_sides[MAX_SIDES];
 int g_nsides;
 char g_missing[256]; /* compressors not on PATH */
 static volatile pid_t g_child; /* the child being measured, 0 when none */
+static char g_self[PATH_MAX];  /* this program, for the sides and for unwrapping */
 char g_skipped[256]; /* left out by --quick */
 
 static double now(void)
@@ -69,9 +70,11 @@ static void help(void)
         "Decompress every result and compare it with the input (XXH3).  Print one\n"
         "markdown table per file: size, ratio, bytes per record (per line for text\n"
         "formats), compress and decompress MB/s (10^6 bytes of input per second)\n"
-        "and peak RSS; '*' marks the best value of each column.\n"
+        "and peak RSS; '*' marks the best value of each column.  A compressed FILE\n"
+        "(.gz, .zst, .xz, .bz2) is unwrapped first, as trz stores it, and every\n"
+        "compressor gets the trace itself.\n"
         "\n"
-        "  --quick          skip bzip2, xz, zstd -19 and trz -19; one run\n"
+        "  --quick          skip bzip2, zstd -19 and trz -19; one run\n"
         "  --runs=N         runs per side, median reported (default 3, max %d)\n"
         "  --levels=A,B,..  trz levels (default 1,9,19)\n"
         "  --threads=A,B    trz thread counts (default 1,0; 0 = all cores)\n"
@@ -314,18 +317,74 @@ int run_child(const cmd *c, const char *file, int out_fd, child_run *cr)
 
 /* ---- measuring a file ------------------------------------------------------- */
 
+/* What every side compresses. */
+static const char *input_of(const file_res *f)
+{
+    return f->work[0] ? f->work : f->real ? f->real : f->path;
+}
+
 /* Read the whole input once: its size and hash, and it is in the page cache
  * for every side afterwards. */
 static int hash_input(file_res *f)
 {
     child_run cr;
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(input_of(f), O_RDONLY | O_CLOEXEC);
     if (fd < 0) { msg_error("bench: %s: %s", f->path, strerror(errno)); return -1; }
     int rc = drain_hash(fd, &cr);
     if (rc) msg_error("bench: %s: %s", f->path, errno ? strerror(errno) : "out of memory");
     close(fd);
     f->raw = cr.bytes, f->hash = cr.hash;
     return rc;
+}
+
+/* The wrapper a file's first bytes announce ("xz", ...), or NULL. */
+static const char *wrapper_of(const char *path)
+{
+    static const struct { const char *name; const char *magic; size_t n; } w[] = {
+        { "gz", "\x1f\x8b", 2 }, { "zst", "\x28\xb5\x2f\xfd", 4 }, { "xz", "\xfd" "7zXZ", 5 }, { "bz2", "BZh", 3 },
+    };
+    uint8_t head[6];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd < 0 ? -1 : read(fd, head, sizeof head);
+    if (fd >= 0) close(fd);
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (got >= (ssize_t)w[i].n && memcmp(head, w[i].magic, w[i].n) == 0) return w[i].name;
+    return NULL;
+}
+
+/* A compressed input is benchmarked as what trz stores: the trace inside.
+ * trz itself unwraps it (into an archive of the raw codec, then back out),
+ * so no decompressor has to be on PATH.  Returns 0, or -1 with a message. */
+static int unwrap_input(file_res *f, const char *dir)
+{
+    const char *w = wrapper_of(f->real ? f->real : f->path);
+    if (!w) return 0;
+    char arch[PATH_MAX];
+    dir_path(arch, sizeof arch, dir, "unwrap.trz");
+    dir_path(f->work, sizeof f->work, dir, "input");
+    cmd c = { .n = 0 }, d = { .n = 0 };
+    cmd_add(&c, g_self), cmd_add(&c, "-q"), cmd_add(&c, "-1"), cmd_add(&c, "--format=raw"), cmd_add(&c, "-c");
+    cmd_add(&d, g_self), cmd_add(&d, "-q"), cmd_add(&d, "-dc");
+    child_run cr;
+    int a = open(arch, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int rc = a < 0 ? -1 : run_child(&c, f->real ? f->real : f->path, a, &cr);
+    if (a >= 0) close(a);
+    int o = rc ? -1 : open(f->work, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (o >= 0) {
+        rc = run_child(&d, arch, o, &cr);
+        if (close(o) != 0) rc = -1;
+    } else {
+        rc = -1;
+    }
+    unlink(arch);
+    if (rc) {
+        unlink(f->work);
+        f->work[0] = 0;
+        msg_error("bench: %s: cannot unwrap the %s data", f->path, w);
+        return -1;
+    }
+    snprintf(f->wrapper, sizeof f->wrapper, "%s", w);
+    return 0;
 }
 
 /* A path in the work directory (which mkdtemp made short enough). */
@@ -348,7 +407,7 @@ static void compress_once(const file_res *f, int i, const char *dir, result *r)
     out_path(path, sizeof path, dir, i);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) { snprintf(r->fail, sizeof r->fail, "cannot create an output: %s", strerror(errno)); return; }
-    int rc = run_child(&g_sides[i].c, f->real ? f->real : f->path, fd, &cr);
+    int rc = run_child(&g_sides[i].c, input_of(f), fd, &cr);
     fdatasync(fd); /* after the clock: write-back stays out of the timings */
     struct stat sb;
     r->size = fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1;
@@ -416,14 +475,14 @@ static void measure(file_res *f, const bopts *o, const char *dir)
 
 /* On SIGINT, SIGTERM or SIGHUP, remove the work directory (its paths are
  * made beforehand: the handler only calls unlink and rmdir). */
-static char g_dir[PATH_MAX], g_files[MAX_SIDES + 2][PATH_MAX];
+static char g_dir[PATH_MAX], g_files[MAX_SIDES + 4][PATH_MAX];
 static volatile sig_atomic_t g_armed;
 
 static void on_signal(int sig)
 {
     if (g_child > 0) kill(g_child, sig);
     if (g_armed) {
-        for (int i = 0; i < MAX_SIDES + 2; i++)
+        for (int i = 0; i < MAX_SIDES + 4; i++)
             if (g_files[i][0]) unlink(g_files[i]);
         rmdir(g_dir);
     }
@@ -437,6 +496,8 @@ static void arm_cleanup(const char *dir)
     for (int i = 0; i < g_nsides; i++) out_path(g_files[i], sizeof g_files[i], dir, i);
     dir_path(g_files[MAX_SIDES], sizeof g_files[0], dir, "plot.dat");
     dir_path(g_files[MAX_SIDES + 1], sizeof g_files[0], dir, "plot.gp");
+    dir_path(g_files[MAX_SIDES + 2], sizeof g_files[0], dir, "input");
+    dir_path(g_files[MAX_SIDES + 3], sizeof g_files[0], dir, "unwrap.trz");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -462,7 +523,7 @@ static int bench_file(file_res *f, const bopts *o, const char *dir, FILE *csv)
     int bad = 0;
     const char *slash = strrchr(f->path, '/');
     f->base = slash ? slash + 1 : f->path;
-    if (hash_input(f)) return 1;
+    if (unwrap_input(f, dir) || hash_input(f)) return 1;
     measure(f, o, dir);
     print_table(f, o);
     for (int i = 0; i < g_nsides; i++)
@@ -475,6 +536,7 @@ static int bench_file(file_res *f, const bopts *o, const char *dir, FILE *csv)
     if (csv) csv_rows(csv, f);
     fflush(stdout);
     cleanup_outputs(dir);
+    if (f->work[0]) unlink(f->work);
     return bad;
 }
 
@@ -531,6 +593,7 @@ int bench_main(int argc, char **argv)
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) self[n] = 0;
     else snprintf(self, sizeof self, "/proc/self/exe");
+    snprintf(g_self, sizeof g_self, "%s", self);
     build_sides(&o, self);
 
     const char *tmp = o.tmpdir ? o.tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

@@ -41,6 +41,8 @@ typedef struct result {
 typedef struct file_res {
     const char *path;
     char *real; /* path with symlinks resolved: what the compressors get (zstd skips a symlink) */
+    char work[PATH_MAX]; /* a compressed input unwrapped: what every side gets instead; "" if none */
+    char wrapper[8];     /* "xz", "gz", "zst", "bz2" when unwrapped */
     const char *base;
     int64_t raw;
     uint64_t hash;

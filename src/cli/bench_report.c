@@ -81,7 +81,8 @@ static const char *order_name(int bo)
 static void print_heading(const file_res *f, const bopts *o)
 {
     char a[32], b[32];
-    printf("### %s\n\n%s bytes; trz format %s", f->base, group(f->raw, a, sizeof a), f->format);
+    printf("### %s\n\n%s bytes%s%s%s; trz format %s", f->base, group(f->raw, a, sizeof a),
+           f->wrapper[0] ? " (unwrapped from " : "", f->wrapper, f->wrapper[0] ? ")" : "", f->format);
     if (*order_name(f->byte_order)) printf(", %s", order_name(f->byte_order));
     if (f->records >= 0 && f->rec_size > 1) printf(", %s records of %u bytes", group(f->records, b, sizeof b), f->rec_size);
     else if (f->records >= 0 && f->rec_size == 0) printf(", %s lines", group(f->records, b, sizeof b));

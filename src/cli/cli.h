@@ -11,6 +11,7 @@ typedef struct cli_opts {
     int to_stdout, force, keep, rm, verbose, quiet, salvage, verify;
     int level, threads, backend;
     int64_t chunk_bytes, chunk_records;
+    int64_t restart_bytes; /* -1: the library's default */
     const char *format;
     const char *out_name;
     uint64_t from, count; /* count = UINT64_MAX: to the end */

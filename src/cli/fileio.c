@@ -176,6 +176,11 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         if (rc) { msg_error("chunk size must be 4K..256M"); trz_cctx_free(c); return 1; }
     }
     if (!rc && o->chunk_records) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, o->chunk_records);
+    if (!rc && o->restart_bytes >= 0 && trz_cctx_set(c, TRZ_C_RESTART_BYTES, o->restart_bytes)) {
+        msg_error("--restart must be 0 or 4K..256M");
+        trz_cctx_free(c);
+        return 1;
+    }
     if (!rc && trz_cctx_set_format(c, o->format)) {
         char names[200];
         msg_error("unknown format '%s' (%s)", o->format, format_list(names, sizeof names));
@@ -325,6 +330,17 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
     }
     trz_reader_close(r);
     return status;
+}
+
+/* Whether a file was written to (or its inode changed: mode, links) since
+ * `then` was taken.  The status-change time catches what the size and the
+ * modification time alone would miss: a write of the same length, a
+ * modification time set back, a chmod. */
+static int changed_since(const struct stat *now, const struct stat *then)
+{
+    return now->st_size != then->st_size || now->st_mtim.tv_sec != then->st_mtim.tv_sec ||
+           now->st_mtim.tv_nsec != then->st_mtim.tv_nsec || now->st_ctim.tv_sec != then->st_ctim.tv_sec ||
+           now->st_ctim.tv_nsec != then->st_ctim.tv_nsec;
 }
 
 /* Test an archive just written, before the input is removed. */
@@ -478,6 +494,10 @@ int fio_process(const cli_opts *o, const char *name)
         if (stat(name, &now) != 0) now.st_ino = 0;
         if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
             msg_error("%s: changed while trz was reading it; not removed", name);
+            status = 1;
+        } else if (changed_since(&now, &ist)) { /* bytes appended after trz read them (a tracer still writing) */
+            msg_error("%s: changed while trz was working on it (its size or times differ from when it was opened); "
+                      "not removed", name);
             status = 1;
         } else if (unlink(name) != 0) {
             msg_error("%s: cannot remove: %s", name, strerror(errno));

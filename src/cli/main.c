@@ -32,6 +32,7 @@ static void usage(FILE *f)
         "  --backend NAME     zstd (default) or gzip\n"
         "  --chunk-size S     raw bytes per chunk, 4K..256M (16M)\n"
         "  --chunk-records N  at most N records per chunk\n"
+        "  --restart S        models start afresh every S of trace (256M; 0: each chunk)\n"
         "  --no-verify        skip the encoder's self-check\n"
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
@@ -72,7 +73,8 @@ static int parse_u64(const char *s, uint64_t *out)
 /* Long options that take a value: after '=' or as the next argument. */
 static int takes_value(const char *a, size_t klen)
 {
-    static const char *const with[] = { "format", "backend", "threads", "chunk-size", "chunk-records", "from", "count" };
+    static const char *const with[] = { "format", "backend", "threads", "chunk-size", "chunk-records", "restart", "from",
+                                        "count" };
     for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
         if (klen == strlen(with[i]) && strncmp(a, with[i], klen) == 0) return 1;
     return 0;
@@ -118,6 +120,8 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
         o->threads = (int)t;
     } else if (IS("chunk-size") && v) {
         if (parse_size(v, &o->chunk_bytes)) { msg_error("bad size '%s'", v); return 2; }
+    } else if (IS("restart") && v) {
+        if (parse_size(v, &o->restart_bytes)) { msg_error("bad size '%s'", v); return 2; }
     } else if (IS("chunk-records") && v) {
         uint64_t n;
         if (parse_u64(v, &n)) { msg_error("bad record count '%s'", v); return 2; }
@@ -149,6 +153,7 @@ int main(int argc, char **argv)
     o.verify = 1;
     o.format = "auto";
     o.count = UINT64_MAX;
+    o.restart_bytes = -1;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, only_files = 0;
     if (!files) { msg_error("out of memory"); return 1; }
@@ -206,6 +211,12 @@ int main(int argc, char **argv)
     g_verbosity = 1 + o.verbose - o.quiet;
     if (o.rm && o.keep) { msg_error("--rm and -k contradict each other"); free(files); return 2; }
     if (o.ranged && o.mode != MODE_DECOMPRESS) { msg_error("--from/--count go with -d"); free(files); return 2; }
+    /* a slice is not the whole input: removing the input would lose the rest */
+    if (o.rm && o.ranged) {
+        msg_error("--rm removes the input only when all of it is in the output; not with --from/--count");
+        free(files);
+        return 1;
+    }
     if (o.out_name && nfiles > 1) { msg_error("-o takes one input file"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
 

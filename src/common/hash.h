@@ -19,11 +19,28 @@ XXH_errorcode XXH3_64bits_update_dispatch(XXH3_state_t *state, const void *input
 #define TRZ_XXH_DISPATCH 0
 #endif
 
+/* The dispatched entry points return with the upper halves of the vector
+ * registers in use (AVX2 or AVX-512 code without a closing vzeroupper).
+ * Every SSE instruction after that, trz's own and the host program's
+ * (a simulator calling trz_read in its loop), then pays for a merge with
+ * the dirty upper state on many cores, so the state is cleaned after each
+ * call; vzeroupper exists only where the CPU has AVX. */
+static inline void trz_vec_clean(void)
+{
+#if TRZ_XXH_DISPATCH
+    if (__builtin_cpu_supports("avx")) __asm__ volatile("vzeroupper");
+#endif
+}
+
 /* XXH3-64 (seed 0) and its low 32 bits: the container's checks. */
 static inline uint64_t trz_xxh64(const void *p, size_t n)
 {
 #if TRZ_XXH_DISPATCH
-    if (XXH3_64bits_dispatch) return XXH3_64bits_dispatch(p, n);
+    if (XXH3_64bits_dispatch) {
+        uint64_t h = XXH3_64bits_dispatch(p, n);
+        trz_vec_clean();
+        return h;
+    }
 #endif
     return XXH3_64bits(p, n);
 }
@@ -33,7 +50,11 @@ static inline uint32_t trz_xxh32low(const void *p, size_t n) { return (uint32_t)
 static inline XXH_errorcode trz_xxh_update(XXH3_state_t *st, const void *p, size_t n)
 {
 #if TRZ_XXH_DISPATCH
-    if (XXH3_64bits_update_dispatch) return XXH3_64bits_update_dispatch(st, p, n);
+    if (XXH3_64bits_update_dispatch) {
+        XXH_errorcode e = XXH3_64bits_update_dispatch(st, p, n);
+        trz_vec_clean();
+        return e;
+    }
 #endif
     return XXH3_64bits_update(st, p, n);
 }

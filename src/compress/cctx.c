@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "compress.h"
+#include "../format/know.h"
 
 trz_cctx *trz_cctx_create(void)
 {
@@ -14,6 +15,7 @@ trz_cctx *trz_cctx_create(void)
     c->unwrap = 1;
     c->verify = 1;
     c->chunk_bytes = TRZ_DEFAULT_CHUNK_RAW;
+    c->restart_bytes = TRZ_KNOW_PERIOD;
     return c;
 }
 
@@ -47,6 +49,10 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
         return TRZ_OK;
     case TRZ_C_VERIFY:
         c->verify = v != 0;
+        return TRZ_OK;
+    case TRZ_C_RESTART_BYTES:
+        if (v != 0 && (v < TRZ_MIN_CHUNK_RAW || v > TRZ_KNOW_PERIOD)) return TRZ_ERR_PARAM;
+        c->restart_bytes = (uint64_t)v;
         return TRZ_OK;
     }
     return TRZ_ERR_PARAM;

@@ -10,6 +10,7 @@
 struct trz_cctx {
     int level, threads, backend, unwrap, verify;
     uint64_t chunk_bytes, chunk_records;
+    uint64_t restart_bytes; /* 0: no carried knowledge */
     const trz_codec *forced; /* NULL = auto */
     const trz_codec *chosen;
     const trz_codec *detected; /* what auto-detection picks */

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "../format/know.h"
 #include "../tools/safefile.h"
 #include "compress.h"
 
@@ -39,6 +40,16 @@ struct trz_writer {
     int eof, prev_nl;
     trz_zctx *z[256];
     ring *r;
+    /* carried knowledge (FORMAT.md, "Knowledge"): the main thread learns
+     * each chunk's facts as it cuts it; two stores take turns from one
+     * restart to the next, so that workers still on the chunks before a
+     * restart read the old one while the new one fills */
+    int know;               /* the member carries knowledge */
+    trz_kstore *ks[2];
+    int kcur;
+    uint64_t klast[2];      /* the last chunk (number + 1) that reads each store */
+    uint64_t kbytes;        /* trace bytes since the last restart */
+    trz_kdelta kd;
 };
 
 /* the old name of the state, in the functions below */
@@ -50,12 +61,24 @@ static int fail(wstate *w, int rc, const char *what)
     return rc;
 }
 
+/* A write callback need not set errno, and anything but n is a failure:
+ * errno is cleared first so that only the callback's own error is named. */
 static int emit(wstate *w, const void *p, size_t n)
 {
     if (n == 0) return TRZ_OK;
-    if (w->out.write(w->out.opaque, p, n) != (int64_t)n) return fail(w, TRZ_ERR_IO, "write");
-    w->written += n;
-    return TRZ_OK;
+    errno = 0;
+    int64_t k = w->out.write(w->out.opaque, p, n);
+    if (k == (int64_t)n) {
+        w->written += n;
+        return TRZ_OK;
+    }
+    int e = errno;
+    if (k >= 0)
+        snprintf(w->c->err, sizeof w->c->err, "write to the output failed: %lld of %zu bytes taken%s%s",
+                 (long long)k, n, e ? ": " : "", e ? strerror(e) : "");
+    else
+        snprintf(w->c->err, sizeof w->c->err, "write to the output failed%s%s", e ? ": " : "", e ? strerror(e) : "");
+    return TRZ_ERR_IO;
 }
 
 /* What auto-detection picks: the best probe score, raw when no codec is
@@ -100,7 +123,7 @@ static int write_header(wstate *w)
     uint8_t h[TRZ_FILE_HDR_FIXED + 4 + 3];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
                              (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
-                             (uint8_t)w->wrap };
+                             (uint8_t)w->wrap, (uint8_t)w->know };
     return emit(w, h, trz_file_hdr_write(h, &f));
 }
 
@@ -141,6 +164,8 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
  * next queued chunk at once, and reading overlaps encoding. */
 struct ring {
     trz_chunk_job job[256];
+    trz_know kview[256];    /* each job's view of the knowledge */
+    trz_buf kstream[256];   /* each job's knowledge stream */
     uint8_t *buf[256];  /* each job's input buffer */
     uint8_t done[256];
     size_t q;           /* slots in use: one per thread and one read ahead */
@@ -271,6 +296,11 @@ static int start(wstate *w)
     ring *r = w->r;
     w->started = 1;
     choose_codec(w);
+    /* a member of one chunk (and maybe a partial record after it) has
+     * nothing to carry: it stays version 1 */
+    int is_tail;
+    size_t rs = c->chosen->record_size > 1 ? c->chosen->record_size : 1;
+    w->know = c->chosen->learn != NULL && c->restart_bytes && !(w->eof && w->pend_len - cut(w, c->chosen, &is_tail) < rs);
     int rc = write_header(w);
     if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
@@ -286,6 +316,49 @@ static int start(wstate *w)
         }
         if (r->nworkers == 0) r->q = 1; /* no thread started: encode inline */
     }
+    return TRZ_OK;
+}
+
+/* A chunk's knowledge: start afresh when the member starts or the period
+ * is over (in the other store, once no job in flight still reads it), then
+ * learn the chunk's new facts into the store and its knowledge stream.
+ * seq is the chunk's number in the member. */
+static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, int is_tail)
+{
+    ring *r = w->r;
+    if (seq == 0 || w->kbytes + j->raw_len > w->c->restart_bytes) {
+        int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
+        while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */
+            int rc = ring_finish(r);
+            if (rc) return rc;
+        }
+        if (!w->ks[next] && !(w->ks[next] = trz_kstore_create())) return fail(w, TRZ_ERR_NOMEM, "knowledge");
+        trz_kstore_clear(w->ks[next]);
+        w->kcur = next;
+        w->kbytes = 0;
+        j->flags |= TRZ_CHUNK_RESTART;
+    }
+    w->kbytes += j->raw_len;
+    trz_kstore *ks = w->ks[w->kcur];
+    trz_buf *out = &r->kstream[slot];
+    out->n = 0;
+    if (!is_tail) {
+        uint32_t n0 = trz_kstore_count(ks);
+        trz_know before = trz_kstore_view(ks, n0);
+        trz_kdelta_reset(&w->kd, ks);
+        w->c->chosen->learn(&before, j->raw, j->raw_len, j->nrec, j->byte_order, trz_kdelta_add, &w->kd);
+        if (trz_kdelta_write(&w->kd, w->c->chosen, before, out)) return fail(w, TRZ_ERR_NOMEM, "knowledge");
+        /* facts that cost more than an eighth of the chunk are no program's
+         * (random bytes forced to a format): no worker has seen them yet */
+        if (out->n > j->raw_len / 8) {
+            trz_kstore_truncate(ks, n0);
+            out->n = 0;
+        }
+    }
+    r->kview[slot] = trz_kstore_view(ks, trz_kstore_count(ks));
+    w->klast[w->kcur] = seq + 1;
+    j->know = &r->kview[slot];
+    j->kstream = out;
     return TRZ_OK;
 }
 
@@ -329,6 +402,7 @@ static int next_chunk(wstate *w)
     } else {
         j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
     }
+    if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
     ring_submit(r);
     /* one thread: the chunk is encoded by now, and its buffer takes what
      * follows the cut (a second buffer would be fresh pages to fault in) */
@@ -356,7 +430,12 @@ int trz_writer_commit(trz_writer *w, size_t n)
 
 int trz_writer_write(trz_writer *w, const void *data, size_t n)
 {
+    if (!w) return TRZ_ERR_PARAM;
     if (w->finished) return w->result ? w->result : (snprintf(w->c->err, sizeof w->c->err, "write after finish"), TRZ_ERR_PARAM);
+    if (!data && n) { /* a misuse, not a failure of the archive: later writes go on */
+        snprintf(w->c->err, sizeof w->c->err, "trz_writer_write: data is NULL (%zu bytes)", n);
+        return TRZ_ERR_PARAM;
+    }
     const uint8_t *p = data;
     while (n) {
         uint8_t *dst;
@@ -372,6 +451,7 @@ int trz_writer_write(trz_writer *w, const void *data, size_t n)
 
 int trz_writer_finish(trz_writer *w)
 {
+    if (!w) return TRZ_ERR_PARAM;
     if (w->finished) return w->result;
     w->finished = 1;
     w->eof = 1;
@@ -395,8 +475,12 @@ static void writer_free(trz_writer *w)
     for (size_t i = 0; i < 256; i++) {
         trz_big_release(r->buf[i], w->pend_cap);
         free(r->job[i].out.p);
+        free(r->kstream[i].p);
         trz_zctx_free(w->z[i]);
     }
+    trz_kstore_free(w->ks[0]);
+    trz_kstore_free(w->ks[1]);
+    trz_kdelta_free(&w->kd);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->work_cv);
     pthread_cond_destroy(&r->done_cv);
@@ -426,7 +510,7 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
     w->r = calloc(1, sizeof *w->r);
     w->c = c;
     c->err[0] = 0;
-    w->out = *io;
+    if (io) w->out = *io;
     w->wrap = wrap;
     w->prev_nl = 1;
     w->fd = -1;
@@ -435,6 +519,10 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
     pthread_mutex_init(&w->r->mu, NULL);
     pthread_cond_init(&w->r->work_cv, NULL);
     pthread_cond_init(&w->r->done_cv, NULL);
+    if (!io || !io->write) { /* nothing to write the archive with: refused now, not at the first chunk */
+        snprintf(c->err, sizeof c->err, "the output has no write function (trz_io.write is NULL)");
+        return w->finished = 1, w->result = TRZ_ERR_PARAM;
+    }
     w->pend_cap = (size_t)c->chunk_bytes;
     w->pend = trz_big_malloc(w->pend_cap);
     if (!w->pend) return w->finished = 1, w->result = fail(w, TRZ_ERR_NOMEM, "input buffer");
@@ -464,8 +552,8 @@ static int64_t fd_write_all(void *opaque, const void *buf, size_t n)
 
 int trz_writer_open_path(trz_writer **out, const trz_cctx *cctx, const char *path)
 {
-    trz_io none = { NULL, NULL, NULL, NULL, NULL };
-    int rc = trz_writer_open(out, cctx, &none);
+    trz_io file = { NULL, NULL, fd_write_all, NULL, NULL }; /* its fd comes below */
+    int rc = trz_writer_open(out, cctx, &file);
     trz_writer *w = *out;
     if (!w) return rc;
     if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {

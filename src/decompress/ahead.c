@@ -49,9 +49,11 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     d->codec = trz_codec_by_id(d->h.codec);
     d->byte_order = d->h.byte_order;
     d->flags = d->h.flags;
+    if (d->krc) { d->rc = d->krc; return; } /* its knowledge is lost: d->err says which */
     d->err[0] = 0;
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
-    d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->err, sizeof d->err);
+    d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->mknow ? &d->kview : NULL, d->err,
+                             sizeof d->err);
     if (r->keep_max && stream_bytes(&d->h) > r->keep_max) trz_zctx_release(z, TRZ_SCRATCH_STREAMS);
     __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
     /* a text member's record count is its line starts: count them */
@@ -76,6 +78,8 @@ static int fetch_one(trz_reader *r, dchunk *d)
             if (r->next_chunk >= r->nchunks) return 0;
             rc = rd_idx_fetch(r, r->next_chunk++, d);
             if (rc < 0 && r->salvage) { /* header damaged: skip, with the index's numbers */
+                rd_know_lost(r);
+                r->knext = r->next_chunk;
                 d->no = r->next_chunk - 1;
                 d->first_record = r->chunks[d->no].first_record;
                 d->h.nrec = r->chunks[d->no].nrec;
@@ -86,6 +90,8 @@ static int fetch_one(trz_reader *r, dchunk *d)
         } else {
             rc = rd_seq_fetch(r, d);
         }
+        if (rc > 0 && (rc = rd_know_fetched(r, d)) == TRZ_OK) rc = 1;
+        else if (rc == TRZ_ERR_NOMEM) rc = rd_err(r, rc, "chunk %llu: out of memory", (unsigned long long)d->no);
         return rc < 0 ? rc : rc > 0;
     }
 }
@@ -183,6 +189,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&r->mu);
         decode_one(r, &r->q[slot], r->z[id]);
         pthread_mutex_lock(&r->mu);
+        rd_know_done(r, &r->q[slot]);
         r->qstate[slot] = Q_DONE;
         pthread_cond_broadcast(&r->done_cv);
     }
@@ -286,6 +293,7 @@ int rd_next_chunk(trz_reader *r)
                     r->cur.data = NULL, r->cur.cap = 0;
                 }
                 decode_one(r, d, r->z[0]);
+                rd_know_done(r, d);
                 r->qstate[r->qhead] = Q_DONE;
             }
             if (rc <= 0 && r->fetch_end) fetch_end_rc(r);
@@ -345,6 +353,7 @@ void rd_drop_queue(trz_reader *r)
     r->prev_valid = 0;
     r->inflight = r->cur.cost = 0;
     r->held = 0;
+    r->kref[0] = r->kref[1] = 0; /* nothing queued reads a store any more */
     for (size_t i = 0; i < MAXQ; i++) {
         rd_dchunk_free(&r->q[i]);
         r->qstate[i] = Q_FREE;

@@ -12,6 +12,9 @@
 const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order);
 /* The codec and byte order of the member that the last span came from. */
 const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
+/* Whether the last span began at a record start (not inside a line or a
+ * partial last record), and (*member) whether it began a member. */
+int trz_reader_span_starts(const trz_reader *r, int *member);
 
 /* Whether chunk n (through the index) is the first of its member. */
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);

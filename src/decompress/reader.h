@@ -15,6 +15,7 @@ typedef struct rchunk {
     uint8_t codec, flags, byte_order;
     uint8_t mcodec, mbo;  /* the member's codec and byte order */
     uint8_t mfirst;       /* the member's first chunk */
+    uint8_t mknow;        /* the member carries knowledge */
 } rchunk;
 
 typedef struct dchunk { /* a decoded chunk */
@@ -28,6 +29,11 @@ typedef struct dchunk { /* a decoded chunk */
     int mbo, mfirst;       /* the member's byte order; first chunk of its member */
     const trz_codec *codec;
     int byte_order, flags, rc;
+    /* knowledge (members of version 3): the view it decodes with, which of
+     * the reader's stores that is, and why there is none (krc: the
+     * knowledge it builds on was lost) */
+    int mknow, kstore, krc;
+    trz_know kview;
     /* decode inputs */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
@@ -76,6 +82,7 @@ struct trz_reader {
     size_t seq_cap;
     const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
     int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
+    int seq_mknow;               /* it carries knowledge */
     /* the chunk being served */
     dchunk cur;
     size_t cur_pos;
@@ -83,6 +90,7 @@ struct trz_reader {
     size_t cur_rec_pos;   /* records of cur that start before cur_rec_pos: */
     uint64_t cur_rec_n;   /* a cache for trz_tell on text */
     uint64_t end_rec;     /* without a current chunk: the next record's number */
+    int span_record, span_member; /* the last span began a record; began a member */
     /* the chunk served before cur, for checks that span two chunks */
     uint64_t prev_no;
     int prev_valid, prev_nl;
@@ -117,6 +125,19 @@ struct trz_reader {
     uint64_t member_first_record, member_first_byte;
     chunk_pos *pos;
     size_t npos, cappos;
+    /* carried knowledge: applied in chunk order as chunks are fetched (and
+     * replayed from the group's first chunk after a seek); two stores take
+     * turns from one restart to the next, like the writer's */
+    struct trz_kstore *ks[2];
+    int kcur, kvalid;     /* kvalid: the store holds every fact of the chunks up to knext */
+    uint64_t knext;       /* the chunk whose knowledge comes next */
+    int kref[2];          /* chunks queued that read each store */
+    uint64_t klost;       /* the chunk whose lost knowledge broke the group */
+    int klost_rc;         /* and why */
+    uint64_t kgroup;      /* the restart chunk the store's facts start at */
+    trz_buf ktmp;         /* a knowledge stream, decompressed */
+    trz_zctx *kz;
+    dchunk kfetch;        /* chunks read for their knowledge alone */
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -141,7 +162,7 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 /* ---- sequential.c ---- */
 int rd_seq_member_header(trz_reader *r, int first);
 /* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order);
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
 /* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
 int rd_seq_fetch(trz_reader *r, dchunk *d);
 
@@ -152,6 +173,18 @@ int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
 int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
 int rd_add_lost(trz_reader *r, const dchunk *d);
+
+/* ---- know.c (of this room) ---- */
+/* Chunk d was just fetched, in order: apply its knowledge (after replaying
+ * its group's earlier chunks when the store is not at it) and give it its
+ * view, or the reason it has none (d->krc).  Returns TRZ_OK, or
+ * TRZ_ERR_NOMEM. */
+int rd_know_fetched(trz_reader *r, dchunk *d);
+/* A loss: the knowledge of the chunks after it, up to the next restart, is gone. */
+void rd_know_lost(trz_reader *r);
+/* Decoding d is over: its store may be cleared again. */
+void rd_know_done(trz_reader *r, dchunk *d);
+void rd_know_free(trz_reader *r);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */

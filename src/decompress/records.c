@@ -126,10 +126,13 @@ int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *
     const dchunk *c = &r->cur;
     size_t rs = rd_cur_rs(r), pos = r->cur_pos, end = c->len;
     uint64_t n = 0;
+    r->span_member = pos == 0 && c->mfirst;
+    r->span_record = rs != 0 && cur_whole(r);
     if (rs == 0) { /* up to the (max + 1)-th line start */
         const uint8_t *p = c->data;
         size_t q = pos;
         int at_start = pos == 0 ? !(c->flags & TRZ_CHUNK_MIDLINE) : p[pos - 1] == '\n';
+        r->span_record = at_start;
         int stop = 0;
         if (at_start && max == 0) end = pos, stop = 1;
         else if (at_start) n = 1;
@@ -160,6 +163,12 @@ const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order)
 {
     *byte_order = r->have_cur ? r->cur.mbo : r->byte_order;
     return r->have_cur && r->cur.mcodec ? r->cur.mcodec : r->codec ? r->codec : &trz_codec_raw;
+}
+
+int trz_reader_span_starts(const trz_reader *r, int *member)
+{
+    *member = r->span_member;
+    return r->span_record;
 }
 
 int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)

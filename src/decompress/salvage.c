@@ -138,12 +138,13 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
         if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
         if (rd_note_lost(r, l, at, end, 1)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         r->counts_ok = 0;
+        rd_know_lost(r); /* whatever the bytes held, the chunks after them cannot build on it */
     }
     if (kind == SCAN_EOF) { r->at_end = 1; return TRZ_OK; }
     if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
     /* chunks of a member whose header is lost: its format is not known, so
      * each chunk stands for itself */
-    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE);
+    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE, 0);
     return TRZ_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "reader.h"
+#include "../format/know.h"
 
 /* ---- index ---- */
 /* The member that ends at `end`: its footer, index and header, every entry
@@ -54,11 +55,13 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         k->mcodec = mc->id;
         k->mbo = fh.byte_order;
         k->mfirst = i == 0;
+        k->mknow = fh.know;
         const trz_codec *kc = trz_codec_by_id(k->codec);
         int tail;
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
             k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
-            !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0, &tail) ||
+            !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0, fh.know,
+                            &tail) ||
             (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4)
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
@@ -175,6 +178,7 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     d->mcodec = trz_codec_by_id(c->mcodec);
     d->mbo = c->mbo;
     d->mfirst = c->mfirst;
+    d->mknow = c->mknow;
     d->no = n;
     d->first_record = c->first_record;
     d->first_byte = c->first_byte;
@@ -269,6 +273,7 @@ int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
         for (unsigned s = 0; s < TRZ_MAX_STREAMS; s++)
             if (acc[c][s][0]) {
                 const char *nm = k->stream_name ? k->stream_name(s) : NULL;
+                if (!nm && s == TRZ_KNOW_STREAM) nm = "knowledge"; /* the container's (FORMAT.md) */
                 fn(ctx, k->name, s, nm ? nm : "?", acc[c][s][0], acc[c][s][1]);
             }
     }

@@ -75,13 +75,15 @@ int rd_seq_member_header(trz_reader *r, int first)
         if (rc == TRZ_ERR_TRUNCATED) return rd_err(r, rc, "truncated file header at byte %llu", (unsigned long long)start);
         return rd_err(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
-    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order);
+    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know);
     return TRZ_OK;
 }
 
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order)
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know)
 {
     r->in_member = 1;
+    r->seq_mknow = know;
+    rd_know_lost(r); /* nothing of the member before carries over */
     r->seq_mcodec = codec;
     r->seq_mbo = byte_order;
     r->seq_tail = 0;
@@ -203,7 +205,7 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         int tail = 0;
         if (!rc && r->seq_mcodec &&
             (r->seq_tail || !trz_chunk_fits(r->seq_mcodec, r->seq_mbo, d->h.codec, d->h.byte_order, d->h.flags, d->h.nrec,
-                                        d->h.raw, r->member_chunks == 0, &tail)))
+                                        d->h.raw, r->member_chunks == 0, r->seq_mknow, &tail)))
             rc = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: %s", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, r->seq_tail ? "a chunk after the member's partial last record"
                                                           : "its record count or flags do not fit the member's format");
@@ -215,6 +217,8 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         d->mcodec = r->seq_mcodec ? r->seq_mcodec : trz_codec_by_id(d->h.codec);
         d->mbo = r->seq_mcodec ? r->seq_mbo : d->h.byte_order;
         d->mfirst = r->member_chunks == 0;
+        /* a member whose header is lost: its chunks say whether it has knowledge */
+        d->mknow = r->seq_mcodec ? r->seq_mknow : (d->h.flags & TRZ_CHUNK_RESTART) != 0 || r->kvalid;
         d->off = at;
         if ((rc = read_payload(r, d, hb))) {
             if (rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM || !r->salvage)

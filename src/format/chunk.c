@@ -5,9 +5,27 @@
 #include <stdio.h>
 
 #include "format.h"
+#include "know.h"
 
-/* Serialize streams into job->out; returns a trz_result. */
+static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, uint64_t coded, trz_zctx *z,
+                        uint64_t xxh);
+
+/* Serialize streams into job->out, the chunk's knowledge stream with them;
+ * returns a trz_result. */
 static int pack(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, uint64_t coded, trz_zctx *z, uint64_t xxh)
+{
+    if (!job->kstream || !job->kstream->n) return pack_streams(job, codec, s, coded, z, xxh);
+    /* a codec of a member with knowledge leaves the stream to the container */
+    if (s[TRZ_KNOW_STREAM].n) return TRZ_ERR_CODEC;
+    trz_buf keep = s[TRZ_KNOW_STREAM];
+    s[TRZ_KNOW_STREAM] = *job->kstream;
+    int rc = pack_streams(job, codec, s, coded & ~(1ull << TRZ_KNOW_STREAM), z, xxh);
+    s[TRZ_KNOW_STREAM] = keep;
+    return rc;
+}
+
+static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, uint64_t coded, trz_zctx *z,
+                        uint64_t xxh)
 {
     int ids[TRZ_MAX_STREAMS], n = 0;
     uint64_t total = 0;
@@ -69,7 +87,8 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     trz_buf *s = trz_zctx_streams(z);
     packer k = { z, job->backend };
     uint64_t coded = 0;
-    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded };
+    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded,
+                       job->know };
     int rc = codec->encode_chunk(&a);
     /* Encoding, packing and the self-check each peak on buffers of their
      * own: each phase gives its own back before the next one (the sizes are
@@ -82,8 +101,8 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     return rc;
 }
 
-static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
-                        size_t errlen, const uint8_t *expect, trz_buf *own);
+static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
+                        const trz_know *know, char *err, size_t errlen, const uint8_t *expect, trz_buf *own);
 
 /* Decode what was just written and compare with the source. */
 static int verify(trz_chunk_job *job, trz_zctx *z)
@@ -95,7 +114,7 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     if (!tmp) return TRZ_ERR_NOMEM;
     char err[8];
     /* the streams are packed by now: their buffers take the decoded ones */
-    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, err, sizeof err, job->raw, trz_zctx_streams(z));
+    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, job->know, err, sizeof err, job->raw, trz_zctx_streams(z));
 }
 
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
@@ -129,9 +148,12 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
 }
 
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int *tail)
+                   uint64_t raw, int first, int know, int *tail)
 {
     *tail = 0;
+    /* a member with knowledge starts it at its first chunk */
+    if (know ? first && !(flags & TRZ_CHUNK_RESTART) : (flags & TRZ_CHUNK_RESTART) != 0) return 0;
+    flags &= ~(unsigned)TRZ_CHUNK_RESTART;
     if (codec != m->id && codec != TRZ_CODEC_RAW) return 0;
     if (codec == m->id && codec != TRZ_CODEC_RAW && bo != (unsigned)mbo) return 0;
     if (m->record_size == 0) return !(first && (flags & TRZ_CHUNK_MIDLINE)) && nrec <= raw;
@@ -161,7 +183,7 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     if (n < h->hdr_len) return TRZ_ERR_TRUNCATED;
     if (trz_ld_le32(p + chk) != trz_xxh32low(p, chk)) return TRZ_ERR_CORRUPT;
     if (h->raw > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_LIMIT;
-    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~TRZ_CHUNK_MIDLINE)) return TRZ_ERR_CORRUPT;
+    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~(TRZ_CHUNK_MIDLINE | TRZ_CHUNK_RESTART))) return TRZ_ERR_CORRUPT;
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) return TRZ_ERR_UNSUPPORTED;
     if (!trz_nrec_ok(c, h->nrec, h->raw)) return TRZ_ERR_CORRUPT;
@@ -209,8 +231,8 @@ static uint8_t *own_room(const trz_buf *own, unsigned sid, size_t n)
     return own && own[sid].cap >= n ? own[sid].p : NULL;
 }
 
-static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
-                        size_t errlen, const uint8_t *expect, trz_buf *own)
+static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
+                        const trz_know *know, char *err, size_t errlen, const uint8_t *expect, trz_buf *own)
 {
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) { snprintf(err, errlen, "unknown codec %u", h->codec); return TRZ_ERR_UNSUPPORTED; }
@@ -226,9 +248,12 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
      * (own set) decodes each into the buffer the codec filled with it: a
      * chunk's worth of memory the encoder has touched already, where a
      * scratch buffer would be as much again. */
+    /* the knowledge stream of a member with knowledge is the reader's: it
+     * applied it before this chunk (trz_chunk_know) */
     uint64_t total = 0;
     for (unsigned k = 0; k < h->nstreams; k++)
-        if (h->backend[k] != TRZ_BACKEND_STORE && !own_room(own, h->sid[k], h->rsize[k]))
+        if (h->backend[k] != TRZ_BACKEND_STORE && !own_room(own, h->sid[k], h->rsize[k]) &&
+            !(know && h->sid[k] == TRZ_KNOW_STREAM))
             total += h->rsize[k];
     uint8_t *mem = total ? trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total) : NULL;
     if (total && !mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
@@ -242,6 +267,10 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
     uint8_t *dst = mem ? mem : none, *o;
     int rc = TRZ_OK;
     for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
+        if (know && h->sid[k] == TRZ_KNOW_STREAM) {
+            src += h->csize[k];
+            continue;
+        }
         sl[h->sid[k]] = h->rsize[k];
         if (h->backend[k] == TRZ_BACKEND_STORE) {
             if (h->csize[k] != h->rsize[k]) rc = TRZ_ERR_CORRUPT;
@@ -258,7 +287,7 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
         src += h->csize[k];
     }
     if (rc == TRZ_OK) {
-        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order };
+        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know };
         int cr = c->decode_chunk(&a);
         if (cr == TRZ_CODEC_NOMEM) { rc = TRZ_ERR_NOMEM; snprintf(err, errlen, "out of memory"); }
         else if (cr == TRZ_CODEC_UNSUPPORTED) {
@@ -275,7 +304,32 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
 }
 
 int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                     char *err, size_t errlen)
+                     const trz_know *know, char *err, size_t errlen)
 {
-    return chunk_decode(h, p, n, out, z, err, errlen, NULL, NULL);
+    return chunk_decode(h, p, n, out, z, know, err, errlen, NULL, NULL);
+}
+
+int trz_chunk_know(const trz_chunk_hdr *h, const uint8_t *p, size_t n, const trz_codec *mc, trz_zctx *z, trz_buf *tmp,
+                   trz_kstore *s)
+{
+    if (n < h->hdr_len + h->payload) return TRZ_ERR_TRUNCATED;
+    const uint8_t *src = p + h->hdr_len;
+    for (unsigned k = 0; k < h->nstreams; k++) {
+        if (h->sid[k] != TRZ_KNOW_STREAM) {
+            src += h->csize[k];
+            continue;
+        }
+        if (!trz_chunk_payload_ok(h, p)) return TRZ_ERR_CHECKSUM;
+        const uint8_t *kp = src;
+        if (h->backend[k] == TRZ_BACKEND_STORE) {
+            if (h->csize[k] != h->rsize[k]) return TRZ_ERR_CORRUPT;
+        } else {
+            tmp->n = 0;
+            if (trz_buf_reserve(tmp, h->rsize[k])) return TRZ_ERR_NOMEM;
+            if (trz_backend_decompress(z, h->backend[k], src, h->csize[k], tmp->p, h->rsize[k])) return TRZ_ERR_CORRUPT;
+            kp = tmp->p;
+        }
+        return trz_know_apply(s, mc, kp, h->rsize[k]);
+    }
+    return TRZ_OK; /* no new facts */
 }

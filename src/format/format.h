@@ -15,7 +15,8 @@ static const uint8_t trz_file_magic[4] = { 0x89, 'T', 'R', 'Z' };
 static const uint8_t trz_chunk_magic[4] = { 'T', 'Z', 'C', 'K' };
 static const uint8_t trz_index_magic[4] = { 'T', 'Z', 'I', 'X' };
 static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
-#define TRZ_FORMAT_VERSION 1
+#define TRZ_FORMAT_VERSION 1      /* members without knowledge */
+#define TRZ_FORMAT_VERSION_KNOW 3 /* members whose chunks carry knowledge (FORMAT.md, "Knowledge"); 2 is never written */
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
@@ -42,12 +43,14 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 
 /* chunk flags */
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
+#define TRZ_CHUNK_RESTART 0x02 /* knowledge starts afresh at this chunk (version 3 members) */
 
 /* ---- file header (header.c) ---- */
 typedef struct trz_file_hdr {
     uint8_t codec, byte_order, level, backend;
     uint32_t record_size, chunk_bytes;
     uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
+    uint8_t know; /* version 3: the member's chunks carry knowledge */
 } trz_file_hdr;
 
 #define TRZ_PARAM_WRAP 1 /* parameter tags (FORMAT.md, "Parameters") */
@@ -106,6 +109,8 @@ typedef struct trz_chunk_hdr {
     uint32_t hdr_len;      /* fixed + table + check */
 } trz_chunk_hdr;
 
+struct trz_kstore;
+
 typedef struct trz_chunk_job {
     /* in */
     const trz_codec *codec;
@@ -114,6 +119,8 @@ typedef struct trz_chunk_job {
     uint32_t nrec;
     int byte_order, level, backend, verify;
     uint8_t flags;
+    const trz_know *know;     /* the member's knowledge for this chunk, or NULL (none) */
+    const trz_buf *kstream;   /* the chunk's knowledge stream (its new facts), or NULL */
     /* out */
     trz_buf out;   /* the serialized chunk */
     int result;
@@ -125,10 +132,10 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 
 /* Whether a chunk fits its member (FORMAT.md, "Records"): m and mbo are the
  * member's codec and byte order, first says it is the member's first
- * chunk; *tail is set for a partial last record, which must end the
- * member. */
+ * chunk, know that the member carries knowledge (version 3); *tail is set
+ * for a partial last record, which must end the member. */
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int *tail);
+                   uint64_t raw, int first, int know, int *tail);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx. */
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
@@ -146,9 +153,16 @@ void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint
 /* Whether the payload of a chunk (header + payload at p) matches its check. */
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);
 
-/* Decode a whole chunk (header + payload at p, n bytes) into out[0..h->raw). */
-int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z, char *err,
-                     size_t errlen);
+/* Decode a whole chunk (header + payload at p, n bytes) into out[0..h->raw).
+ * know: NULL for a member without knowledge; else the member's knowledge
+ * with this chunk's own applied (trz_chunk_know), its stream then skipped. */
+int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
+                     const trz_know *know, char *err, size_t errlen);
+/* Apply a chunk's knowledge stream, when it has one, to s (its stored bytes
+ * checked first); mc is the member's codec, tmp holds the decompressed stream.  TRZ_OK, or the
+ * damage (trz_know_apply). */
+int trz_chunk_know(const trz_chunk_hdr *h, const uint8_t *p, size_t n, const trz_codec *mc, trz_zctx *z,
+                   trz_buf *tmp, struct trz_kstore *s);
 
 /* ---- index and footer (index.c) ---- */
 typedef struct trz_index_entry {

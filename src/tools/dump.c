@@ -40,6 +40,40 @@ static void hex_lines(FILE *f, const uint8_t *p, size_t n, uint64_t off)
     }
 }
 
+/* Hex lines whatever pieces the bytes come in (short reads, chunks that
+ * end inside a line): a line short of 16 bytes waits for the bytes that
+ * follow it, and is printed short only at the end (of the input, or of a
+ * member: a line never mixes two). */
+typedef struct hexout {
+    FILE *f;
+    uint8_t line[16];
+    size_t n;     /* bytes waiting in line */
+    uint64_t off; /* the offset of line[0] */
+} hexout;
+
+static void hex_flush(hexout *h)
+{
+    if (h->n) hex_lines(h->f, h->line, h->n, h->off);
+    h->n = 0;
+}
+
+static void hex_put(hexout *h, const uint8_t *p, size_t n, uint64_t off)
+{
+    if (h->n && h->off + h->n != off) hex_flush(h);
+    if (h->n) {
+        size_t k = 16 - h->n < n ? 16 - h->n : n;
+        memcpy(h->line + h->n, p, k);
+        h->n += k, p += k, n -= k, off += k;
+        if (h->n < 16) return;
+        hex_flush(h);
+    }
+    size_t whole = n - n % 16;
+    hex_lines(h->f, p, whole, off);
+    memcpy(h->line, p + whole, n - whole);
+    h->n = n - whole;
+    h->off = off + whole;
+}
+
 /* A source of decoded bytes: an archive reader, or a raw input with the
  * bytes already peeked for probing served first. */
 typedef struct dsrc {
@@ -62,56 +96,58 @@ static int64_t src_read(dsrc *d, uint8_t *buf, size_t n)
     return trz_src_read(d->s, buf, n);
 }
 
-/* Skip `skip` records (lines for text) already positioned at record `at`,
- * then print `count`. */
-static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t at, uint64_t first, uint64_t count)
+/* Print records (lines for text, bytes for raw) [first, first + count) of
+ * a raw trace.  TRZ_ERR_RANGE, with the record count in *total, when
+ * `first` is past the end: the archive's rule (trz_seek), so that a wrong
+ * -s is an error here too rather than an empty dump. */
+static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t first, uint64_t count, uint64_t *total)
 {
     size_t rs = c->record_size;
     size_t cap = rs > 1 ? rs * 4096 : 1u << 16;
-    uint8_t *buf = malloc(cap + 1);
+    uint8_t *buf = malloc(cap);
     if (!buf) return TRZ_ERR_NOMEM;
-    uint64_t no = at, printed = 0;
-    size_t have = 0;
-    int rc = TRZ_OK;
-    while (printed < count) {
+    uint64_t end = count > UINT64_MAX - first ? UINT64_MAX : first + count;
+    uint64_t no = 0; /* the record the next byte belongs to */
+    int mid = 0;     /* text: bytes of line `no` were seen (a last line without newline counts) */
+    size_t have = 0; /* fixed-size: the bytes of a record not complete yet */
+    hexout hx = { f, { 0 }, 0, 0 };
+    int rc = TRZ_OK, ended = 0;
+    while (no < end) {
         int64_t got = src_read(d, buf + have, cap - have);
         if (got < 0) { rc = (int)got; break; }
-        if (got == 0 && have == 0) break;
+        if (got == 0) { ended = 1; break; }
         size_t n = have + (size_t)got;
-        if (rs == 0) { /* text: print whole lines of the wanted range */
+        if (rs == 0) { /* text: whole lines of the wanted range, a line's pieces as they come */
             size_t i = 0;
-            while (i < n && printed < count) {
+            while (i < n && no < end) {
                 uint8_t *nl = memchr(buf + i, '\n', n - i);
-                size_t end = nl ? (size_t)(nl - buf) + 1 : n;
-                if (no >= first) fwrite(buf + i, 1, end - i, f);
-                if (nl) {
-                    if (no >= first) printed++;
-                    no++;
-                }
-                i = end;
+                size_t e = nl ? (size_t)(nl - buf) + 1 : n;
+                if (no >= first) fwrite(buf + i, 1, e - i, f);
+                if (nl) no++, mid = 0;
+                else mid = 1;
+                i = e;
             }
-            have = 0;
-            if (got == 0) break;
         } else if (rs == 1) {
             uint64_t lo = no, hi = no + n;
-            uint64_t s = first > lo ? first : lo;
-            uint64_t e = first + count < hi ? first + count : hi;
-            if (first + count < first) e = hi;
-            if (s < e) { hex_lines(f, buf + (s - lo), (size_t)(e - s), s); printed += e - s; }
+            uint64_t s = first > lo ? first : lo, e = end < hi ? end : hi;
+            if (s < e) hex_put(&hx, buf + (s - lo), (size_t)(e - s), s);
             no = hi;
-            have = 0;
-            if (got == 0) break;
         } else {
-            size_t whole = n / rs;
-            for (size_t i = 0; i < whole && printed < count; i++, no++)
-                if (no >= first) { trz_dump_records(f, c, bo, buf + i * rs, 1, no); printed++; }
-            have = n - whole * rs;
-            memmove(buf, buf + whole * rs, have);
-            if (got == 0) break;
+            size_t whole = n / rs, i = 0;
+            for (; i < whole && no < end; i++, no++)
+                if (no >= first) trz_dump_records(f, c, bo, buf + i * rs, 1, no);
+            have = n - i * rs;
+            memmove(buf, buf + i * rs, have);
         }
     }
+    hex_flush(&hx);
     free(buf);
-    if (ferror(f)) rc = TRZ_ERR_IO;
+    uint64_t records = rs == 0 ? no + (uint64_t)mid : no;
+    if (rc == TRZ_OK && ended && first > records) {
+        *total = records;
+        rc = TRZ_ERR_RANGE;
+    }
+    if (rc == TRZ_OK && ferror(f)) rc = TRZ_ERR_IO;
     return rc;
 }
 
@@ -126,20 +162,33 @@ int trz_dump(trz_reader *r, void *file, uint64_t first, uint64_t count)
     int rc = trz_seek(r, first);
     if (rc) return rc;
     uint64_t left = count;
+    int open_line = 0; /* the text printed last ended inside a line */
+    hexout hx = { f, { 0 }, 0, 0 };
     for (;;) {
         const void *v;
         uint64_t n, no = trz_tell(r);
         int64_t g = trz_read_span(r, &v, left, &n);
-        if (g < 0) return (int)g;
+        if (g < 0) { hex_flush(&hx); return (int)g; }
         if (g == 0) break;
-        int bo;
+        int bo, member;
         const trz_codec *c = trz_reader_span_codec(r, &bo);
+        int starts = trz_reader_span_starts(r, &member);
         const uint8_t *p = v;
-        if (c->record_size == 0) fwrite(p, 1, (size_t)g, f);
-        else if (c->record_size == 1) hex_lines(f, p, (size_t)g, no);
-        else trz_dump_records(f, c, bo, p, (size_t)n, no);
+        if (c->record_size != 1 || member) hex_flush(&hx);
+        /* a text member's last line may lack its newline: what follows
+         * it (the next member's first record) starts a line of its own */
+        if (open_line && starts) fputc('\n', f), open_line = 0;
+        if (c->record_size == 0) {
+            fwrite(p, 1, (size_t)g, f);
+            open_line = p[g - 1] != '\n';
+        } else if (c->record_size == 1) {
+            hex_put(&hx, p, (size_t)g, no);
+        } else {
+            trz_dump_records(f, c, bo, p, (size_t)n, no);
+        }
         left -= n;
     }
+    hex_flush(&hx);
     return ferror(f) ? TRZ_ERR_IO : TRZ_OK;
 }
 
@@ -174,10 +223,15 @@ int trz_dump_raw(const trz_io *in, const char *format, void *file, uint64_t firs
         c->probe(peek, plen, &bo);
     }
     dsrc d = { NULL, &s, peek, plen, 0 };
-    rc = dump_stream(&d, c, bo, file, 0, first, count);
+    uint64_t total = 0;
+    rc = dump_stream(&d, c, bo, file, first, count, &total);
     free(peek);
     trz_src_close(&s);
-    if (rc) snprintf(err, errlen, "%s", trz_strerror(rc));
+    if (rc == TRZ_ERR_RANGE) /* the words of trz_seek */
+        snprintf(err, errlen, "record %llu is past the end (%llu records)", (unsigned long long)first,
+                 (unsigned long long)total);
+    else if (rc)
+        snprintf(err, errlen, "%s", trz_strerror(rc));
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../decompress/decompress.h"
+#include "../format/know.h"
 #include "safefile.h"
 
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -50,14 +51,21 @@ static int out_write(const trz_io *out, const void *p, size_t n, uint64_t *pos)
  *    parts one after another, and the later member counts records from its
  *    own start, as in `cat` of the parts' archives (but with a member per
  *    tail, not per part).
+ *  - knowledge (FORMAT.md, "Knowledge"): every input member of version 3
+ *    starts a group with its first chunk, so its chunks keep their
+ *    knowledge wherever they land; but a member holds chunks of one
+ *    version, so where the inputs' versions change a new member starts
+ *    (and a text part cut inside a line cannot be continued across such a
+ *    change: join refuses it).  The last chunk of a text member with
+ *    knowledge decodes with its group's facts, which join replays.
  * Parts of whole records, or cut at line ends, make one member, as the same
  * bytes compressed in one go would, chunk for chunk.  A chunk that does not
  * fit even so is damage in its input, reported as such. */
 typedef struct joiner {
     const trz_io *out;
     uint64_t pos, mstart;          /* bytes written; where the member being written starts */
-    uint8_t hdr[TRZ_FILE_HDR_MAX]; /* the first input's file header: every member's */
-    size_t hdr_len;
+    trz_file_hdr fh;               /* the first input's file header: every member's, */
+    int open;                      /* with know set to the member's version; a member is open */
     const trz_codec *codec;
     int bo;
     trz_index_entry *ix;           /* the member's chunks */
@@ -66,19 +74,24 @@ typedef struct joiner {
     int tail;                      /* its last chunk is a partial record */
     int midline;                   /* text: an input member ended inside a line */
     trz_zctx *z;                   /* for decoding those last chunks */
+    trz_kstore *ks;                /* and the knowledge they decode with */
+    trz_buf ktmp;
     uint8_t *dec;
     size_t dec_cap;
     char *err;
     size_t errlen;
 } joiner;
 
-static int member_begin(joiner *j)
+static int member_begin(joiner *j, int know)
 {
+    uint8_t hdr[TRZ_FILE_HDR_MAX];
+    j->fh.know = (uint8_t)know;
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
     j->tail = j->midline = 0;
-    return out_write(j->out, j->hdr, j->hdr_len, &j->pos);
+    j->open = 1;
+    return out_write(j->out, hdr, trz_file_hdr_write(hdr, &j->fh), &j->pos);
 }
 
 static int member_end(joiner *j)
@@ -108,25 +121,51 @@ static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_
         if (!j->dec) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
     }
     char why[128];
-    int rc = trz_chunk_decode(h, buf, n, j->dec, j->z, why, sizeof why);
+    trz_know kv, *know = NULL;
+    if (j->fh.know) {
+        kv = trz_kstore_view(j->ks, trz_kstore_count(j->ks));
+        know = &kv;
+    }
+    int rc = trz_chunk_decode(h, buf, n, j->dec, j->z, know, why, sizeof why);
     if (rc) return jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, why);
     j->midline = j->dec[h->raw - 1] != '\n';
     return TRZ_OK;
 }
 
 /* Append chunk i of path (n stored bytes at buf, header h) to the member
- * being written; ends_member: the last of its input member, with chunks
- * after it in the join. */
-static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size_t n, trz_chunk_hdr *h, int ends_member)
+ * being written; starts_member: the first of its input member;
+ * ends_member: the last of its input member, with chunks after it in the
+ * join. */
+static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size_t n, trz_chunk_hdr *h,
+                      int starts_member, int ends_member)
 {
     int rc, tail, text = j->codec->record_size == 0;
-    if (j->tail && ((rc = member_end(j)) || (rc = member_begin(j)))) return write_err(j, rc);
+    /* a version-3 member's first chunk restarts its knowledge; a first chunk
+     * without the flag comes from a member of version 1 */
+    int know = (h->flags & TRZ_CHUNK_RESTART) ? 1 : starts_member ? 0 : j->fh.know;
+    if (j->open && know != j->fh.know && text && j->midline)
+        return jerr(j->err, j->errlen, TRZ_ERR_PARAM, "%s: it continues a line of the part before, which was "
+                    "written %s carried knowledge; compress the parts alike (--restart) and join again", path,
+                    know ? "without" : "with");
+    if (j->open && (j->tail || know != j->fh.know) && (rc = member_end(j))) return write_err(j, rc);
+    if ((!j->open || j->tail || know != j->fh.know) && (rc = member_begin(j, know))) return write_err(j, rc);
+    if (know && text) { /* the facts the last chunk of a member decodes with */
+        if (!j->ks && !(j->ks = trz_kstore_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+        if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+    }
+    if (know && j->ks) {
+        if (h->flags & TRZ_CHUNK_RESTART) trz_kstore_clear(j->ks);
+        if ((rc = trz_chunk_know(h, buf, n, j->codec, j->z, &j->ktmp, j->ks)))
+            return jerr(j->err, j->errlen, rc, "%s: chunk %lld: its knowledge: %s", path, (long long)i,
+                        trz_strerror(rc));
+    }
     if (text && j->midline && !(h->flags & TRZ_CHUNK_MIDLINE) && h->nrec > 0) {
         h->flags |= TRZ_CHUNK_MIDLINE;
         h->nrec--;
         trz_chunk_set_count(buf, h, h->nrec, h->flags);
     }
-    if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, &tail))
+    if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->fh.know,
+                        &tail))
         return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
                     "format (a damaged input)", path, (long long)i);
     if (j->nix == j->cap) {
@@ -175,7 +214,8 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
         if (rc) jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, trz_strerror(rc));
         int last = i + 1 == in.chunks;
         int ends = (last && more) || (!last && trz_reader_chunk_starts_member(r, (uint64_t)i + 1));
-        if (rc == TRZ_OK) rc = join_chunk(j, path, i, buf, c.stored_bytes, &h, ends);
+        int starts = i == 0 || trz_reader_chunk_starts_member(r, (uint64_t)i);
+        if (rc == TRZ_OK) rc = join_chunk(j, path, i, buf, c.stored_bytes, &h, starts, ends);
         free(buf);
         if (rc) return rc;
     }
@@ -202,18 +242,21 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
         if (rc == TRZ_OK && !j.codec) { /* every member takes the first input's header */
             j.codec = trz_codec_by_name(in.format);
             j.bo = in.byte_order;
-            trz_file_hdr fh;
-            ssize_t got = pread(fd, j.hdr, sizeof j.hdr, 0);
-            if (got < 0 || trz_file_hdr_parse(j.hdr, (size_t)got, &fh, &j.hdr_len) != TRZ_OK) j.hdr_len = 0;
-            rc = j.hdr_len ? member_begin(&j) : TRZ_ERR_CORRUPT;
-            if (rc) jerr(err, errlen, rc, "%s: cannot copy the header", inputs[k]);
+            uint8_t hdr[TRZ_FILE_HDR_MAX];
+            size_t hlen;
+            ssize_t got = pread(fd, hdr, sizeof hdr, 0);
+            if (got < 0 || trz_file_hdr_parse(hdr, (size_t)got, &j.fh, &hlen) != TRZ_OK)
+                rc = jerr(err, errlen, TRZ_ERR_CORRUPT, "%s: cannot copy the header", inputs[k]);
         }
         if (rc == TRZ_OK) rc = join_one(&j, inputs[k], fd, r, k + 1 < n);
         trz_reader_close(r);
         close(fd);
     }
+    if (rc == TRZ_OK && !j.open && (rc = member_begin(&j, 0))) write_err(&j, rc); /* inputs without chunks */
     if (rc == TRZ_OK && (rc = member_end(&j))) write_err(&j, rc);
     free(j.ix);
+    trz_kstore_free(j.ks);
+    free(j.ktmp.p);
     trz_zctx_free(j.z);
     trz_big_release(j.dec, j.dec_cap);
     return rc;

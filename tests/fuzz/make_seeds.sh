@@ -78,6 +78,7 @@ arc uop-midline "$W/long.trace" --chunk-size=4096
 arc raw-2chunks "$W/a.raw" --format=raw --chunk-size=4096
 arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50
+arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K   # knowledge restarted every 3 chunks
 arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"

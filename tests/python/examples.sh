@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # examples.sh - the README's Python examples, run as scripts the way a user
 # saves them (the Dask one starts worker processes that import the script
-# again), on archives of the project's samples; and the package installed
-# with `make install-python` into a virtual environment, used from outside
-# the source tree without numpy.  A `make check` step; the last line is
-# "N passed, M failed".
+# again), on archives of the project's samples, from README.md and
+# python/README.md; and the package installed with `make install-python`
+# into a virtual environment, used from outside the source tree without
+# numpy, and into a fresh one (no system packages, no network).  A `make
+# check` step; the last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${TRZ_PYTHON:-/usr/bin/python3}
@@ -23,16 +24,26 @@ cp "$W/run.rst.trz" "$W/traces/a.rst.trz"
 "$ROOT/trz" -q -c --chunk-records=700 "$ROOT/corpus/blaze-like-1cpu-le.rst" > "$W/traces/b.rst.trz"
 head -c $((24 * 20000)) "$ROOT/corpus/loops-4cpu.rst" > "$W/big.rst"
 
-# the README's ```python blocks, in order
-awk '/^```python$/ { n++; f = sprintf("%s/example%d.py", dir, n); next } /^```$/ { f = "" } f { print > f }' \
-    dir="$W" "$ROOT/README.md"
-[ -f "$W/example1.py" ] && [ -f "$W/example2.py" ] && ok || bad "the README has its two Python examples"
-for ex in "$W"/example*.py; do
-    if (cd "$W" && PYTHONPATH="$ROOT/python" timeout 300 "$PY" "$ex") > "$W/out" 2>&1; then ok
-    else bad "README $(basename "$ex") as a script" "$(tail -5 "$W/out")"; fi
-done
-grep -q "cpuid" "$W/out" && [ -f "$W/big.rst.trz" ] && "$ROOT/trz" -dc "$W/big.rst.trz" | cmp -s - "$W/big.rst" \
-    && ok || bad "the Dask example's results" "$(tail -3 "$W/out")"
+# examples README DIR: the README's ```python blocks, in order, each run as
+# a script in DIR (its numpy example, then its Dask example)
+examples() {
+    local readme=$1 dir=$2 ex
+    awk '/^```python$/ { n++; f = sprintf("%s/example%d.py", dir, n); next } /^```$/ { f = "" } f { print > f }' \
+        dir="$dir" "$ROOT/$readme"
+    [ -f "$dir/example1.py" ] && [ -f "$dir/example2.py" ] && ok || bad "$readme has its two Python examples"
+    for ex in "$dir"/example*.py; do
+        if (cd "$dir" && PYTHONPATH="$ROOT/python" timeout 300 "$PY" "$ex") > "$dir/out" 2>&1; then ok
+        else bad "$readme $(basename "$ex") as a script" "$(tail -5 "$dir/out")"; fi
+    done
+    grep -q "cpuid" "$dir/out" && [ -f "$dir/big.rst.trz" ] && "$ROOT/trz" -dc "$dir/big.rst.trz" | cmp -s - "$dir/big.rst" \
+        && ok || bad "$readme: the Dask example's results" "$(tail -3 "$dir/out")"
+}
+examples README.md "$W"
+# python/README.md seeks to record 1,000,000: a run of 1,040,000 records
+mkdir -p "$W/py/traces"
+for _ in $(seq 26); do cat "$ROOT/corpus/loops-4cpu.rst"; done | "$ROOT/trz" -q -1 -c > "$W/py/run.rst.trz"
+cp "$W/traces/"*.trz "$W/py/traces/"; cp "$W/big.rst" "$W/py/"
+examples python/README.md "$W/py"
 
 # installed into a virtual environment, used without numpy
 if "$PY" -m venv --system-site-packages "$W/venv" > /dev/null 2>&1 && make -s -C "$ROOT" install-python PYTHON="$W/venv/bin/python" > "$W/out" 2>&1; then
@@ -57,6 +68,34 @@ PYEOF
     grep -qx ok "$W/out" && ok || bad "installed package without numpy" "$(tail -5 "$W/out")"
 else
     bad "make install-python into a virtual environment" "$(tail -5 "$W/out")"
+fi
+# into a fresh virtual environment: no system packages (no wheel, no numpy),
+# no network; `pip show` and `pip uninstall` know the package
+if "$PY" -m venv "$W/fresh" > "$W/out" 2>&1; then
+    if make -s -C "$ROOT" install-python PYTHON="$W/fresh/bin/python" > "$W/out" 2>&1; then
+        (cd "$W" && PYTHONNOUSERSITE=1 "$W/fresh/bin/python" - "$ROOT" "$W" > "$W/out" 2>&1) <<'PYEOF'
+import importlib.metadata, os, sys
+import trz
+root, w = sys.argv[1], sys.argv[2]
+assert trz._lib.path.startswith(os.path.join(w, "fresh")), "libtrz.so from " + trz._lib.path
+assert importlib.metadata.version("trz") == trz.__version__ == trz.version
+trz.decompress(os.path.join(w, "run.rst.trz"), os.path.join(w, "fresh.out"))
+assert open(os.path.join(root, "corpus", "loops-4cpu.rst"), "rb").read() == open(os.path.join(w, "fresh.out"), "rb").read()
+with trz.open(os.path.join(w, "run.rst.trz")) as r:
+    assert r.info.format == "rst" and r.info.records == 40000, r.info
+print("ok")
+PYEOF
+        grep -qx ok "$W/out" && ok || bad "a fresh virtual environment: import trz, decode an archive" "$(tail -5 "$W/out")"
+        "$W/fresh/bin/python" -m pip show trz > "$W/out" 2>&1 && grep -q "^Version: " "$W/out" \
+            && "$W/fresh/bin/python" -m pip uninstall -y trz > "$W/out" 2>&1 \
+            && ! "$W/fresh/bin/python" -c 'import trz' 2> /dev/null \
+            && [ -z "$(ls -d "$W"/fresh/lib/python*/site-packages/trz* 2> /dev/null)" ] \
+            && ok || bad "a fresh virtual environment: pip show and pip uninstall trz" "$(tail -3 "$W/out")"
+    else
+        bad "make install-python into a fresh virtual environment" "$(tail -5 "$W/out")"
+    fi
+else
+    bad "python3 -m venv (python3-venv)" "$(tail -3 "$W/out")"
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

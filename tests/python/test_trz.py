@@ -473,6 +473,26 @@ def dask_partitions_are_chunks():
     check(t["micro"].iloc[0] == "ADD" and t["pc"].iloc[0] == 0x48d1a0)
 
 
+@test
+def dask_partitions_with_knowledge():
+    # chunks that carry knowledge: each partition replays its group's facts
+    # on its own worker and reads the same records as one process
+    a = archive(sample("mix.champsimtrace"), chunk_records=1500, restart_bytes=4 * 1500 * 64)
+    c = client()
+    with trz.open(a) as r:
+        chunks = [ch for ch in r.chunks() if ch[1]]
+        full = r.records()
+    check(open(a, "rb").read(5)[4] == 3, "a member with knowledge (container version 3)")
+    scalar = [k for k in trz.fields("champsim") if full[k].ndim == 1]
+    df = tdask.read_records(a, fields=scalar)
+    check(df.npartitions == len(chunks) >= 10, "%d partitions for %d chunks" % (df.npartitions, len(chunks)))
+    got = c.compute(df).result()
+    for k in scalar:
+        check(np.array_equal(got[k].to_numpy(), full[k]), "column " + k)
+    lens = c.compute(df.map_partitions(len)).result().tolist()
+    check(lens == [n for _, n in chunks], repr(lens))
+
+
 def _compress_parallel_case(src, part_records=None, **opts):
     c = client()
     dst = os.path.join(W, "par-" + os.path.basename(src) + ".trz")

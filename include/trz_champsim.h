@@ -1,4 +1,4 @@
-/* champsim_reader.h - fill ChampSim's trace structs from a .trz through the
+/* trz_champsim.h - fill ChampSim's trace structs from a .trz through the
  * trz API, a batch at a time: input_instr (64 bytes) from a "champsim"
  * archive, cloudsuite_instr (96 bytes) from a "champsim-cloudsuite" one.
  * The structs are the records' bytes in the host's order (trz_read with

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# install.sh - `make install` into a temporary prefix, then what the README
+# tells users to build against it, found through pkg-config only: the C batch
+# reader of trz_champsim.h, and (where g++ is present) the README's ChampSim
+# stream class, each reading an archive at run time through the installed
+# libtrz.so.0.  A `make check` step; prints "N passed, M failed" last.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-install.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+
+P=$W/prefix
+if make -s install PREFIX="$P" > "$W/log" 2>&1; then ok; else bad "make install" "$(tail -3 "$W/log")"; fi
+for f in bin/trz include/trz.h include/trz_records.h include/trz_champsim.h lib/libtrz.a lib/libtrz.so.0 \
+         lib/libtrz.so lib/pkgconfig/trz.pc share/man/man1/trz.1; do
+    [ -e "$P/$f" ] && ok || bad "installed $f"
+done
+export PKG_CONFIG_PATH=$P/lib/pkgconfig
+CF=$(pkg-config --cflags trz) LF="$(pkg-config --libs trz) -Wl,-rpath,$(pkg-config --variable=libdir trz)"
+./trz -q -c corpus/mix.champsimtrace > "$W/m.trz" || bad "compress the sample"
+./trz -dc "$W/m.trz" | wc -c > "$W/want.n"
+
+# the C reader, outside the source tree: only the installed header and library
+cp bench/analyzers/champsim_read.c "$W/"
+if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o csr champsim_read.c $CF $LF) 2> "$W/err"; then
+    ok
+    if ldd "$W/csr" | grep -q "libtrz.so.0 => $P/lib/libtrz.so.0"; then ok; else bad "the reader finds the installed libtrz.so.0" "$(ldd "$W/csr" | grep trz)"; fi
+    if "$W/csr" -o "$W/back" "$W/m.trz" > /dev/null 2> "$W/err" && ./trz -dc "$W/m.trz" | cmp -s - "$W/back"; then ok
+    else bad "the installed reader gives the records" "$(head -3 "$W/err")"; fi
+else
+    bad "compile the C reader against the installed trz" "$(head -5 "$W/err")"
+fi
+
+# the README's stream class for ChampSim's tracereader, as written there
+if command -v g++ > /dev/null; then
+    sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' README.md > "$W/trz_istream.h"
+    cat > "$W/use.cc" <<'CC'
+#include <cstdio>
+#include <vector>
+#include "trz_istream.h"
+struct input_instr { unsigned long long ip; unsigned char b[8]; unsigned long long m[6]; };
+static_assert(sizeof(input_instr) == 64, "64-byte records");
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  trz_istream<input_instr> s(argv[1]);
+  std::vector<char> buf(127 * sizeof(input_instr));   // bulk_tracereader's batch
+  long long bytes = 0;
+  do { s.read(buf.data(), static_cast<std::streamsize>(buf.size())); bytes += s.gcount(); } while (!s.eof());
+  std::printf("%lld\n", bytes);
+  try { trz_istream<input_instr> bad(argv[2]); } catch (const std::runtime_error& e) { std::printf("error: %s\n", e.what()); }
+}
+CC
+    if [ "$(wc -l < "$W/trz_istream.h")" -gt 10 ] && (cd "$W" && g++ -std=c++17 -Wall -Wextra -Werror -O2 -I. -o use use.cc $CF $LF) 2> "$W/err"; then
+        ok
+        printf 'not an archive' > "$W/junk.trz"
+        "$W/use" "$W/m.trz" "$W/junk.trz" > "$W/out" 2>&1
+        [ "$(head -1 "$W/out")" = "$(cat "$W/want.n")" ] && ok || bad "the stream class reads every record" "$(head -2 "$W/out")"
+        grep -q '^error: .*junk.trz' "$W/out" && ok || bad "the stream class throws on a bad file" "$(tail -1 "$W/out")"
+    else
+        bad "compile the README's stream class against the installed trz" "$(head -5 "$W/err")"
+    fi
+else
+    echo "note: no g++; the README's C++ stream class is not compiled"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
