@@ -50,7 +50,9 @@ enum {
  * codec codes what differs from it, and must not misbehave on any bytes. */
 typedef struct trz_know {
     const struct trz_kstore *s;
-    uint32_t n; /* the facts this view sees: the first n stated */
+    uint32_t n;          /* the facts this view sees: the first n stated */
+    const uint32_t *slot; /* the store's hash table when the view was taken */
+    uint32_t mask;
 } trz_know;
 
 /* The fact under key (1..255 bytes, *len set), or NULL when this view has

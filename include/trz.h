@@ -234,8 +234,13 @@ typedef enum trz_rparam {
                              background threads decode the chunks that follow
                              while the caller works on the current one; up to
                              N + 1 chunks are held ahead, each a chunk's
-                             memory.  Order is always kept, and an error is
-                             reported only when its chunk is reached. */
+                             memory, as long as the sizes their headers
+                             declare fit about 1 GiB together (a larger
+                             chunk is decoded alone), so that a hostile
+                             archive costs no more memory with N threads
+                             than with one.  Order is always kept, and an
+                             error is reported only when its chunk is
+                             reached. */
     TRZ_R_HOST_ORDER = 2, /* 1: trz_read converts records to the host's byte
                              order (per codec, field by field); 0 (default):
                              records come back exactly as stored */
@@ -363,9 +368,15 @@ TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges,
 /* Join archives (paths) into one archive written to `out`, with one member
  * and one index over all their chunks, so that seeking, listing and testing
  * behave as if one process had written it.  The chunks are copied, not
- * re-encoded.  All inputs must have the same format and byte order
- * (TRZ_ERR_PARAM otherwise: concatenate such archives with cat instead).
- * On failure a message is written to err (errlen bytes). */
+ * re-encoded.  Text inputs may end inside a line (the line counts once);
+ * after an input that ends in a partial record a new member starts, which
+ * counts records from its own start.  The result decodes to the inputs'
+ * bytes one after another.  All inputs must have the same format and byte
+ * order (TRZ_ERR_PARAM otherwise: concatenate such archives with cat
+ * instead).  Only the chunks where inputs meet are decoded: read the result
+ * through before relying on it (trz join and the Python binding do, before
+ * the file takes its name).  On failure a message is written to err
+ * (errlen bytes). */
 TRZ_API int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
 /* Compress the file at `in` into the file at `out` with the settings of

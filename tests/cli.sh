@@ -179,6 +179,61 @@ for p in "$W"/part.*; do "$TRZ" -q --chunk-records=2000 "$p"; done
 "$TRZ" -d --from=20000 --count=10 -c "$W/joined.trz" | cmp -s - <(tail -c +$((20000 * 24 + 1)) "$ROOT/corpus/loops-4cpu.rst" | head -c 240) \
     && ok "join: seek in joined archive" || bad "join: seek"
 expect "join refuses mixed formats" 1 "different format" -- "$TRZ" join -o "$W/mixed.trz" "$W/c1.trz" "$W/c2.trz"
+# joinparts NAME MEMBERS FMT PART...: compress each part (with --format=FMT unless
+# FMT is -), join them, and require exit 0, trz -t, MEMBERS members, the decoded
+# join equal to cat of the decoded parts, and as many records as the whole input
+# has when compressed in one go (MEMBERS 1) or as the parts have together
+joinparts() {
+    local name=$1 members=$2 fmt=$3; shift 3
+    local p parts=() fopt=()
+    [ "$fmt" != - ] && fopt=(--format="$fmt")
+    rm -f "$W"/jp.*
+    for p in "$@"; do "$TRZ" -q -f -c "${fopt[@]}" --chunk-size=16K "$p" > "$p.trz" && parts+=("$p.trz"); done
+    if ! "$TRZ" join -o "$W/jp.trz" "${parts[@]}" 2> "$W/err"; then bad "$name" "join: $(cat "$W/err")"; return; fi
+    if ! "$TRZ" -t "$W/jp.trz" 2> "$W/err"; then bad "$name" "trz -t: $(cat "$W/err")"; return; fi
+    for p in "${parts[@]}"; do "$TRZ" -dc "$p"; done > "$W/jp.cat"
+    if ! "$TRZ" -dc "$W/jp.trz" | cmp -s - "$W/jp.cat"; then bad "$name" "decodes to other bytes than the parts"; return; fi
+    "$TRZ" -l "$W/jp.trz" > "$W/jp.l"
+    if ! grep -q "; $members member" "$W/jp.l"; then bad "$name" "not $members member(s): $(cat "$W/jp.l")"; return; fi
+    local want got
+    if [ "$members" = 1 ]; then "$TRZ" -q -f -c "${fopt[@]}" "$W/jp.cat" > "$W/jp.whole.trz"; want=$("$TRZ" -l "$W/jp.whole.trz" | awk 'NR == 2 { print $4 }')
+    else want=$(for p in "${parts[@]}"; do "$TRZ" -l "$p"; done | awk '$1 == "Format" { getline; n += $4 } END { print n }'); fi
+    got=$(awk 'NR == 2 { print $4 }' "$W/jp.l")
+    if [ "$got" != "$want" ]; then bad "$name" "-l says $got records, expected $want"; return; fi
+    ok "$name"
+}
+U=$ROOT/corpus/sjeng-like.trace B=$ROOT/corpus/bus-2cpu.byu
+split -b 400000 -d "$U" "$W/ub."
+joinparts "join: text split mid-line stays one member, lines counted once" 1 - "$W"/ub.0?
+split -l 4000 -d "$U" "$W/ul."
+joinparts "join: text split at newlines" 1 - "$W"/ul.0?
+head -n 1000 "$U" > "$W/u3.a"; tail -n +1001 "$U" | head -c 300001 > "$W/u3.b"; tail -n +1001 "$U" | tail -c +300002 > "$W/u3.c"
+[ "$(tail -c 1 "$W/u3.b" | od -An -c | tr -d ' ')" != '\n' ] || bad "join: test setup" "u3.b ends a line"
+joinparts "join: three text parts, the middle one ending mid-line" 1 - "$W"/u3.a "$W"/u3.b "$W"/u3.c
+split -n 3 -d "$B" "$W/bb."
+joinparts "join: BYU parts with partial records: a member after each" 3 byu "$W"/bb.0?
+split -b $((12 * 30000)) -d "$B" "$W/bw."
+joinparts "join: BYU parts of whole records stay one member" 1 byu "$W"/bw.0?
+# parts written with and without carried knowledge: a member where the
+# version changes, and every chunk still decodes with its own group's facts
+C=$ROOT/corpus/mix.champsimtrace
+split -b $((64 * 6000)) -d "$C" "$W/ck."
+"$TRZ" -q -f --chunk-size=64K "$W/ck.00" && "$TRZ" -q -f --chunk-size=64K --restart=0 "$W/ck.01" \
+    && "$TRZ" -q -f --chunk-size=64K "$W/ck.02" && "$TRZ" -q -f --chunk-size=64K "$W/ck.03"
+if "$TRZ" join -o "$W/ck.trz" "$W"/ck.0?.trz 2> "$W/err" && "$TRZ" -t "$W/ck.trz" && "$TRZ" -dc "$W/ck.trz" | cmp -s - "$C" \
+        && "$TRZ" -l "$W/ck.trz" | grep -q "; 3 members" \
+        && "$TRZ" -d --from=16000 --count=100 -c "$W/ck.trz" | cmp -s - <(tail -c +$((16000 * 64 + 1)) "$C" | head -c 6400); then
+    ok "join: parts with and without knowledge: a member per change, same bytes, seeks"
+else bad "join: parts with and without knowledge" "$(cat "$W/err"; "$TRZ" -l "$W/ck.trz")"; fi
+# an input with a damaged chunk (its headers and index intact) is caught by
+# the check after writing: exit 1, and no output
+cp "$W/bw.01.trz" "$W/bw-bad.trz"; printf '\377' | dd of="$W/bw-bad.trz" bs=1 seek=400 conv=notrunc status=none
+expect "join: a damaged input: exit 1" 1 "join: .*jbad.trz.*chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" join -o "$W/jbad.trz" "$W/bw.00.trz" "$W/bw-bad.trz"
+[ ! -e "$W/jbad.trz" ] && [ -z "$(ls -A "$W" | grep 'jbad')" ] && ok "join: a damaged input leaves no output" || bad "join: a damaged input leaves no output"
+if [ -f "$SHARED/uop/sjeng-1K.trace" ]; then
+    mkdir -p "$W/js" && (cd "$W/js" && split -b 40000 "$SHARED/uop/sjeng-1K.trace" part_)
+    joinparts "join: sjeng-1K split -b 40000" 1 - "$W"/js/part_*
+fi
 
 # ---- compressed input is unwrapped ----
 gzip -c "$ROOT/corpus/sjeng-like.trace" > "$W/s.trace.gz"

@@ -174,6 +174,23 @@ while read -r name expect; do
     fi
 done < "$W/craft.list"
 echo "    crafted archives: peak RSS of ./trz at most $maxkb KB"
+# a good chunk, then six that each declare the most a chunk may, damaged:
+# with decode threads the chunks in flight share one such chunk's memory
+# (the same bound as one thread), through the index, after a seek, from a
+# pipe and when salvaging
+f="$W/craft/max-streams-x6-damaged.trz"
+for T in 2 4; do
+    for mode in "-t" "-d -c --from=8" "-d -c --salvage" "pipe -t" "pipe -d -c --salvage"; do
+        # shellcheck disable=SC2086
+        if [ "${mode#pipe }" != "$mode" ]; then cat "$f" | /usr/bin/time -f %M -o "$W/rss" timeout 120 "$TRZ" -T$T ${mode#pipe } > /dev/null 2> "$W/err"
+        else /usr/bin/time -f %M -o "$W/rss" timeout 120 "$TRZ" -T$T $mode "$f" > /dev/null 2> "$W/err"; fi
+        rc=$?
+        kb=$(tail -1 "$W/rss")
+        if [ $rc = 1 ] && [ "$kb" -lt 614400 ] && grep -qE "chunk [0-9]+(: stream 1 does not decompress| damaged)" "$W/err"; then
+            ok "max-streams-x6-damaged: trz -T$T $mode: exit 1, ${kb} KB"
+        else bad "max-streams-x6-damaged: trz -T$T $mode: exit $rc, ${kb} KB (at most 614400), $(head -2 "$W/err" | tr '\n' '|')"; fi
+    done
+done
 
 # ---- 4. safe output ----
 mkfifo "$W/fifo"

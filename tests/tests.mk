@@ -49,9 +49,6 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 	fi
 	@touch $@
 
-check: $(B)/checkdeps.ok $(CHECK_FIRST) all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
-	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
-
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
@@ -68,3 +65,8 @@ $(B)/test_vecstate: tests/test_vecstate.c libtrz.so include/trz.h tests/unit.h
 	$(CC) $(STD) $(WARN) -O2 -o $@ $< -L. -ltrz -Wl,-rpath,'$$ORIGIN'
 CHECK_DEPS += $(B)/test_vecstate
 CHECK_STEPS += tests/vecstate.sh
+
+# Last: a rule's prerequisites expand where it is read, so every CHECK_DEPS
+# addition above must come first.
+check: $(B)/checkdeps.ok $(CHECK_FIRST) all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
+	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh

@@ -252,6 +252,30 @@ static void model_free(cs_model *m)
     free(m);
 }
 
+/* The model of a knowledge stream of n facts: only the tables the static
+ * fields and the fall-through length use, on the C heap (given back after
+ * the stream, not kept with the chunk models' blocks). */
+static cs_model *model_new_know(uint64_t n)
+{
+    cs_model *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->z = table_sizes(n);
+    m->sig = malloc(T_SIG + T_LEN);
+    if (!m->sig) { free(m); return NULL; }
+    m->lent = (rc_cnt *)(void *)((uint8_t *)m->sig + T_SIG);
+    rc_cnt_fill(m->sig, (T_SIG + T_LEN) / sizeof(rc_cnt));
+    model_init_small(m);
+    return m;
+}
+
+static void model_free_know(cs_model *m)
+{
+    if (!m) return;
+    free(m->sig);
+    free(m);
+}
+
 static inline uint32_t h32(uint64_t x)
 {
     x *= 0x9E3779B97F4A7C15ull;
@@ -1225,9 +1249,9 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     if (rcd_direct(&c, enc, CS_KNOW_VARIANT, 8) != CS_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
     if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS_CS)) return TRZ_CODEC_CORRUPT;
-    cs_model *m = model_new(count);
+    cs_model *m = model_new_know(count);
     cs_kmodel *k = malloc(sizeof *k);
-    if (!m || !k) { model_free(m); free(k); return TRZ_CODEC_NOMEM; }
+    if (!m || !k) { model_free_know(m); free(k); return TRZ_CODEC_NOMEM; }
     cs_p_fill(k->gap_eq, sizeof k->gap_eq / sizeof(cs_p));
     cs_p_fill(k->has_t, sizeof k->has_t / sizeof(cs_p));
     cs_p_fill(k->has_len, sizeof k->has_len / sizeof(cs_p));
@@ -1290,7 +1314,7 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     }
     if (enc) rc_enc_flush(&c);
     else if (rc == TRZ_CODEC_OK && !rc_dec_ok(&c)) rc = TRZ_CODEC_CORRUPT;
-    model_free(m);
+    model_free_know(m);
     free(k);
     return rc;
 }

@@ -384,7 +384,7 @@ _BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "gzip": _lib.BACKEND_GZIP}
 
 
 def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-          unwrap=True, verify=True):
+          unwrap=True, verify=True, restart_bytes=None):
     c = lib.trz_cctx_create()
     if not c:
         raise MemoryError("trz_cctx_create")
@@ -394,6 +394,8 @@ def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, 
                     (_lib.C_UNWRAP, int(bool(unwrap)), "unwrap"), (_lib.C_VERIFY, int(bool(verify)), "verify")]
         if chunk_bytes is not None:
             settings.append((_lib.C_CHUNK_BYTES, chunk_bytes, "chunk_bytes"))
+        if restart_bytes is not None:
+            settings.append((_lib.C_RESTART_BYTES, restart_bytes, "restart_bytes"))
         if backend not in _BACKENDS:
             raise TrzError("unknown backend %r (zstd or gzip)" % (backend,), _lib.ERR_PARAM)
         settings.append((_lib.C_BACKEND, _BACKENDS[backend], "backend"))
@@ -419,16 +421,18 @@ def _cctx_fail(c, rc, what):
 
 
 def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-             unwrap=True, verify=True):
+             unwrap=True, verify=True, restart_bytes=None):
     """Compress the file src into the archive dst (created or replaced;
     removed on failure).  Returns {'format', 'byte_order'} as chosen.
     chunk_bytes: raw bytes per chunk (default 16 MiB); chunk_records caps
     the records (lines) per chunk; unwrap: gzip/zstd input is unpacked
-    first; verify: every chunk is decoded back after encoding."""
+    first; verify: every chunk is decoded back after encoding;
+    restart_bytes: the chunks' models start afresh every this many bytes
+    of trace (default 256 MiB; 0: every chunk on its own)."""
     for p in (src,):
         if not os.path.exists(p):
             raise TrzError("%s: %s" % (p, os.strerror(2)), _lib.ERR_IO)
-    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify)
+    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify, restart_bytes)
     try:
         ctypes.set_errno(0)
         rc = lib.trz_compress_path(c, _path(src), _path(dst))
@@ -511,7 +515,10 @@ def join(parts, dst):
     """Join archives into one archive dst with one member and one index (the
     chunks are copied, not re-encoded), so that it lists, seeks and tests as
     if one process had written it.  All parts need the same format and byte
-    order.  dst is written through a temporary file and renamed."""
+    order.  Text parts cut inside a line join up (the line counts once);
+    after a part that ends in a partial record a new member starts.  dst
+    decodes to the parts one after another; it is written through a
+    temporary file, decoded and checked, and renamed."""
     parts = [os.fspath(p) for p in parts]
     arr = (ctypes.c_char_p * len(parts))(*[_path(p) for p in parts])
     err = ctypes.create_string_buffer(512)
@@ -528,6 +535,12 @@ def join(parts, dst):
             os.close(fd.value)
         if rc:
             _fail(rc, _lib.text(err.value) or _lib.text(lib.trz_strerror(rc)))
+        try:  # dst takes its name only once it decodes, as `trz join` checks it
+            with Reader(tmp) as r:
+                while r.read_bytes(1 << 24):
+                    pass
+        except TrzError as e:
+            _fail(e.code, "%s: the joined archive does not decode (%s)" % (os.fspath(dst), str(e).split(": ", 1)[-1]))
         os.chmod(tmp, 0o644)
         os.replace(tmp, dst)
     except BaseException:

@@ -56,6 +56,25 @@ int dump_main(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
+/* The joined archive takes its name only once it decodes: every chunk's
+ * checksums, counts and flags, checked as trz -t checks them, so that a
+ * damaged input or a join the format cannot hold never leaves an archive
+ * behind.  0, or the reader's message in why. */
+static int join_check(const char *path, char *why, size_t len)
+{
+    trz_reader *r;
+    int rc = trz_reader_open_path(&r, path);
+    while (rc == TRZ_OK) {
+        const void *v;
+        int64_t g = trz_read_view(r, &v, SIZE_MAX);
+        if (g == 0) break;
+        if (g < 0) rc = (int)g;
+    }
+    if (rc) snprintf(why, len, "%s", trz_reader_error(r));
+    trz_reader_close(r);
+    return rc;
+}
+
 /* trz join -o OUT IN...: one archive with a single index over the inputs. */
 int join_main(int argc, char **argv)
 {
@@ -70,8 +89,11 @@ int join_main(int argc, char **argv)
                    "Join archives of one format and byte order into OUT.trz: one member with\n"
                    "one index over all their chunks, copied, not re-encoded, so that parts\n"
                    "compressed apart (on several machines) seek and list as one archive.\n"
-                   "-f replaces OUT.trz if it exists.  Archives of different formats are\n"
-                   "concatenated with cat instead.\n");
+                   "Text parts cut inside a line join up: the line is counted once.  After a\n"
+                   "part that ends in a partial record a new member starts.  OUT.trz decodes\n"
+                   "to the parts one after another; it is decoded and checked before it\n"
+                   "takes its name.  -f replaces OUT.trz if it exists.  Archives of\n"
+                   "different formats are concatenated with cat instead.\n");
             free(in);
             return 0;
         }
@@ -96,6 +118,9 @@ int join_main(int argc, char **argv)
     if (rc) {
         trz_outfile_abort(&of);
         msg_error("join: %s", err);
+    } else if ((rc = join_check(of.tmp, err, sizeof err)) != 0) {
+        trz_outfile_abort(&of);
+        msg_error("join: %s: the joined archive does not decode (%s); nothing written", out, err);
     } else if (trz_outfile_commit(&of, force, 0) != 0) {
         msg_error("join: %s: %s", out, errno == EEXIST ? "already exists (it appeared while trz was writing)" : strerror(errno));
         rc = 1;

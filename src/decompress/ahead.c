@@ -5,6 +5,39 @@
 
 #include "reader.h"
 
+/* The memory of the chunks in flight.  A chunk's decoding holds its stored
+ * bytes, its decoded bytes and its decompressed streams, sizes its header
+ * declares.  Each decode-ahead thread used to take the next chunk whatever
+ * those came to, so a hostile archive whose chunks each declare the most
+ * (about 1 GiB) cost a GiB per thread.  Now a chunk is decoded ahead only
+ * while the chunks in flight (queued, decoding, decoded, and the one being
+ * served) fit TRZ_DECODE_BUDGET together, what one chunk at the limits
+ * needs; until then it waits, fetched (Q_HELD), and nothing is fetched
+ * after it.  A chunk larger than that is decoded alone.  A chunk of the
+ * default 16 MiB takes some tens of MiB, so a dozen or more fit: as many
+ * threads as before decode them.  Buffers kept from chunk to chunk count in
+ * the chunk that takes them; with threads, those above a thread's share of
+ * the budget are given back instead of kept, so that what is kept does not
+ * grow with the threads either. */
+static uint64_t stream_bytes(const trz_chunk_hdr *h)
+{
+    uint64_t n = 0;
+    for (unsigned k = 0; k < h->nstreams; k++)
+        if (h->backend[k] != TRZ_BACKEND_STORE) n += h->rsize[k];
+    return n;
+}
+
+static uint64_t chunk_cost(const dchunk *d)
+{
+    uint64_t data = d->data && d->cap >= d->h.raw ? d->cap : d->h.raw;
+    return d->raw_cap + data + stream_bytes(&d->h);
+}
+
+static int fits(const trz_reader *r, uint64_t cost)
+{
+    return r->inflight == 0 || r->inflight + cost <= TRZ_DECODE_BUDGET;
+}
+
 static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
 {
     if (!d->data || d->cap < d->h.raw) { /* fresh pages fault in: keep buffers */
@@ -21,6 +54,7 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
     d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->mknow ? &d->kview : NULL, d->err,
                              sizeof d->err);
+    if (r->keep_max && stream_bytes(&d->h) > r->keep_max) trz_zctx_release(z, TRZ_SCRATCH_STREAMS);
     __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
     /* a text member's record count is its line starts: count them */
     if (d->rc == TRZ_OK && d->mcodec && d->mcodec->record_size == 0) {
@@ -69,20 +103,54 @@ static int queue_next(trz_reader *r)
 {
     if (r->fetch_end) return r->fetch_rc;
     size_t slot = (r->qhead + r->qlen) % MAXQ;
-    int rc = fetch_one(r, &r->q[slot]);
+    dchunk *d = &r->q[slot];
+    int rc = fetch_one(r, d);
     if (rc <= 0) {
         r->fetch_end = 1;
         r->fetch_rc = rc;
         return rc;
     }
+    d->cost = chunk_cost(d);
+    int go = fits(r, d->cost);
+    if (go) r->inflight += d->cost;
+    r->held = !go;
+    if (r->nworkers) pthread_mutex_lock(&r->mu);
+    r->qstate[slot] = go ? Q_PENDING : Q_HELD;
+    r->qlen++;
+    if (r->nworkers) {
+        if (go) pthread_cond_signal(&r->work_cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    return 1;
+}
+
+/* The caller is done with the chunk it was served: its memory no longer
+ * counts, and the chunk held at the queue's tail may go if it now fits.
+ * Buffers above keep_max are given back here rather than passed on. */
+static void release_cur(trz_reader *r)
+{
+    r->inflight -= r->cur.cost;
+    r->cur.cost = 0;
+    if (r->keep_max && r->cur.cap > r->keep_max) {
+        trz_big_release(r->cur.data, r->cur.cap);
+        r->cur.data = NULL;
+        r->cur.cap = 0;
+    }
+    if (r->keep_max && r->cur.raw_cap > r->keep_max) {
+        free(r->cur.raw);
+        r->cur.raw = NULL;
+        r->cur.raw_cap = 0;
+    }
+    size_t slot = (r->qhead + r->qlen + MAXQ - 1) % MAXQ;
+    if (!r->held || !r->qlen || (r->qlen > 1 && !fits(r, r->q[slot].cost))) return; /* alone, it goes */
+    r->inflight += r->q[slot].cost;
+    r->held = 0;
     if (r->nworkers) pthread_mutex_lock(&r->mu);
     r->qstate[slot] = Q_PENDING;
-    r->qlen++;
     if (r->nworkers) {
         pthread_cond_signal(&r->work_cv);
         pthread_mutex_unlock(&r->mu);
     }
-    return 1;
 }
 
 /* With the queue empty: what ended fetching, and fetching may start again
@@ -146,6 +214,7 @@ static int pool_start(trz_reader *r)
     for (int i = 0; i < want; i++)
         if (!zctx_at(r, i)) return -1;
     r->stop = 0;
+    r->keep_max = TRZ_DECODE_BUDGET / ((uint64_t)want + 2); /* the chunks of the queue and the one served */
     for (int i = 0; i < want; i++) {
         r->wref[i].r = r;
         r->wref[i].id = i;
@@ -167,12 +236,22 @@ void rd_pool_stop(trz_reader *r)
     for (int i = 0; i < r->nworkers; i++) pthread_join(r->tid[i], NULL);
     r->nworkers = 0;
     r->stop = 0;
+    r->keep_max = 0;
 }
 
-/* Keep the workers fed: fetch chunks until threads + 1 are queued. */
+/* Keep the workers fed: fetch chunks until threads + 1 are queued, or one
+ * waits for memory.  Through the index the next chunk's stored and decoded
+ * sizes are known before its bytes are read: it is not read before they
+ * fit. */
 static void fetch_ahead(trz_reader *r)
 {
-    while (r->qlen < (size_t)r->nworkers + 1 && queue_next(r) > 0) {}
+    while (r->qlen < (size_t)r->nworkers + 1 && !r->held) {
+        if (r->seekable && r->next_chunk < r->nchunks) {
+            const rchunk *c = &r->chunks[r->next_chunk];
+            if (!fits(r, (uint64_t)c->stored + c->raw)) break;
+        }
+        if (queue_next(r) <= 0) break;
+    }
 }
 
 /* Several threads: wait for the head of the queue, refilling it as it goes.
@@ -193,10 +272,16 @@ int rd_next_chunk(trz_reader *r)
 {
     if (r->failed) return r->failed;
     for (;;) {
+        release_cur(r);
         int rc = -2;
         if (r->threads >= 2) rc = wait_head(r);
         if (rc == -2) { /* one thread: fetch and decode here, when reached */
             rc = r->qlen ? 1 : r->fetch_end ? fetch_end_rc(r) : queue_next(r);
+            if (rc > 0 && r->qstate[r->qhead] == Q_HELD) { /* left by a pool that stopped: it is the last */
+                r->inflight += r->q[r->qhead].cost;
+                r->held = 0;
+                r->qstate[r->qhead] = Q_PENDING;
+            }
             if (rc > 0 && r->qstate[r->qhead] == Q_PENDING) {
                 if (!zctx_at(r, 0)) return r->failed = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
                 dchunk *d = &r->q[r->qhead];
@@ -266,6 +351,8 @@ void rd_drop_queue(trz_reader *r)
 {
     rd_pool_stop(r);
     r->prev_valid = 0;
+    r->inflight = r->cur.cost = 0;
+    r->held = 0;
     r->kref[0] = r->kref[1] = 0; /* nothing queued reads a store any more */
     for (size_t i = 0; i < MAXQ; i++) {
         rd_dchunk_free(&r->q[i]);

@@ -1,5 +1,6 @@
 /* decompress.h - what the other rooms of the library may ask a reader
- * beyond trz.h (the tools room's dump prints each member in its format). */
+ * beyond trz.h (the tools room's dump prints each member in its format,
+ * join finds where its inputs' members end). */
 #ifndef TRZ_DECOMPRESS_H
 #define TRZ_DECOMPRESS_H
 
@@ -14,5 +15,8 @@ const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
 /* Whether the last span began at a record start (not inside a line or a
  * partial last record), and (*member) whether it began a member. */
 int trz_reader_span_starts(const trz_reader *r, int *member);
+
+/* Whether chunk n (through the index) is the first of its member. */
+int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);
 
 #endif

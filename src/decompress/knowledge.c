@@ -93,7 +93,7 @@ int rd_know_fetched(trz_reader *r, dchunk *d)
 {
     d->krc = TRZ_OK;
     d->kstore = -1;
-    d->kview = (trz_know){ NULL, 0 };
+    d->kview = (trz_know){ NULL, 0, NULL, 0 };
     if (!d->mknow) return TRZ_OK;
     int rc;
     if (d->h.flags & TRZ_CHUNK_RESTART) {

@@ -29,7 +29,7 @@ typedef struct dchunk { /* a decoded chunk */
     int mbo, mfirst;       /* the member's byte order; first chunk of its member */
     const trz_codec *codec;
     int byte_order, flags, rc;
-    /* knowledge (members of version 2): the view it decodes with, which of
+    /* knowledge (members of version 3): the view it decodes with, which of
      * the reader's stores that is, and why there is none (krc: the
      * knowledge it builds on was lost) */
     int mknow, kstore, krc;
@@ -38,11 +38,12 @@ typedef struct dchunk { /* a decoded chunk */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
     trz_chunk_hdr h;
+    uint64_t cost;         /* the memory it holds in flight (see ahead.c) */
     char err[128];
 } dchunk;
 
 #define MAXQ 64
-enum { Q_FREE, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state */
+enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state; held: fetched, waiting for memory */
 #define UNKNOWN UINT64_MAX /* in a trz_lost_range: not known */
 
 /* Where a loss lies in the archive (parallel to trz_reader.lost). */
@@ -107,6 +108,9 @@ struct trz_reader {
     int nworkers, stop, sync_ready;
     uint8_t qstate[MAXQ];  /* Q_FREE, Q_PENDING, Q_DECODING, Q_DONE */
     int fetch_rc, fetch_end; /* what ended fetching ahead: served after the queue */
+    uint64_t inflight;     /* the cost of the chunks admitted and not yet served past (ahead.c) */
+    uint64_t keep_max;     /* buffers above this size are given back, not kept for the next chunk */
+    int held;              /* the queue's tail is Q_HELD */
     trz_lost_range *lost;
     lost_at *lost_at;
     size_t nlost, caplost;

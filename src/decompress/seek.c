@@ -150,6 +150,11 @@ int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
     return TRZ_OK;
 }
 
+int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
+{
+    return r->seekable && n < r->nchunks && r->chunks[n].mfirst;
+}
+
 /* Read chunk number n's bytes through the index. */
 int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
 {

@@ -209,6 +209,14 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     return TRZ_OK;
 }
 
+void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint8_t flags)
+{
+    size_t chk = h->hdr_len - 4;
+    p[7] = flags;
+    trz_st_le32(p + 8, nrec);
+    trz_st_le32(p + chk, trz_xxh32low(p, chk));
+}
+
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)
 {
     return trz_xxh32low(p + h->hdr_len, h->payload) == h->pcheck;

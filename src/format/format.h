@@ -36,17 +36,21 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_STREAM_RAW_LIMIT(raw) (2 * (uint64_t)(raw) + 65536)
 #define TRZ_STREAMS_RAW_LIMIT(raw) (3 * (uint64_t)(raw) + 262144)
 #define TRZ_MAX_CHUNKS (1ull << 32)
+/* What a reader's chunks in flight may declare together (stored, decoded
+ * and decompressed-stream bytes): one chunk at the limits.  A larger chunk
+ * decodes alone. */
+#define TRZ_DECODE_BUDGET ((uint64_t)TRZ_MAX_CHUNK_RAW + TRZ_STREAMS_RAW_LIMIT(TRZ_MAX_CHUNK_RAW))
 
 /* chunk flags */
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
-#define TRZ_CHUNK_RESTART 0x02 /* knowledge starts afresh at this chunk (version 2 members) */
+#define TRZ_CHUNK_RESTART 0x02 /* knowledge starts afresh at this chunk (version 3 members) */
 
 /* ---- file header (header.c) ---- */
 typedef struct trz_file_hdr {
     uint8_t codec, byte_order, level, backend;
     uint32_t record_size, chunk_bytes;
     uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
-    uint8_t know; /* version 2: the member's chunks carry knowledge */
+    uint8_t know; /* version 3: the member's chunks carry knowledge */
 } trz_file_hdr;
 
 #define TRZ_PARAM_WRAP 1 /* parameter tags (FORMAT.md, "Parameters") */
@@ -128,7 +132,7 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 
 /* Whether a chunk fits its member (FORMAT.md, "Records"): m and mbo are the
  * member's codec and byte order, first says it is the member's first
- * chunk, know that the member carries knowledge (version 2); *tail is set
+ * chunk, know that the member carries knowledge (version 3); *tail is set
  * for a partial last record, which must end the member. */
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
                    uint64_t raw, int first, int know, int *tail);
@@ -140,6 +144,11 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
  * TRZ_ERR_TRUNCATED when n is too small (*need then says how many bytes are
  * needed), or TRZ_ERR_CORRUPT / TRZ_ERR_LIMIT. */
 int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *need);
+
+/* Give the chunk whose header is at p (parsed into h) another record count
+ * and flags, and reseal its header check.  The payload and both of its
+ * hashes stay valid: neither covers these fields. */
+void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint8_t flags);
 
 /* Whether the payload of a chunk (header + payload at p) matches its check. */
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);

@@ -5,130 +5,187 @@
  * before it publishes the hash slot (release), and readers load slots with
  * acquire, so a reader on another thread never sees a fact half-written;
  * a view's n hides the facts added after it was taken.  Nothing moves once
- * written (the tables are reserved whole and mapped lazily), so readers
- * need no lock. */
+ * written, so readers need no lock. */
 #include <stdlib.h>
 
 #include "know.h"
 #include "format.h"
 
-#define HASH_SLOTS (2 * TRZ_KNOW_MAX_FACTS) /* load at most 1/2 */
+/* Facts live in blocks that never move, so that a reader's pointers stay
+ * good while the one writer adds; the hash grows by rehashing into a new
+ * table, and a view keeps the table it was taken with (which holds every
+ * fact it sees).  Old tables are freed when the store is cleared, when no
+ * view of it is left. */
+#define FBLK 4096                         /* facts per block */
+#define NFBLK (TRZ_KNOW_MAX_FACTS / FBLK)
+#define VBLK 65536                        /* value bytes per block */
+#define NVBLK (TRZ_KNOW_MAX_BYTES / VBLK + 4) /* room for the ends of blocks left unused */
+#define MIN_SLOTS 4096
+
+typedef struct fblock { uint64_t key[FBLK]; uint32_t off[FBLK]; uint8_t len[FBLK]; } fblock;
 
 struct trz_kstore {
-    uint32_t *slot;  /* fact index + 1; 0 = empty */
-    uint64_t *key;
-    uint32_t *off;
-    uint8_t *len;
-    uint8_t *val;
+    fblock *f[NFBLK];
+    uint8_t *v[NVBLK];
+    uint32_t *slot;  /* the current table: fact index + 1; 0 = empty */
+    uint32_t mask;   /* its slots - 1 */
+    uint32_t **old;  /* tables retired by growth, freed by a clear */
+    size_t nold;
     uint32_t n;      /* facts */
-    uint32_t bytes;  /* of values */
-    uint32_t used_slots_hi; /* highest slot touched + 1, to clear only that */
-    uint32_t used_lo;
+    uint32_t bytes;  /* where the next value goes: block * VBLK + position */
+    uint32_t vsum;   /* the values' lengths, summed: the limit counts these */
 };
 
-static inline uint32_t slot_of(uint64_t key)
+static inline uint32_t slot_of(uint64_t key, uint32_t mask)
 {
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (HASH_SLOTS - 1);
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
 }
+
+static inline uint64_t key_at(const trz_kstore *s, uint32_t i) { return s->f[i / FBLK]->key[i % FBLK]; }
 
 trz_kstore *trz_kstore_create(void)
 {
     trz_kstore *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    /* big blocks are mappings of their own: pages cost memory once touched */
-    s->slot = trz_big_calloc((size_t)HASH_SLOTS * sizeof *s->slot);
-    s->key = trz_big_malloc((size_t)TRZ_KNOW_MAX_FACTS * sizeof *s->key);
-    s->off = trz_big_malloc((size_t)TRZ_KNOW_MAX_FACTS * sizeof *s->off);
-    s->len = trz_big_malloc(TRZ_KNOW_MAX_FACTS);
-    s->val = trz_big_malloc(TRZ_KNOW_MAX_BYTES);
-    if (!s->slot || !s->key || !s->off || !s->len || !s->val) {
-        trz_kstore_free(s);
-        return NULL;
-    }
-    s->used_lo = HASH_SLOTS;
+    s->slot = calloc(MIN_SLOTS, sizeof *s->slot);
+    if (!s->slot) { free(s); return NULL; }
+    s->mask = MIN_SLOTS - 1;
     return s;
+}
+
+static void free_old(trz_kstore *s)
+{
+    for (size_t i = 0; i < s->nold; i++) free(s->old[i]);
+    free(s->old);
+    s->old = NULL;
+    s->nold = 0;
 }
 
 void trz_kstore_free(trz_kstore *s)
 {
     if (!s) return;
-    trz_big_release(s->slot, (size_t)HASH_SLOTS * sizeof *s->slot);
-    trz_big_release(s->key, (size_t)TRZ_KNOW_MAX_FACTS * sizeof *s->key);
-    trz_big_release(s->off, (size_t)TRZ_KNOW_MAX_FACTS * sizeof *s->off);
-    trz_big_release(s->len, TRZ_KNOW_MAX_FACTS);
-    trz_big_release(s->val, TRZ_KNOW_MAX_BYTES);
+    for (size_t i = 0; i < NFBLK; i++) free(s->f[i]);
+    for (size_t i = 0; i < NVBLK; i++) free(s->v[i]);
+    free_old(s);
+    free(s->slot);
     free(s);
 }
 
 void trz_kstore_clear(trz_kstore *s)
 {
-    if (s->used_slots_hi > s->used_lo)
-        memset(s->slot + s->used_lo, 0, (size_t)(s->used_slots_hi - s->used_lo) * sizeof *s->slot);
+    free_old(s);
+    if (s->mask + 1 > MIN_SLOTS) { /* back to a small table: a new group may know less */
+        uint32_t *t = calloc(MIN_SLOTS, sizeof *t);
+        if (t) {
+            free(s->slot);
+            s->slot = t;
+            s->mask = MIN_SLOTS - 1;
+        }
+    }
+    if (s->mask + 1 == MIN_SLOTS) memset(s->slot, 0, MIN_SLOTS * sizeof *s->slot);
+    else memset(s->slot, 0, ((size_t)s->mask + 1) * sizeof *s->slot);
     s->n = 0;
     s->bytes = 0;
-    s->used_slots_hi = 0;
-    s->used_lo = HASH_SLOTS;
+    s->vsum = 0;
 }
 
 uint32_t trz_kstore_count(const trz_kstore *s) { return s->n; }
 
-void trz_kstore_truncate(trz_kstore *s, uint32_t n)
-{
-    /* the facts after the n-th were added last, into slots that were empty:
-     * no earlier key's probe runs through them, so emptying them again
-     * leaves every other lookup as it was, even a concurrent one */
-    for (uint32_t i = n; i < s->n; i++) {
-        uint32_t h = slot_of(s->key[i]);
-        while (__atomic_load_n(&s->slot[h], __ATOMIC_RELAXED) != i + 1) h = (h + 1) & (HASH_SLOTS - 1);
-        __atomic_store_n(&s->slot[h], 0, __ATOMIC_RELEASE);
-    }
-    if (n < s->n) s->bytes = n ? s->off[n - 1] + s->len[n - 1] : 0;
-    s->n = n;
-}
-
 trz_know trz_kstore_view(const trz_kstore *s, uint32_t n)
 {
-    trz_know k = { s, n };
+    trz_know k = { s, n, s->slot, s->mask };
     return k;
 }
 
-/* The fact index of key among all the store's facts, or UINT32_MAX. */
-static uint32_t find(const trz_kstore *s, uint64_t key, uint32_t *at)
+/* The fact index of key in table t (mask m), or UINT32_MAX; *at: its slot,
+ * or the empty one that ends the probe. */
+static uint32_t find_in(const trz_kstore *s, const uint32_t *t, uint32_t m, uint64_t key, uint32_t *at)
 {
-    uint32_t h = slot_of(key);
+    uint32_t h = slot_of(key, m);
     for (;;) {
-        uint32_t v = __atomic_load_n(&s->slot[h], __ATOMIC_ACQUIRE);
+        uint32_t v = __atomic_load_n(&t[h], __ATOMIC_ACQUIRE);
         if (!v) { *at = h; return UINT32_MAX; }
-        if (s->key[v - 1] == key) { *at = h; return v - 1; }
-        h = (h + 1) & (HASH_SLOTS - 1);
+        if (key_at(s, v - 1) == key) { *at = h; return v - 1; }
+        h = (h + 1) & m;
     }
 }
+
+static uint32_t find(const trz_kstore *s, uint64_t key, uint32_t *at) { return find_in(s, s->slot, s->mask, key, at); }
 
 const uint8_t *trz_know_get(const trz_know *k, uint64_t key, size_t *len)
 {
     if (!k || !k->s) return NULL;
     const trz_kstore *s = k->s;
-    uint32_t at, i = find(s, key, &at);
+    uint32_t at, i = find_in(s, k->slot, k->mask, key, &at);
     if (i == UINT32_MAX || i >= k->n) return NULL;
-    *len = s->len[i];
-    return s->val + s->off[i];
+    const fblock *b = s->f[i / FBLK];
+    uint32_t off = b->off[i % FBLK];
+    *len = b->len[i % FBLK];
+    return s->v[off / VBLK] + off % VBLK;
 }
 
-/* Add a fact the store lacks; 0, or -1 when a limit is reached. */
+/* A table twice the size with every fact; the old one stays for the views
+ * that have it.  -1 when out of memory. */
+static int grow(trz_kstore *s)
+{
+    uint32_t nm = 2 * (s->mask + 1) - 1;
+    uint32_t *t = calloc((size_t)nm + 1, sizeof *t);
+    uint32_t **o = realloc(s->old, (s->nold + 1) * sizeof *o);
+    if (o) s->old = o;
+    if (!t || !o) { free(t); return -1; }
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t h = slot_of(key_at(s, i), nm);
+        while (t[h]) h = (h + 1) & nm;
+        t[h] = i + 1;
+    }
+    s->old[s->nold++] = s->slot;
+    __atomic_store_n(&s->slot, t, __ATOMIC_RELEASE);
+    s->mask = nm;
+    return 0;
+}
+
+/* Add a fact the store lacks (at: the empty slot find gave); 0, or -1 at a
+ * limit or out of memory. */
 static int insert(trz_kstore *s, uint64_t key, const uint8_t *val, size_t len, uint32_t at)
 {
-    if (s->n >= TRZ_KNOW_MAX_FACTS || s->bytes + len > TRZ_KNOW_MAX_BYTES) return -1;
+    if (s->n >= TRZ_KNOW_MAX_FACTS || s->vsum + len > TRZ_KNOW_MAX_BYTES) return -1;
+    uint32_t off = s->bytes;
+    if (off % VBLK + len > VBLK) off = (off / VBLK + 1) * VBLK; /* values never straddle blocks */
+    if (!s->v[off / VBLK] && !(s->v[off / VBLK] = malloc(VBLK))) return -1;
     uint32_t i = s->n;
-    s->key[i] = key;
-    s->off[i] = s->bytes;
-    s->len[i] = (uint8_t)len;
-    memcpy(s->val + s->bytes, val, len);
-    s->bytes += (uint32_t)len;
+    if (!s->f[i / FBLK] && !(s->f[i / FBLK] = malloc(sizeof(fblock)))) return -1;
+    if (2 * ((size_t)i + 1) > (size_t)s->mask + 1) { /* keep the load at most 1/2 */
+        if (grow(s)) return -1;
+        find(s, key, &at);
+    }
+    fblock *b = s->f[i / FBLK];
+    b->key[i % FBLK] = key;
+    b->off[i % FBLK] = off;
+    b->len[i % FBLK] = (uint8_t)len;
+    memcpy(s->v[off / VBLK] + off % VBLK, val, len);
+    s->bytes = off + (uint32_t)len;
+    s->vsum += (uint32_t)len;
     s->n = i + 1;
-    if (at < s->used_lo) s->used_lo = at;
-    if (at + 1 > s->used_slots_hi) s->used_slots_hi = at + 1;
     __atomic_store_n(&s->slot[at], i + 1, __ATOMIC_RELEASE);
     return 0;
+}
+
+void trz_kstore_truncate(trz_kstore *s, uint32_t n)
+{
+    /* the facts after the n-th were added last (a growth rehashes in order),
+     * into slots that were empty: no earlier key's probe runs through them,
+     * so emptying them again leaves every other lookup as it was, even a
+     * concurrent one */
+    if (n >= s->n) return;
+    uint32_t first = s->f[n / FBLK]->off[n % FBLK];
+    for (uint32_t i = s->n; i-- > n;) {
+        s->vsum -= s->f[i / FBLK]->len[i % FBLK];
+        uint32_t h = slot_of(key_at(s, i), s->mask);
+        while (__atomic_load_n(&s->slot[h], __ATOMIC_RELAXED) != i + 1) h = (h + 1) & s->mask;
+        __atomic_store_n(&s->slot[h], 0, __ATOMIC_RELEASE);
+    }
+    s->n = n;
+    s->bytes = first;
 }
 
 /* ---- a chunk's new facts ---- */

@@ -1,6 +1,6 @@
-/* join.c - the tools room: join archives into one member with a single
- * index (so that archives compressed in parts, on several machines, seek
- * and list as if one process had written them), and path-to-path
+/* join.c - the tools room: join archives into one with a single index
+ * (so that archives compressed in parts, on several machines, seek and
+ * list as if one process had written them), and path-to-path
  * compression and decompression for bindings.  The room also holds dump.c
  * (records as text) and safefile.c (writing a file so that nothing is
  * lost, used by the command line too). */
@@ -9,7 +9,8 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "../format/format.h"
+#include "../decompress/decompress.h"
+#include "../format/know.h"
 #include "safefile.h"
 
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -31,9 +32,172 @@ static int out_write(const trz_io *out, const void *p, size_t n, uint64_t *pos)
     return TRZ_OK;
 }
 
-/* Copy one input's chunks to out, appending their entries to the index. */
-static int join_one(const char *path, int fd, trz_reader *r, const trz_io *out, uint64_t *pos,
-                    trz_index_entry **ix, size_t *nix, size_t *cap, uint64_t *rec, uint64_t *byte, char *err, size_t errlen)
+/* Joining copies chunks, and what one member allows decides where copies
+ * may follow one another (FORMAT.md, "Records"):
+ *  - text: a chunk is mid-line exactly when the chunk before it does not end
+ *    with '\n'.  A part cut inside a line ends without one, and the next
+ *    part's first chunk says that it starts a line.  That chunk gets the
+ *    mid-line flag and one line start fewer (its first line is the one the
+ *    part before left open), its header resealed; neither hash covers those
+ *    fields, and no codec decodes with them.  The parts then stay one member
+ *    with one index, and it counts the lines that the whole text compressed
+ *    in one go has.  Only the last chunk of each input member is decoded, to
+ *    see its last byte.
+ *  - fixed-size records: a partial last record (the tail) must end its
+ *    member, and the next part's records start at that part's first byte,
+ *    not where the record the tail began would end, so no chunk of it can
+ *    follow in the member.  join does not re-encode: after a tail a new
+ *    member starts, with the same file header.  The file decodes to the
+ *    parts one after another, and the later member counts records from its
+ *    own start, as in `cat` of the parts' archives (but with a member per
+ *    tail, not per part).
+ *  - knowledge (FORMAT.md, "Knowledge"): every input member of version 3
+ *    starts a group with its first chunk, so its chunks keep their
+ *    knowledge wherever they land; but a member holds chunks of one
+ *    version, so where the inputs' versions change a new member starts
+ *    (and a text part cut inside a line cannot be continued across such a
+ *    change: join refuses it).  The last chunk of a text member with
+ *    knowledge decodes with its group's facts, which join replays.
+ * Parts of whole records, or cut at line ends, make one member, as the same
+ * bytes compressed in one go would, chunk for chunk.  A chunk that does not
+ * fit even so is damage in its input, reported as such. */
+typedef struct joiner {
+    const trz_io *out;
+    uint64_t pos, mstart;          /* bytes written; where the member being written starts */
+    trz_file_hdr fh;               /* the first input's file header: every member's, */
+    int open;                      /* with know set to the member's version; a member is open */
+    const trz_codec *codec;
+    int bo;
+    trz_index_entry *ix;           /* the member's chunks */
+    size_t nix, cap;
+    uint64_t rec, byte;            /* the member's records and bytes so far */
+    int tail;                      /* its last chunk is a partial record */
+    int midline;                   /* text: an input member ended inside a line */
+    trz_zctx *z;                   /* for decoding those last chunks */
+    trz_kstore *ks;                /* and the knowledge they decode with */
+    trz_buf ktmp;
+    uint8_t *dec;
+    size_t dec_cap;
+    char *err;
+    size_t errlen;
+} joiner;
+
+static int member_begin(joiner *j, int know)
+{
+    uint8_t hdr[TRZ_FILE_HDR_MAX];
+    j->fh.know = (uint8_t)know;
+    j->mstart = j->pos;
+    j->nix = 0;
+    j->rec = j->byte = 0;
+    j->tail = j->midline = 0;
+    j->open = 1;
+    return out_write(j->out, hdr, trz_file_hdr_write(hdr, &j->fh), &j->pos);
+}
+
+static int member_end(joiner *j)
+{
+    trz_buf b = { 0 };
+    int rc = trz_index_write(&b, j->ix, j->nix, j->pos - j->mstart);
+    if (rc == TRZ_OK) rc = out_write(j->out, b.p, b.n, &j->pos);
+    free(b.p);
+    return rc;
+}
+
+static int write_err(joiner *j, int rc)
+{
+    return rc == TRZ_ERR_IO ? jerr(j->err, j->errlen, rc, "write error: %s", strerror(errno))
+                            : jerr(j->err, j->errlen, rc, "%s", trz_strerror(rc));
+}
+
+/* Whether text chunk i of path (header h, its bytes at buf) ends inside a
+ * line: its last byte, decoded. */
+static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_hdr *h, const uint8_t *buf, size_t n)
+{
+    if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+    if (j->dec_cap < h->raw) {
+        trz_big_release(j->dec, j->dec_cap);
+        j->dec = trz_big_malloc(h->raw);
+        j->dec_cap = j->dec ? h->raw : 0;
+        if (!j->dec) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+    }
+    char why[128];
+    trz_know kv, *know = NULL;
+    if (j->fh.know) {
+        kv = trz_kstore_view(j->ks, trz_kstore_count(j->ks));
+        know = &kv;
+    }
+    int rc = trz_chunk_decode(h, buf, n, j->dec, j->z, know, why, sizeof why);
+    if (rc) return jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, why);
+    j->midline = j->dec[h->raw - 1] != '\n';
+    return TRZ_OK;
+}
+
+/* Append chunk i of path (n stored bytes at buf, header h) to the member
+ * being written; starts_member: the first of its input member;
+ * ends_member: the last of its input member, with chunks after it in the
+ * join. */
+static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size_t n, trz_chunk_hdr *h,
+                      int starts_member, int ends_member)
+{
+    int rc, tail, text = j->codec->record_size == 0;
+    /* a version-3 member's first chunk restarts its knowledge; a first chunk
+     * without the flag comes from a member of version 1 */
+    int know = (h->flags & TRZ_CHUNK_RESTART) ? 1 : starts_member ? 0 : j->fh.know;
+    if (j->open && know != j->fh.know && text && j->midline)
+        return jerr(j->err, j->errlen, TRZ_ERR_PARAM, "%s: it continues a line of the part before, which was "
+                    "written %s carried knowledge; compress the parts alike (--restart) and join again", path,
+                    know ? "without" : "with");
+    if (j->open && (j->tail || know != j->fh.know) && (rc = member_end(j))) return write_err(j, rc);
+    if ((!j->open || j->tail || know != j->fh.know) && (rc = member_begin(j, know))) return write_err(j, rc);
+    if (know && text) { /* the facts the last chunk of a member decodes with */
+        if (!j->ks && !(j->ks = trz_kstore_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+        if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+    }
+    if (know && j->ks) {
+        if (h->flags & TRZ_CHUNK_RESTART) trz_kstore_clear(j->ks);
+        if ((rc = trz_chunk_know(h, buf, n, j->codec, j->z, &j->ktmp, j->ks)))
+            return jerr(j->err, j->errlen, rc, "%s: chunk %lld: its knowledge: %s", path, (long long)i,
+                        trz_strerror(rc));
+    }
+    if (text && j->midline && !(h->flags & TRZ_CHUNK_MIDLINE) && h->nrec > 0) {
+        h->flags |= TRZ_CHUNK_MIDLINE;
+        h->nrec--;
+        trz_chunk_set_count(buf, h, h->nrec, h->flags);
+    }
+    if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->fh.know,
+                        &tail))
+        return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
+                    "format (a damaged input)", path, (long long)i);
+    if (j->nix == j->cap) {
+        size_t nc = j->cap ? 2 * j->cap : 256;
+        trz_index_entry *ne = realloc(j->ix, nc * sizeof *ne);
+        if (!ne) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
+        j->ix = ne;
+        j->cap = nc;
+    }
+    trz_index_entry *e = &j->ix[j->nix++];
+    e->offset = j->pos - j->mstart;
+    e->first_record = j->rec;
+    e->first_byte = j->byte;
+    e->nrec = h->nrec;
+    e->raw = h->raw;
+    e->stored = (uint32_t)n;
+    e->codec = h->codec;
+    e->flags = h->flags;
+    j->rec += h->nrec;
+    j->byte += h->raw;
+    j->tail = tail;
+    if ((rc = out_write(j->out, buf, n, &j->pos))) return write_err(j, rc);
+    if (text && h->raw) { /* an empty chunk leaves the state as it was, as for readers */
+        if (ends_member) return ends_midline(j, path, i, h, buf, n);
+        j->midline = 0; /* within its member the next chunk's flag is right as it is */
+    }
+    return TRZ_OK;
+}
+
+/* Copy one input's chunks (r: its reader, fd: the file) into the join;
+ * more: inputs follow it. */
+static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more)
 {
     trz_info in;
     trz_reader_info(r, &in);
@@ -41,34 +205,19 @@ static int join_one(const char *path, int fd, trz_reader *r, const trz_io *out, 
         trz_chunk_info c;
         trz_reader_chunk(r, (uint64_t)i, &c);
         uint8_t *buf = malloc(c.stored_bytes);
-        if (!buf) return jerr(err, errlen, TRZ_ERR_NOMEM, "out of memory");
+        if (!buf) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
         trz_chunk_hdr h;
         size_t need;
         int rc = pread(fd, buf, c.stored_bytes, (off_t)c.offset) == (ssize_t)c.stored_bytes ? TRZ_OK : TRZ_ERR_IO;
         if (rc == TRZ_OK) rc = trz_chunk_parse_hdr(buf, c.stored_bytes, &h, &need);
         if (rc == TRZ_OK && need != c.stored_bytes) rc = TRZ_ERR_CORRUPT;
-        if (rc) { free(buf); return jerr(err, errlen, rc, "%s: chunk %lld: %s", path, (long long)i, trz_strerror(rc)); }
-        if (*nix == *cap) {
-            size_t nc = *cap ? 2 * *cap : 256;
-            trz_index_entry *ne = realloc(*ix, nc * sizeof *ne);
-            if (!ne) { free(buf); return jerr(err, errlen, TRZ_ERR_NOMEM, "out of memory"); }
-            *ix = ne;
-            *cap = nc;
-        }
-        trz_index_entry *e = &(*ix)[(*nix)++];
-        e->offset = *pos;
-        e->first_record = *rec;
-        e->first_byte = *byte;
-        e->nrec = h.nrec;
-        e->raw = h.raw;
-        e->stored = (uint32_t)c.stored_bytes;
-        e->codec = h.codec;
-        e->flags = h.flags;
-        *rec += h.nrec;
-        *byte += h.raw;
-        rc = out_write(out, buf, c.stored_bytes, pos);
+        if (rc) jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, trz_strerror(rc));
+        int last = i + 1 == in.chunks;
+        int ends = (last && more) || (!last && trz_reader_chunk_starts_member(r, (uint64_t)i + 1));
+        int starts = i == 0 || trz_reader_chunk_starts_member(r, (uint64_t)i);
+        if (rc == TRZ_OK) rc = join_chunk(j, path, i, buf, c.stored_bytes, &h, starts, ends);
         free(buf);
-        if (rc) return jerr(err, errlen, rc, "write error: %s", strerror(errno));
+        if (rc) return rc;
     }
     return TRZ_OK;
 }
@@ -76,11 +225,8 @@ static int join_one(const char *path, int fd, trz_reader *r, const trz_io *out, 
 int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen)
 {
     if (n == 0) return jerr(err, errlen, TRZ_ERR_PARAM, "nothing to join");
-    trz_index_entry *ix = NULL;
-    size_t nix = 0, cap = 0;
-    uint64_t pos = 0, rec = 0, byte = 0;
-    const trz_codec *codec = NULL;
-    int bo = 0, rc = TRZ_OK;
+    joiner j = { .out = out, .err = err, .errlen = errlen };
+    int rc = TRZ_OK;
     for (size_t k = 0; k < n && rc == TRZ_OK; k++) {
         int fd = open(inputs[k], O_RDONLY);
         if (fd < 0) { rc = jerr(err, errlen, TRZ_ERR_IO, "%s: %s", inputs[k], strerror(errno)); break; }
@@ -91,30 +237,28 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
         if (rc) jerr(err, errlen, rc, "%s: %s", inputs[k], trz_reader_error(r));
         else if (!in.seekable) rc = jerr(err, errlen, TRZ_ERR_CORRUPT, "%s: no valid index", inputs[k]);
         else if (strcmp(in.format, "mixed") == 0 ||
-                 (codec && (strcmp(in.format, codec->name) != 0 || in.byte_order != bo)))
+                 (j.codec && (strcmp(in.format, j.codec->name) != 0 || in.byte_order != j.bo)))
             rc = jerr(err, errlen, TRZ_ERR_PARAM, "%s: a different format or byte order; concatenate instead", inputs[k]);
-        if (rc == TRZ_OK && !codec) { /* the joined member takes the first input's header */
-            codec = trz_codec_by_name(in.format);
-            bo = in.byte_order;
-            uint8_t h[TRZ_FILE_HDR_MAX];
-            trz_file_hdr fh;
-            size_t hl = 0;
-            ssize_t got = pread(fd, h, sizeof h, 0);
-            if (got < 0 || trz_file_hdr_parse(h, (size_t)got, &fh, &hl) != TRZ_OK) hl = 0;
-            rc = hl ? out_write(out, h, hl, &pos) : TRZ_ERR_CORRUPT;
-            if (rc) jerr(err, errlen, rc, "%s: cannot copy the header", inputs[k]);
+        if (rc == TRZ_OK && !j.codec) { /* every member takes the first input's header */
+            j.codec = trz_codec_by_name(in.format);
+            j.bo = in.byte_order;
+            uint8_t hdr[TRZ_FILE_HDR_MAX];
+            size_t hlen;
+            ssize_t got = pread(fd, hdr, sizeof hdr, 0);
+            if (got < 0 || trz_file_hdr_parse(hdr, (size_t)got, &j.fh, &hlen) != TRZ_OK)
+                rc = jerr(err, errlen, TRZ_ERR_CORRUPT, "%s: cannot copy the header", inputs[k]);
         }
-        if (rc == TRZ_OK) rc = join_one(inputs[k], fd, r, out, &pos, &ix, &nix, &cap, &rec, &byte, err, errlen);
+        if (rc == TRZ_OK) rc = join_one(&j, inputs[k], fd, r, k + 1 < n);
         trz_reader_close(r);
         close(fd);
     }
-    if (rc == TRZ_OK) {
-        trz_buf b = { 0 };
-        rc = trz_index_write(&b, ix, nix, pos);
-        if (rc == TRZ_OK && out_write(out, b.p, b.n, &pos)) rc = jerr(err, errlen, TRZ_ERR_IO, "write error: %s", strerror(errno));
-        free(b.p);
-    }
-    free(ix);
+    if (rc == TRZ_OK && !j.open && (rc = member_begin(&j, 0))) write_err(&j, rc); /* inputs without chunks */
+    if (rc == TRZ_OK && (rc = member_end(&j))) write_err(&j, rc);
+    free(j.ix);
+    trz_kstore_free(j.ks);
+    free(j.ktmp.p);
+    trz_zctx_free(j.z);
+    trz_big_release(j.dec, j.dec_cap);
     return rc;
 }
 

@@ -224,11 +224,26 @@ int main(int argc, char **argv)
     stream lie[3] = { { 0, 1, 0x10000000u, M256, junk, 64 }, { 1, 1, 0x10000000u, M256, junk, 0 },
                       { 2, 1, 0x0b000000u, M256 - 1, junk, 0 } };
     one_chunk("payload-size-lies-700M", 0, M256, 3, lie);
+    /* a good chunk of 16 bytes, then six that each declare the most a chunk
+     * may (256 MiB decoded, streams summing to 3 x 256 MiB + 256 KiB): their
+     * first stream decodes to all of its 512 MiB + 64 KiB, the second is
+     * damaged.  With decode threads, what the chunks in flight declare must
+     * stay within one such chunk, not one per thread. */
+    fz_out big2 = zstd_bomb((size_t)2 * M256 + 65536);
+    stream near[2] = { { 0, 1, (uint32_t)big2.n, 2 * M256 + 65536, big2.p, big2.n },
+                       { 1, 1, 16, M256 + 196608, junk, 16 } };
+    member m = { 0 };
+    member_begin(&m, NULL, 0, 1, 0);
+    chunk(&m, 0, 16, 16, 1, &s1);
+    for (int i = 0; i < 6; i++) chunk(&m, 0, M256, M256, 2, near);
+    member_end(&m, 0, 0);
+    save("max-streams-x6-damaged", &m.b);
+    m.b.n = 0;
+    free(big2.p);
     /* a zstd stream of no bytes, and no other compressed stream to decode */
     stream empty[2] = { { 0, 1, 0, 0, junk, 0 }, { 1, 0, 16, 16, junk, 16 } };
     one_chunk("zstd-stream-empty", 16, 16, 2, empty);
     stream uop = { 0, 0, 16, 16, junk, 16 };
-    member m = { 0 };
     member_begin(&m, NULL, 4, 0, 0);
     chunk(&m, 4, 17, 16, 1, &uop); /* 17 lines in 16 bytes */
     member_end(&m, 0, 0);

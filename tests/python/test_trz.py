@@ -333,6 +333,54 @@ def join_parts():
 
 
 @test
+def join_parts_cut_anywhere():
+    def parts(src, cuts, fmt, name):
+        out = []
+        for k in range(len(cuts) - 1):
+            out.append(os.path.join(W, "%s%d.trz" % (name, k)))
+            trz.compress_range(src, cuts[k], cuts[k + 1] - cuts[k], out[-1], chunk_bytes=16384, format=fmt,
+                               unwrap=False)
+        return out
+
+    # text cut inside lines, the middle part too: one member, each line counted once
+    src = sample("sjeng-like.trace")
+    data = open(src, "rb").read()
+    cuts = [0, 400001, 700001, len(data)]
+    check(all(data[c - 1] != ord("\n") for c in cuts[1:3]), "the cuts fall inside lines")
+    joined = os.path.join(W, "jt.trz")
+    trz.join(parts(src, cuts, "uop", "jt"), joined)
+    with trz.open(joined) as r:
+        check(r.members == 1 and r.n_records == data.count(b"\n"), "members %d records %d" % (r.members, r.n_records))
+        check(r.read_bytes(len(data) + 1) == data, "joined text differs")
+        two = b"\n".join(data.split(b"\n")[4000:4002]) + b"\n"
+        r.seek(4000)
+        check(r.read_bytes(len(two)) == two, "seek(4000)")
+    # BYU cut inside records: a member after each part that ends in a partial one
+    src = sample("bus-2cpu.byu")
+    data = open(src, "rb").read()
+    cuts = [0, 400000, 800000, len(data)]
+    ps = parts(src, cuts, "byu", "jb")
+    joined = os.path.join(W, "jb.trz")
+    trz.join(ps, joined)
+    n = 0
+    for p in ps:
+        with trz.open(p) as r:
+            n += r.n_records
+    with trz.open(joined) as r:
+        check(r.members == 3 and r.n_records == n, "members %d records %d (parts: %d)" % (r.members, r.n_records, n))
+        check(r.read_bytes(len(data) + 1) == data, "joined BYU differs")
+    check(subprocess.run([CLI, "-t", joined]).returncode == 0, "trz -t")
+    # a damaged chunk in an input: an error, and no dst
+    ps = parts(src, [0, 12 * 50000, len(data)], "byu", "jd")
+    bad = bytearray(open(ps[1], "rb").read())
+    bad[400] ^= 0x55
+    open(ps[1], "wb").write(bytes(bad))
+    dst = os.path.join(W, "jd.trz")
+    raises(-6, trz.join, ps, dst, contains="does not decode")  # TRZ_ERR_CHECKSUM
+    check(not os.path.exists(dst) and not [f for f in os.listdir(W) if f.startswith(".jd.trz")], "a failed join leaves nothing")
+
+
+@test
 def errors_are_exceptions():
     missing = os.path.join(W, "no-such.trz")
     raises(trz._lib.ERR_IO, trz.open, missing, contains="no-such.trz")
@@ -423,6 +471,26 @@ def dask_partitions_are_chunks():
     t = c.compute(text).result()
     check(text.npartitions == 7 and len(t) == 3000 and t.index[0] == 1, "uop: header line skipped, index = line")
     check(t["micro"].iloc[0] == "ADD" and t["pc"].iloc[0] == 0x48d1a0)
+
+
+@test
+def dask_partitions_with_knowledge():
+    # chunks that carry knowledge: each partition replays its group's facts
+    # on its own worker and reads the same records as one process
+    a = archive(sample("mix.champsimtrace"), chunk_records=1500, restart_bytes=4 * 1500 * 64)
+    c = client()
+    with trz.open(a) as r:
+        chunks = [ch for ch in r.chunks() if ch[1]]
+        full = r.records()
+    check(open(a, "rb").read(5)[4] == 3, "a member with knowledge (container version 3)")
+    scalar = [k for k in trz.fields("champsim") if full[k].ndim == 1]
+    df = tdask.read_records(a, fields=scalar)
+    check(df.npartitions == len(chunks) >= 10, "%d partitions for %d chunks" % (df.npartitions, len(chunks)))
+    got = c.compute(df).result()
+    for k in scalar:
+        check(np.array_equal(got[k].to_numpy(), full[k]), "column " + k)
+    lens = c.compute(df.map_partitions(len)).result().tolist()
+    check(lens == [n for _, n in chunks], repr(lens))
 
 
 def _compress_parallel_case(src, part_records=None, **opts):
