@@ -67,6 +67,9 @@ arc rst-level19 "$W/a.rst" -19
 arc rst-one-record "$W/one.rst"
 arc rst-v1-4chunks "$W/a.rst" --chunk-records=25             # range-coded (model variant 1) chunks
 arc rst-v1-le "$W/le.rst" --chunk-records=40
+slice $S/loops-4cpu.rst 48000 24000 > "$W/k.rst"
+arc rst-know-groups "$W/k.rst" --chunk-records=40 --restart=4K       # RST knowledge restarted every 5 chunks
+arc rst-no-know "$W/a.rst" --chunk-records=25 --restart=0          # version 1
 arc byu-tail "$W/t.byu" --chunk-records=30
 arc byu-grouped "$W/g.byu" -1                          # 2 processors, the grouped layout
 arc pbus-5chunks "$W/a.pbus" --chunk-records=60
