@@ -362,6 +362,10 @@ TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
  * cannot be known (no index survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
+/* Whether range i was lost although its own bytes are intact: the carried
+ * knowledge it decodes with was lost with an earlier damaged chunk of its
+ * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk. */
+TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
 
 /* ---- whole files -------------------------------------------------------- */
 
