@@ -170,23 +170,27 @@ static void cm_free(cm_t *m)
     trz_big_free(m, sizeof *m);
 }
 
-static cm_t *cm_new(uint64_t nlines, const trz_know *know)
+/* kstream: the model of a knowledge stream, which codes static fields only:
+ * its other tables take their least size, and its hashed contexts at most a
+ * 16 MiB chunk's (so that it takes the block that chunk's model gave back,
+ * and adds nothing to the peak memory). */
+static cm_t *cm_new(uint64_t nlines, const trz_know *know, int kstream)
 {
     cm_t *m = trz_big_calloc(sizeof *m);
     if (!m) return NULL;
     m->know = know;
-    int eb = bits_for(nlines, 10, 16);
-    m->emask = (1u << eb) - 1;
-    m->fmask = (1u << bits_for(nlines, 10, 17)) - 1;
-    m->imask = (1u << bits_for(nlines / 4, 8, 14)) - 1;
-    m->bmask = (1u << bits_for(nlines / 2, 10, 16)) - 1;
-    m->apmask = (1u << bits_for(nlines / 2, 10, 18)) - 1;
+    uint64_t nt = kstream ? 0 : nlines;
+    m->emask = (1u << bits_for(nt, 10, 16)) - 1;
+    m->fmask = (1u << bits_for(nt, 10, 17)) - 1;
+    m->imask = (1u << bits_for(nt / 4, 8, 14)) - 1;
+    m->bmask = (1u << bits_for(nt / 2, 10, 16)) - 1;
+    m->apmask = (1u << bits_for(nt / 2, 10, 18)) - 1;
     m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
     m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
     m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
     m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
     m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
-    m->hshift = 32 - bits_for(nlines / 2, 12, HT_BITS);
+    m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
     m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
@@ -782,7 +786,7 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
 
 int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = cm_new(nlines, a->know);
+    cm_t *m = cm_new(nlines, a->know, 0);
     uint8_t *buf = malloc(UOP_MAX_LINE);
     if (!m || !buf) {
         cm_free(m);
@@ -862,7 +866,7 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
         a->stream[UOP_S_CMVER][0] != (a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION))
         return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = cm_new(nlines, a->know);
+    cm_t *m = cm_new(nlines, a->know, 0);
     uint8_t *buf = malloc(UOP_MAX_LINE);
     if (!m || !buf) {
         cm_free(m);
@@ -917,7 +921,7 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
  * standing for the previous line; then its address facts, each address
  * against the base register that the entry's fact names. */
 #define KNOW_VARIANT 0
-#define KNOW_HT 128 /* the model's tables are sized as for this many lines a fact */
+#define KNOW_HT 128 /* the hashed contexts are sized as for this many lines a fact */
 #define KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 typedef struct {
@@ -1113,7 +1117,7 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     if (enc) {
         size_t nent = 0; /* the model's size, as the decoder will know it */
         for (size_t i = 0; i < n; i++) nent += f[i].key >= (uint64_t)UK_PC_MIN << 8 && !(f[i].key & UK_ADDR);
-        if (!(m = cm_new((uint64_t)nent * KNOW_HT, k))) return TRZ_CODEC_NOMEM;
+        if (!(m = cm_new((uint64_t)nent * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
         if (!know_fits(m, f, n, nstr, &ne, &na)) {
             cm_free(m);
             return TRZ_CODEC_UNSUPPORTED;
@@ -1125,7 +1129,7 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     na = rcd_direct(&c, enc, na, 20);
     if (!enc) {
         if (ne + na > KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
-        if (!(m = cm_new((uint64_t)ne * KNOW_HT, k))) return TRZ_CODEC_NOMEM;
+        if (!(m = cm_new((uint64_t)ne * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
         if (m->dict[0].n + nstr[0] > UK_STR_MAX || m->dict[1].n + nstr[1] > UK_STR_MAX) {
             cm_free(m);
             return TRZ_CODEC_CORRUPT;
