@@ -861,12 +861,12 @@ static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
 int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
                   uint64_t nesc)
 {
-    /* the model with knowledge is another one: each needs its own version */
-    if (a->stream_len[UOP_S_CMVER] != 1 ||
-        a->stream[UOP_S_CMVER][0] != (a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION))
-        return TRZ_CODEC_UNSUPPORTED;
+    /* version 2 decodes with the member's facts; version 1 without, also in
+     * a member with knowledge (where join puts it, as a group of its own) */
+    int ver = a->stream_len[UOP_S_CMVER] == 1 ? a->stream[UOP_S_CMVER][0] : 0;
+    if (ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know)) return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = cm_new(nlines, a->know, 0);
+    cm_t *m = cm_new(nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
     uint8_t *buf = malloc(UOP_MAX_LINE);
     if (!m || !buf) {
         cm_free(m);
