@@ -1183,6 +1183,13 @@ typedef struct {
     size_t cap, n;
 } kset;
 
+/* A key's first slot: neighbouring instructions in neighbouring slots, so
+ * that the lines of a stretch of code probe a few cache lines. */
+static inline size_t kset_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key >> 6) ^ (key >> 26) * 0x9E3779B1u) & (cap - 1);
+}
+
 /* The slot of key (non-zero), *first set when it was not in the set before;
  * NULL when out of memory. */
 static kslot *kset_add(kset *s, uint64_t key, int *first)
@@ -1193,7 +1200,7 @@ static kslot *kset_add(kset *s, uint64_t key, int *first)
         if (!t) return NULL;
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->t[i].key) continue;
-            size_t h = (size_t)(rc_hash(s->t[i].key) & (nc - 1));
+            size_t h = kset_slot(s->t[i].key, nc);
             while (t[h].key) h = (h + 1) & (nc - 1);
             t[h] = s->t[i];
         }
@@ -1201,7 +1208,7 @@ static kslot *kset_add(kset *s, uint64_t key, int *first)
         s->t = t;
         s->cap = nc;
     }
-    size_t h = (size_t)(rc_hash(key) & (s->cap - 1));
+    size_t h = kset_slot(key, s->cap);
     while (s->t[h].key) {
         if (s->t[h].key == key) {
             *first = 0;
@@ -1217,6 +1224,13 @@ static kslot *kset_add(kset *s, uint64_t key, int *first)
 
 static inline int ws_byte(uint8_t c) { return c == ' ' || (c >= 9 && c <= 13 && c != '\n'); }
 
+/* Hex digits' values + 1; 0 for other bytes. */
+static const uint8_t hex1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 /* The key of a line's (pc, u) from its first two tokens (decimal, hex with
  * an optional 0x), or 0. */
 static uint64_t quick_key(const uint8_t *p, const uint8_t *e)
@@ -1228,13 +1242,10 @@ static uint64_t quick_key(const uint8_t *p, const uint8_t *e)
     if (!nd || p == e || !ws_byte(*p)) return 0;
     while (p < e && ws_byte(*p)) p++;
     if (e - p >= 2 && p[0] == '0' && p[1] == 'x') p += 2;
+    const uint8_t *q = p, *qe = e - p > 17 ? p + 17 : e;
     uint64_t pc = 0;
-    for (nd = 0; p < e && nd <= 16; p++, nd++) {
-        unsigned c = *p, v = c - '0' <= 9 ? c - '0' : (c | 32) - 'a' <= 5 ? (c | 32) - 'a' + 10 : 99;
-        if (v > 15) break;
-        pc = pc << 4 | v;
-    }
-    if (!nd || nd > 16) return 0;
+    for (unsigned v; q < qe && (v = hex1[*q]) != 0; q++) pc = pc << 4 | (v - 1);
+    if (q == p || q - p > 16) return 0;
     return uk_key(pc, (int64_t)u);
 }
 
