@@ -155,6 +155,11 @@ int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
     return r->seekable && n < r->nchunks && r->chunks[n].mfirst;
 }
 
+int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
+{
+    return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
+}
+
 /* Read chunk number n's bytes through the index. */
 int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
 {
