@@ -131,8 +131,6 @@ void drx_parse(const uint8_t *b, unsigned n, drx_info *x)
     }
     x->disp_off = (uint8_t)i;
     x->disp_n = (uint8_t)disp;
-    for (unsigned k = 0; k < disp; k++) NEED(i + k, DRX_DISP, k);
-    i += disp;
     unsigned imm = 0;
     switch (kind) {
     case IB: imm = 1; break;
@@ -143,11 +141,13 @@ void drx_parse(const uint8_t *b, unsigned n, drx_info *x)
     case IWB: imm = 3; break;
     default: break;
     }
-    x->imm_off = (uint8_t)i;
+    x->imm_off = (uint8_t)(i + disp);
     x->imm_n = (uint8_t)imm;
+    x->len = (uint8_t)(i + disp + imm > 15 ? 15 : i + disp + imm); /* known before the bytes of either */
+    for (unsigned k = 0; k < disp; k++) NEED(i + k, DRX_DISP, k);
+    i += disp;
     for (unsigned k = 0; k < imm; k++) NEED(i + k, DRX_IMM, k);
     i += imm;
-    x->len = (uint8_t)(i > 15 ? 15 : i);
     x->field = DRX_END;
     x->pos = (uint8_t)(n - i);
 }

@@ -8,6 +8,32 @@
  * decoder are one template, dr_code, instantiated for each direction.
  * Spec: drmemtrace.md. */
 #include "dr_facts.h"
+#ifdef DR_STATS /* model tuning only: the bits each part costs */
+#include <math.h>
+enum { F_EV, F_PC, F_TAKEN, F_ENC, F_BT, F_STATIC, F_TYPE, F_PAT, F_ADDR_HIT, F_ADDR_MISS, F_ADDR_NEW, F_MARKER,
+       F_MVAL, F_RUN, F_OTHER, F_RAW, F_N };
+static const char *const dr_fname[F_N] = { "event", "pc", "taken", "enc", "bt", "static", "type", "pattern",
+                                           "addr_hit", "addr_miss", "addr_new", "mtype", "mval", "run", "other",
+                                           "raw" };
+double dr_bits[F_N], *dr_cost;
+uint64_t dr_n[F_N];
+#define RC_DIR_COST(enc, p, bit) \
+    ((enc) && dr_cost ? (void)(*dr_cost += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
+#define RC_DIR_COST_N(enc, n) ((enc) && dr_cost ? (void)(*dr_cost += (n)) : (void)0)
+#define FIELD(f) (dr_cost = &dr_bits[f], dr_n[f] += enc)
+void dr_stats_print(void);
+void dr_stats_print(void)
+{
+    double t = 0;
+    for (int f = 0; f < F_N; f++) t += dr_bits[f];
+    for (int f = 0; f < F_N; f++)
+        if (dr_n[f])
+            fprintf(stderr, "  %-10s %9llu events %10.0f bytes %5.1f%% %7.3f bits/event\n", dr_fname[f],
+                    (unsigned long long)dr_n[f], dr_bits[f] / 8, 100 * dr_bits[f] / t, dr_bits[f] / dr_n[f]);
+}
+#else
+#define FIELD(f) ((void)0)
+#endif
 #include "../common/rc_dir.h"
 #include "../common/rc_mix.h"
 
@@ -17,7 +43,9 @@ enum { S_MODEL, S_NSTREAMS };
 #define RAS_N 32
 #define NTHREADS 16
 #define KSTACK 4
-#define CLIM 60 /* count-state limit of the decisions */
+#define CLIM 60
+#define NRECENT 12
+#define NBLK 24 /* recent branch targets */ /* count-state limit of the decisions */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
@@ -31,7 +59,7 @@ typedef struct {
     uint64_t last_tgt; /* last successor of an indirect branch */
     uint32_t enc_gen;  /* drmemtrace chunk (+1) whose encodings it had */
     uint16_t lhist;    /* local branch history */
-    uint8_t valid, pad;
+    uint8_t valid, nev; /* nev: the event that followed it last time, + 1 */
 } dr_pcdyn;
 
 /* Dynamic state of one (PC, memory slot). */
@@ -55,6 +83,7 @@ typedef struct {
     uint32_t lru;
 } dr_flow;
 
+#define NBC 5 /* contexts of an encoding byte */
 typedef RC_INT(16) dr_sint16;
 typedef RC_INT(64) dr_sint64;
 
@@ -71,6 +100,8 @@ typedef struct {
     uint32_t gen; /* drmemtrace chunk ordinal + 1: encodings restart */
     uint64_t ghist;
     uint64_t last_addr;   /* the last memory address */
+    uint64_t blk[NBLK];       /* PCs reached by a branch lately, most recent first */
+    uint64_t recent[NRECENT]; /* the last distinct addresses, most recent first */
     uint64_t regval[17];  /* address - displacement of the last access through each base register */
     uint8_t regok[17];
     uint64_t mlast[64];   /* last value of each marker type */
@@ -80,19 +111,21 @@ typedef struct {
     uint64_t rawlast;
     uint16_t rawtype;
     unsigned prev_ev, prev_sub;
+    dr_pcdyn *pdyn; /* the last instruction's dynamic state, for the event after it */
     uint8_t prev_enc[16];
     /* small models */
-    rc_cnt ev[EV_N * 48 * 2][8];
+    rc_cnt ev[EV_N * 48 * 8][8];
     rc_cnt pc_hit[PC_N * 4 * 2], pc_rep[PC_N], tgt_hit[4 * 2];
     dr_sint64 pc_d[PC_N], bt_d[4], mk_d[64], mem_d[4], mem_n[4], raw_d;
     rc_cnt enc_same[2], bt_mid[2], st_same[4 * 2], len_same[2], pat_same[2];
     rc_cnt typ[1040][16], lenT[16][16], nmemT[512][64], mtypT[512][64], msizT[512][16];
     rc_cnt end[3 * 16];
-    rc_cnt mhit[8 * 4], mlast_hit[4], mrip[2], mreg[2], mbase[4][4];
+    rc_cnt blk_idx[2][32], rec_idx[2][16], mhit[8 * 4], mlast_hit[4], mprev_hit[4], mrip[2], mreg[4], mbase[4][4];
     rc_cnt mk_type[2][64][64], mk_esc[2], mk_sp[64], mk_same[64], run[64], oth_t[8][8], oth_sz[8], oth_a[8][2];
     dr_sint64 run_n[2];
     rc_cnt tid_idx[16], raw_t[2], raw_tt[64], raw_sz[16];
-    int32_t bw[5], ew[DRX_NFIELD * 4][3];
+    int32_t bw[5], ew[DRX_NFIELD * 4][NBC];
+    unsigned prev_opid;
     int16_t str[4096];
 } dr_model;
 
@@ -142,7 +175,8 @@ static dr_model *model_new(uint64_t nrec)
     rc_init(&m->raw_d.len[0][0], sizeof m->raw_d / (sizeof(rc_prob)));
     rc_init(&m->run_n[0].len[0][0], sizeof m->run_n / (sizeof(rc_prob)));
     for (int k = 0; k < 5; k++) m->bw[k] = 1 << 14;
-    for (int k = 0; k < DRX_NFIELD * 4; k++) m->ew[k][0] = m->ew[k][1] = m->ew[k][2] = 21845;
+    for (int k = 0; k < DRX_NFIELD * 4; k++)
+        for (int j = 0; j < NBC; j++) m->ew[k][j] = 65536 / 3;
     rc_stretch_init(m->str);
     m->prev_ev = EV_RAW;
     m->gen = 1;
@@ -258,34 +292,36 @@ RC_HOT unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, u
                           unsigned v)
 {
     unsigned p1 = k ? b[k - 1] : 256, p2 = k > 1 ? b[k - 2] : 256;
-    uint32_t hh[3];
+    unsigned opid = x->field >= DRX_MODRM ? x->opid : 0, modrm = x->field >= DRX_SIB ? x->modrm : 0;
+    uint64_t fp = (uint64_t)x->field << 28 | (uint64_t)x->pos << 24;
+    uint32_t hh[NBC];
     hh[0] = h32((uint64_t)k << 20 | p1 << 10 | p2);
-    hh[1] = h32(0x100000000ull | (uint64_t)x->field << 28 | (uint64_t)x->pos << 24 |
-                (uint64_t)(x->field >= DRX_MODRM ? x->opid : 0) << 8 | (x->field >= DRX_SIB ? x->modrm : 0));
-    hh[2] = h32(0x200000000ull | (uint64_t)x->field << 28 | (uint64_t)x->pos << 24 | p1 << 12 |
-                (x->field == DRX_OP || x->field == DRX_MODRM ? (x->opid >> 3 & 0xFF) : 0));
+    hh[1] = h32(0x100000000ull | fp | (uint64_t)opid << 8 | modrm);
+    hh[2] = h32(0x200000000ull | fp | p1 << 12 | (x->field == DRX_OP || x->field == DRX_MODRM ? (x->opid >> 3 & 0xFF) : 0));
+    /* the instruction before: opcode sequences (compare, then branch) */
+    hh[3] = h32(0x300000000ull | fp | (uint64_t)m->prev_opid << 8 | (x->field >= DRX_MODRM ? (x->opid >> 3 & 0xFF) : p1));
+    hh[4] = h32(0x400000000ull | fp | (uint64_t)opid << 16 | modrm << 8 | (x->field >= DRX_DISP ? p1 : 0) | (uint64_t)x->rexw << 40);
     unsigned sh = 32 - m->byte_bits + 8;
-    rc_cnt *t0 = m->bytes + ((size_t)(hh[0] >> sh) << 8);
-    rc_cnt *t1 = m->bytes + ((size_t)(hh[1] >> sh) << 8);
-    rc_cnt *t2 = m->bytes + ((size_t)(hh[2] >> sh) << 8);
+    rc_cnt *t[NBC];
+    for (int j = 0; j < NBC; j++) t[j] = m->bytes + ((size_t)(hh[j] >> sh) << 8);
     unsigned node = 1;
     for (int i = 7; i >= 0; i--) {
-        rc_cnt s0 = t0[node], s1 = t1[node], s2 = t2[node];
-        int st0 = m->str[4095 - (s0 >> 20)], st1 = m->str[4095 - (s1 >> 20)], st2 = m->str[4095 - (s2 >> 20)];
-        unsigned n0 = s0 & 63;
+        int st[NBC];
+        for (int j = 0; j < NBC; j++) st[j] = m->str[4095 - (t[j][node] >> 20)];
+        unsigned n0 = t[0][node] & 63;
         int32_t *w = m->ew[x->field * 4 + (n0 > 3 ? 3 : n0)];
-        int p = rc_squash((int)(((int64_t)w[0] * st0 + (int64_t)w[1] * st1 + (int64_t)w[2] * st2) >> 16));
+        int64_t dot = 0;
+        for (int j = 0; j < NBC; j++) dot += (int64_t)w[j] * st[j];
+        int p = rc_squash((int)(dot >> 16));
         if (p < 1) p = 1;
         if (p > 4095) p = 4095;
         int bit = rcd_code(c, enc, (uint32_t)(4096 - p) << 4, (int)(v >> i & 1));
-        int err = ((bit << 12) - p) * 10;
-        w[0] += (st0 * err) >> 10;
-        w[1] += (st1 * err) >> 10;
-        w[2] += (st2 * err) >> 10;
-        for (int j = 0; j < 3; j++) w[j] = w[j] > (1 << 24) ? 1 << 24 : w[j] < -(1 << 24) ? -(1 << 24) : w[j];
-        rc_cnt_update(&t0[node], bit, 30);
-        rc_cnt_update(&t1[node], bit, 30);
-        rc_cnt_update(&t2[node], bit, 30);
+        int err = ((bit << 12) - p) * 8;
+        for (int j = 0; j < NBC; j++) {
+            int32_t nw = w[j] + ((st[j] * err) >> 10);
+            w[j] = nw > (1 << 24) ? 1 << 24 : nw < -(1 << 24) ? -(1 << 24) : nw;
+            rc_cnt_update(&t[j][node], bit, 30);
+        }
         node = node << 1 | (unsigned)bit;
     }
     return node & 255;
@@ -294,17 +330,65 @@ RC_HOT unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, u
 /* An instruction's encoding, byte by byte, each followed by whether it was
  * the last (in the context of the length the x86 fields give).  Returns
  * the length, 1..15. */
-RC_HOT unsigned code_enc(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned len)
+/* A relative branch's displacement (imm bytes n at b + k): one of the
+ * recent branch targets (NBLK: none). */
+RC_HOT int code_rel(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned k, unsigned n, unsigned len, uint64_t pc,
+                    unsigned call)
+{
+    uint64_t next = pc + k + n;
+    unsigned j = NBLK;
+    if (enc && k + n <= len)
+        for (unsigned q = 0; q < NBLK && j == NBLK; q++) {
+            uint64_t rel = m->blk[q] - next;
+            if (m->blk[q] && (n == 1 ? (uint8_t)rel == b[k] : (uint32_t)rel == trz_ld_le32(b + k))) j = q;
+        }
+    j = rcd_ctree(c, enc, m->blk_idx[call], 5, j, CLIM);
+    if (j >= NBLK) return 0;
+    uint64_t rel = m->blk[j] - next;
+    for (unsigned q = 0; q < n; q++) b[k + q] = (uint8_t)(rel >> 8 * q);
+    return 1;
+}
+
+/* Move pc to the front of the recent branch targets. */
+RC_HOT void blk_use(dr_model *m, uint64_t pc)
+{
+    uint64_t up = pc;
+    for (unsigned j = 0; j < NBLK; j++) {
+        uint64_t t = m->blk[j];
+        m->blk[j] = up;
+        if (t == pc) break;
+        up = t;
+    }
+}
+
+static inline int rel_branch(unsigned opid)
+{
+    unsigned map = opid >> 11, op = opid >> 3 & 0xFF;
+    if (map == 0) return (op >= 0x70 && op <= 0x7F) || (op >= 0xE0 && op <= 0xE3) || op == 0xEB || op == 0xE9 ? 1 : op == 0xE8 ? 2 : 0;
+    return map == 1 && op >= 0x80 && op <= 0x8F;
+}
+
+/* An instruction's encoding at pc, byte by byte, each followed by whether
+ * it was the last (in the context of the length the x86 fields give); a
+ * relative branch's displacement may instead name a recent target.
+ * Returns the length, 1..15. */
+RC_HOT unsigned code_enc(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned len, uint64_t pc)
 {
     unsigned k = 0;
     for (;;) {
         drx_info x;
         drx_parse(b, k, &x);
-        b[k] = (uint8_t)code_byte(m, c, enc, b, k, &x, b[k]);
-        k++;
-        if (k == 15) break;
+        unsigned rb = x.field == DRX_IMM && x.pos == 0 && (x.imm_n == 1 || x.imm_n == 4) && x.len == k + x.imm_n
+                          ? rel_branch(x.opid) : 0;
+        if (rb && code_rel(m, c, enc, b, k, x.imm_n, len, pc, rb - 1)) {
+            k += x.imm_n;
+        } else {
+            b[k] = (uint8_t)code_byte(m, c, enc, b, k, &x, b[k]);
+            k++;
+        }
+        if (k >= 15) break;
         drx_parse(b, k, &x);
-        unsigned pr = x.len == 0 ? 0 : x.len == k ? 1 : 2;
+        unsigned pr = x.len == k ? 1 : x.len > k ? 2 : 0;
         if (rcd_cbit(c, enc, &m->end[pr * 16 + k], k == len, CLIM)) break;
     }
     return k;
@@ -502,12 +586,39 @@ RC_HOT unsigned code_pattern(dr_model *m, rc *c, const int enc, unsigned ctx, ui
     return n;
 }
 
+/* An address the last accesses touched: its place among them (NRECENT:
+ * none). */
+RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t *a)
+{
+    unsigned j = NRECENT;
+    if (enc)
+        for (unsigned q = 0; q < NRECENT; q++)
+            if (m->recent[q] == *a) { j = q; break; }
+    j = rcd_ctree(c, enc, m->rec_idx[ctx], 4, j, CLIM);
+    if (j >= NRECENT) return 0;
+    *a = m->recent[j];
+    return 1;
+}
+
+/* Move a to the front of the recent addresses. */
+RC_HOT void recent_use(dr_model *m, uint64_t a)
+{
+    uint64_t up = a;
+    for (unsigned j = 0; j < NRECENT; j++) {
+        uint64_t t = m->recent[j];
+        m->recent[j] = up;
+        if (t == a) break;
+        up = t;
+    }
+}
+
 /* A memory address of slot s of the instruction at pc (fact f, or NULL). */
 RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
                           uint64_t a)
 {
     dr_slot *e = slot_get(m, pc, s);
     if (e->valid) {
+        FIELD(F_ADDR_HIT);
         uint64_t pr = e->last + e->stride;
         unsigned ctx = (e->hist & 3) * 2 + (e->stride != 0);
         if (rcd_cbit(c, enc, &m->mhit[ctx], a == pr, CLIM)) {
@@ -515,9 +626,20 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
             e->hist = (uint8_t)(e->hist << 1 | 1);
         } else {
             e->hist = (uint8_t)(e->hist << 1);
-            if (e->stride && rcd_cbit(c, enc, &m->mlast_hit[e->hist >> 1 & 3], a == e->last, CLIM)) {
+            FIELD(F_ADDR_MISS);
+            uint64_t rp = f && f->mbase < 16 && m->regok[f->mbase] ? m->regval[f->mbase] + (uint64_t)(int64_t)f->mdisp : pr;
+            uint64_t pv = e->last - e->stride; /* the address before: accesses that alternate */
+            if (e->stride && rcd_cbit(c, enc, &m->mprev_hit[e->hist >> 1 & 3], a == pv, CLIM)) {
+                a = pv;
+            } else if (e->stride && rcd_cbit(c, enc, &m->mlast_hit[e->hist >> 1 & 3], a == e->last, CLIM)) {
                 a = e->last;
+            } else if (rp != pr && rp != e->last && rp != pv && rcd_cbit(c, enc, &m->mreg[2 + (f->mbase == 4)], a == rp, CLIM)) {
+                a = rp; /* through the base register, as its last access left it */
+            } else if (code_recent(m, c, enc, 0, &a)) {
             } else {
+#ifdef DR_STATS
+                if (enc && getenv("DR_MISS")) fprintf(stderr, "miss pc %llx s %u d %lld stride %lld dreg %lld base %u\n", (unsigned long long)pc, s, (long long)(a - e->last), (long long)e->stride, (long long)(a - rp), f ? f->mbase : 99);
+#endif
                 a = e->last + (uint64_t)code_sint(c, enc, &m->mem_d[0], e->dcls, (int64_t)(a - e->last));
                 e->dcls = (uint8_t)bitlen((int64_t)(a - e->last) < 0 ? e->last - a : a - e->last);
             }
@@ -527,6 +649,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         /* a first access: rip-relative, or through a base register, or
          * near one of the bases */
         int done = 0;
+        FIELD(F_ADDR_NEW);
         if (f && f->mbase == 16 && s == 0) {
             uint64_t pr = pc + len + (uint64_t)(int64_t)f->mdisp;
             if (rcd_cbit(c, enc, &m->mrip[0], a == pr, CLIM)) a = pr, done = 1;
@@ -534,6 +657,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
             uint64_t pr = m->regval[f->mbase] + (uint64_t)(int64_t)f->mdisp;
             if (rcd_cbit(c, enc, &m->mreg[s != 0], a == pr, CLIM)) a = pr, done = 1;
         }
+        if (!done && code_recent(m, c, enc, 1, &a)) done = 1;
         if (!done) {
             uint64_t base[3] = { m->last_addr, m->regok[4] ? m->regval[4] : m->last_addr, pc };
             unsigned j = 0;
@@ -561,6 +685,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         m->regok[4] = 1;
     }
     m->last_addr = a;
+    recent_use(m, a);
     return a;
 }
 
@@ -657,24 +782,34 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             const dr_pcdyn *d = dyn_find(m, fl->nexp);
             seen = d && d->enc_gen == m->gen;
         }
-        unsigned ectx = (m->prev_ev * 48 + m->prev_sub) * 2 + seen;
+        /* what followed the last instruction the last time it ran (a
+         * system call's markers, an indirect branch's target marker) */
+        unsigned nev = m->pdyn && m->pdyn->nev <= EV_N && m->pdyn->pc == fl->pc ? m->pdyn->nev : 0;
+        unsigned ectx = ((m->prev_ev * 48 + m->prev_sub) * 4 + (nev < 4 ? nev : 3)) * 2 + seen;
+        FIELD(F_EV);
         unsigned kind = rcd_ctree(c, enc, m->ev[ectx], 3, enc ? ev.kind : 0, CLIM);
         if (kind >= EV_N) return -1;
+        if (m->pdyn) m->pdyn->nev = (uint8_t)(kind + 1);
+        m->pdyn = NULL;
         if (kind == EV_MARKER) {
             const uint8_t *p = enc ? in + i * DR_REC : NULL;
             unsigned mt = enc ? trz_ld_le16(p + 2) : 0;
             uint64_t v = enc ? trz_ld_le64(p + 4) : 0;
-            unsigned pk = m->prev_ev == EV_MARKER ? m->prev_sub : 47;
+            FIELD(F_MARKER);
+        unsigned pk = m->prev_ev == EV_MARKER ? m->prev_sub : 47;
             unsigned sym = rcd_ctree(c, enc, m->mk_type[m->prev_ev == EV_MARKER][pk], 6, mt < 63 ? mt : 63, CLIM);
             mt = sym < 63 ? sym : rcd_direct(c, enc, mt, 16);
             if (mt == DRM_BRANCH_TARGET) {
+                FIELD(F_BT);
                 v = code_bt(m, c, enc, fl->nexp_ok ? fl->nexp : fl->fall, v);
                 fl->bt_pend = 1;
                 fl->bt_val = v;
             } else {
+                FIELD(F_MVAL);
                 v = code_mval(m, c, enc, mt, v);
             }
             unsigned run = 0;
+            FIELD(F_RUN);
             if (rcd_cbit(c, enc, &m->run[mt & 63], enc && ev.run, CLIM)) {
                 run = 1 + (unsigned)rcd_uint(c, enc, m->run_n[0].len[mt == DRM_CORE_IDLE], m->run_n[0].bits,
                                              enc ? ev.run - 1 : 0);
@@ -700,6 +835,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             const uint8_t *p = enc ? in + i * DR_REC : NULL;
             unsigned t = enc ? trz_ld_le16(p) - DR_THREAD : 0, sz = enc ? trz_ld_le16(p + 2) : 0;
             uint64_t v = enc ? trz_ld_le64(p + 4) : 0;
+            FIELD(F_OTHER);
             t = rcd_ctree(c, enc, m->oth_t[m->prev_ev == EV_OTHER ? m->prev_sub : 7], 3, t, CLIM);
             if (t > 4) return -1;
             if (!rcd_cbit(c, enc, &m->oth_sz[t], sz == m->osize[t], CLIM)) sz = rcd_direct(c, enc, sz, 16);
@@ -737,6 +873,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             const uint8_t *p = enc ? in + i * DR_REC : NULL;
             unsigned t = enc ? trz_ld_le16(p) : 0, sz = enc ? trz_ld_le16(p + 2) : 0;
             uint64_t v = enc ? trz_ld_le64(p + 4) : 0;
+            FIELD(F_RAW);
             if (rcd_cbit(c, enc, &m->raw_t[0], t < 64, CLIM)) t = rcd_ctree(c, enc, m->raw_tt, 6, t, CLIM);
             else t = rcd_direct(c, enc, t, 16);
             sz = code_size(c, enc, m->raw_sz, sz);
@@ -755,6 +892,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         uint64_t pc = enc ? trz_ld_le64(ip + 4) : 0;
         if (fl->pend) { /* a version-4 conditional branch: taken? */
             dr_pcdyn *pd = dyn_get(m, fl->pc);
+            FIELD(F_TAKEN);
             int tk = code_taken(m, c, enc, fl->pc, pd, enc && pc != fl->fall);
             fl->nexp = tk ? fl->ctgt : fl->fall;
             fl->nexp_ok = !tk || fl->ctgt;
@@ -764,6 +902,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         {
             unsigned ctx = (fl->pclass * 4 + (fl->phist & 3)) * 2 + fl->bt_pend;
             int hit = 0;
+            FIELD(F_PC);
             if (fl->nexp_ok) {
                 hit = rcd_cbit(c, enc, &m->pc_hit[ctx], pc == fl->nexp, CLIM);
                 fl->phist = (uint8_t)(fl->phist << 1 | (unsigned)hit);
@@ -779,6 +918,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
         }
         learn_successor(m, pc);
+        if (fl->have && pc != fl->fall) blk_use(m, pc);
         /* 3. encodings */
         const dr_fact *f = facts_find(&m->facts, pc);
         dr_pcdyn *d = dyn_get(m, pc);
@@ -791,14 +931,16 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 elen = trz_ld_le16(ip + 2);
             }
             int same = 0;
+            FIELD(F_ENC);
             if (f && f->enc_n)
                 same = rcd_cbit(c, enc, &m->enc_same[0], enc && elen == f->enc_n && !memcmp(eb, f->enc, elen), CLIM);
             if (same) {
                 elen = f->enc_n;
                 memcpy(eb, f->enc, 16);
             } else {
-                elen = code_enc(m, c, enc, eb, elen);
+                elen = code_enc(m, c, enc, eb, elen, pc);
             }
+            FIELD(F_BT);
             btm = rcd_cbit(c, enc, &m->bt_mid[0], enc && ev.bt_mid, CLIM);
             if (btm) {
                 btv = code_bt(m, c, enc, pc, enc ? trz_ld_le64(in + (ev.instr - 1) * DR_REC + 4) : 0);
@@ -807,6 +949,9 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
             d->enc_gen = m->gen;
             memcpy(m->prev_enc, eb, 16);
+            drx_info px;
+            drx_parse(eb, elen, &px);
+            m->prev_opid = px.opid;
         }
         /* 4. type, length, memory pattern */
         unsigned type = enc ? trz_ld_le16(ip) : 0, len = enc ? trz_ld_le16(ip + 2) : 0, nmem = enc ? ev.nmem : 0;
@@ -825,6 +970,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 eq = tclass(type) == tclass(f->type) && len == f->len && f->nmem != DR_NOPAT && nmem == f->nmem &&
                      !memcmp(pat, facts_pattern(&m->facts, f), nmem * sizeof *pat);
             }
+            FIELD(F_STATIC);
             same = rcd_cbit(c, enc, &m->st_same[rep * 4 + (type_sym[f->type] == 10) + 2 * (kind == EV_INSTR_ENC)],
                             eq, CLIM);
         }
@@ -841,6 +987,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 opid = xi.opid | 0x8000;
             }
             unsigned tctx = opid ? (h32((uint64_t)opid << 1 | (unsigned)rep) >> 22) : 1024 + fl->pclass * 2 + (unsigned)rep;
+            FIELD(F_TYPE);
             unsigned sym = rcd_ctree(c, enc, m->typ[tctx], 4, enc ? type_sym[type < DR_NTYPES ? type : 0] : 0, CLIM);
             if (sym > 10) return -1; /* not a symbol the encoder writes */
             type = sym_type[sym];
@@ -852,6 +999,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 unsigned ls = rcd_ctree(c, enc, m->lenT[type_sym[type]], 4, len < 16 ? len : 0, CLIM);
                 len = ls ? ls : rcd_direct(c, enc, len, 16);
             }
+            FIELD(F_PAT);
             if (f && f->nmem != DR_NOPAT &&
                 rcd_cbit(c, enc, &m->pat_same[0], enc && nmem == f->nmem &&
                          !memcmp(pat, facts_pattern(&m->facts, f), nmem * sizeof *pat), CLIM)) {
@@ -862,6 +1010,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 if (nmem > DR_MAXMEM) return -1;
             }
         }
+        FIELD(F_TAKEN);
         if (tclass(type) == DR_TAKEN) type = code_taken(m, c, enc, pc, d, otype == DR_TAKEN) ? DR_TAKEN : DR_UNTAKEN;
         /* the learn step: a PC's first instruction record states its facts */
         if (!f) {
@@ -907,6 +1056,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         flow_after(m, f, type, pc, len, d);
         m->prev_ev = kind;
         m->prev_sub = fl->pclass;
+        m->pdyn = d;
     }
     return 0;
 }
