@@ -133,32 +133,42 @@ typedef struct {
 
 static unsigned clampu(int x, int lo, int hi) { return (unsigned)(x < lo ? lo : x > hi ? hi : x); }
 
+#define T_DYN ((size_t)sizeof(dr_pcdyn) << m->dyn_bits)
+#define T_SLOT ((size_t)sizeof(dr_slot) << m->slot_bits)
+#define T_BYTES ((size_t)sizeof(rc_cnt) << m->byte_bits)
+#define T_BR ((size_t)4 * sizeof(rc_prob) << m->br_bits)
+
 static void model_free(dr_model *m)
 {
     if (!m) return;
     facts_free(&m->facts);
-    free(m->dyn);
-    free(m->slot);
-    free(m->bytes);
-    free(m->bim);
+    if (m->dyn) trz_big_free(m->dyn, T_DYN);
+    if (m->slot) trz_big_free(m->slot, T_SLOT);
+    if (m->bytes) trz_big_free(m->bytes, T_BYTES);
+    if (m->bim) trz_big_free(m->bim, T_BR);
     free(m);
 }
 
+/* Tables for a chunk of nrec records: sizes grow with the chunk and are
+ * part of the format (drmemtrace.md); the big ones come from the block
+ * pool, which keeps them from one chunk to the next. */
 static dr_model *model_new(uint64_t nrec)
 {
     dr_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     int L = 0;
     while (L < 40 && (nrec >> L)) L++;
-    m->dyn_bits = clampu(L - 1, 10, 17);
-    m->slot_bits = clampu(L, 10, 17);
-    m->byte_bits = clampu(L + 3, 14, 22);
-    m->br_bits = clampu(L - 2, 10, 16);
-    m->dyn = calloc((size_t)1 << m->dyn_bits, sizeof *m->dyn);
-    m->slot = calloc((size_t)1 << m->slot_bits, sizeof *m->slot);
-    m->bytes = malloc(((size_t)1 << m->byte_bits) * sizeof *m->bytes);
-    m->bim = malloc(((size_t)4 << m->br_bits) * sizeof *m->bim);
+    m->dyn_bits = clampu(L - 4, 10, 16);
+    m->slot_bits = clampu(L - 3, 10, 16);
+    m->byte_bits = clampu(L + 3, 16, 22);
+    m->br_bits = clampu(L - 3, 10, 16);
+    m->dyn = trz_big_malloc(T_DYN);
+    m->slot = trz_big_malloc(T_SLOT);
+    m->bytes = trz_big_malloc(T_BYTES);
+    m->bim = trz_big_malloc(T_BR);
     if (!m->dyn || !m->slot || !m->bytes || !m->bim || facts_init(&m->facts)) { model_free(m); return NULL; }
+    memset(m->dyn, 0, T_DYN);
+    memset(m->slot, 0, T_SLOT);
     m->gs = m->bim + ((size_t)1 << m->br_bits);
     m->gl = m->gs + ((size_t)1 << m->br_bits);
     m->loc = m->gl + ((size_t)1 << m->br_bits);
