@@ -43,9 +43,9 @@ enum { S_MODEL, S_NSTREAMS };
 #define RAS_N 32
 #define NTHREADS 16
 #define KSTACK 4
-#define CLIM 60
-#define NRECENT 12
-#define NBLK 24 /* recent branch targets */ /* count-state limit of the decisions */
+#define CLIM 60   /* count-state limit of the decisions */
+#define NRECENT 12 /* recent addresses */
+#define NBLK 24    /* recent branch targets */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
