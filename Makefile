@@ -92,7 +92,7 @@ install-python: libtrz.so
 samples: $(B)/gen_samples
 	$(B)/gen_samples corpus
 
-$(B)/gen_samples: tests/gen_samples.c tests/champsim_gen.h
+$(B)/gen_samples: tests/gen_samples.c tests/champsim_gen.h tests/drmemtrace_gen.h
 	@mkdir -p $(B)
 	$(CC) $(STD) $(WARN) -O2 -o $@ $<
 

@@ -47,6 +47,7 @@ slice $S/bus-2cpu.byu 12000 40000 > "$W/a.raw"
 tail -c +3 tests/fuzz/corpus/roundtrip_pbus/grain > "$W/grain.pbus"   # PEL at instruction grain
 slice $S/mix.champsimtrace 64000 192005 > "$W/a.champsim"            # 3000 records and a 5-byte tail
 slice $S/mix-cloudsuite.champsimtrace 0 192007 > "$W/a.cloudsuite"   # 2000 records and a 7-byte tail
+slice $S/core-6thr.drmemtrace 0 120005 > "$W/a.drmemtrace"          # 10000 records and a 5-byte tail
 
 for l in 1 9 19; do arc rst-be-l$l "$W/be.rst" -$l --chunk-records=1500; done
 arc rst-le-l9-tail "$W/le.rst" --chunk-records=1000
@@ -67,6 +68,7 @@ arc raw-l1-gzip "$W/a.raw" --format=raw -1 --backend=gzip --chunk-size=16K
 arc rst-forced-raw "$W/be.rst" --format=raw --chunk-size=32K
 arc champsim "$W/a.champsim" --format=champsim --chunk-records=1000
 arc champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-records=800
+arc drmemtrace "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000
 printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"

@@ -5,7 +5,7 @@
 
 FUZZ_CC ?= $(shell command -v clang-14 2>/dev/null || command -v clang 2>/dev/null || echo clang)
 FUZZ_SECONDS ?= 60
-FUZZ_ALL := decode_any roundtrip_raw roundtrip_rst roundtrip_byu roundtrip_pbus roundtrip_uop roundtrip_champsim seek_read oracle
+FUZZ_ALL := decode_any roundtrip_raw roundtrip_rst roundtrip_byu roundtrip_pbus roundtrip_uop roundtrip_champsim roundtrip_drmemtrace seek_read oracle
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FZ := $(B)/fuzz
 FUZZ_PKG_CFLAGS = $(shell pkg-config --cflags libzstd zlib libxxhash 2>/dev/null)

@@ -14,7 +14,7 @@ OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,seek_read,oracle}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle}
 find "$OUT" -type f ! -name 'regress-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -163,6 +163,14 @@ rt3 cloudsuite 129 3 1 $S/mix-cloudsuite.champsimtrace 0 15360
 rt3 cloudsuite-tail 0 0 1 $S/mix-cloudsuite.champsimtrace 760032 7975
 rt3 not-champsim 0 0 0 $S/loops-4cpu.rst 0 6400
 { byte 128; byte 0; byte 0; head -c 6400 /dev/zero; } > "$OUT/roundtrip_champsim/zeros"
+
+# roundtrip_drmemtrace: two parameter bytes, then 12-byte records
+rt drmemtrace l1 0 0 $S/core-6thr.drmemtrace 0 12000
+rt drmemtrace l9-small 129 3 $S/core-6thr.drmemtrace 120000 9600
+rt drmemtrace gzip-t2 12 1 $S/core-6thr.drmemtrace 360000 7200
+rt drmemtrace mid-cut 0 0 $S/core-6thr.drmemtrace 240006 6007
+rt drmemtrace not-drmemtrace 0 0 $S/bus-2cpu.byu 0 6000
+{ byte 0; byte 0; } > "$OUT/roundtrip_drmemtrace/empty"
 
 # ---- seek_read: archive selector, then (record u32, count u8) pairs ----
 for sel in 0 1 2 3 4 17 26 40; do
