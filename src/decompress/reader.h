@@ -116,7 +116,16 @@ struct trz_reader {
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
+    /* the first member's restore block (FORMAT.md): where it is, or its
+     * bytes when it was read sequentially; how many members have one */
+    uint64_t restore_off, restore_size;
+    int restore_kind, restore_blocks;
+    uint8_t *restore_buf;
 };
+
+/* A restore block read sequentially is kept in memory up to this size, so
+ * that the original file can be rebuilt from a pipe. */
+#define RESTORE_MEM_MAX (16u << 20)
 
 /* ---- open.c ---- */
 /* Set r's message (one line) and return rc. */
@@ -148,6 +157,9 @@ int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
 int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
 int rd_add_lost(trz_reader *r, const dchunk *d);
+
+/* Note a member's restore block (its header at `start`, the block at `at`). */
+void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
