@@ -93,6 +93,10 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
         else if (strcmp(in.format, "mixed") == 0 ||
                  (codec && (strcmp(in.format, codec->name) != 0 || in.byte_order != bo)))
             rc = jerr(err, errlen, TRZ_ERR_PARAM, "%s: a different format or byte order; concatenate instead", inputs[k]);
+        trz_container_info ci;
+        if (rc == TRZ_OK && trz_reader_container(r, &ci) == TRZ_OK && ci.kind)
+            rc = jerr(err, errlen, TRZ_ERR_PARAM, "%s: it keeps its original %s file, which a joined archive cannot "
+                      "restore; join archives of the records (trz -dc FILE | trz)", inputs[k], ci.kind);
         if (rc == TRZ_OK && !codec) { /* the joined member takes the first input's header */
             codec = trz_codec_by_name(in.format);
             bo = in.byte_order;
