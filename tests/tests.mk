@@ -52,6 +52,9 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 check: $(B)/checkdeps.ok all $(CHECK_UNITS) $(B)/san/trz $(CHECK_DEPS)
 	@TRZ_UNITS="$(CHECK_UNITS)" TRZ_STEPS="$(CHECK_STEPS)" bash tests/run_all.sh
 
+# the drmemtrace file layer through the command: containers kept and restored, -r
+CHECK_STEPS += tests/drfile.sh
+
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
