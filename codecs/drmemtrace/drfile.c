@@ -8,6 +8,7 @@
  * rebuilder serves the checks at compression and the restore. */
 #include <errno.h>
 #include <lz4frame.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,18 +132,22 @@ static int din_skip(din *d, uint64_t n)
 }
 
 /* ---- CRC-32C (Castagnoli), masked as snappy's framing stores it ---- */
+static uint32_t crc32c_table[256];
+
+static void crc32c_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+        crc32c_table[i] = c;
+    }
+}
+
 static uint32_t crc32c(const uint8_t *p, size_t n)
 {
-    static uint32_t t[256];
-    static int ready;
-    if (!ready) { /* the same table whichever thread builds it */
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
-            t[i] = c;
-        }
-        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, crc32c_init);
+    const uint32_t *t = crc32c_table;
     uint32_t c = 0xffffffffu;
     while (n--) c = t[(c ^ *p++) & 0xff] ^ (c >> 8);
     return c ^ 0xffffffffu;
