@@ -18,7 +18,7 @@ S=corpus
 F=tests/files
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-cc -std=c11 -O2 -o "$W/hash" tests/test_golden.c libtrz.a $(pkg-config --libs libzstd zlib libxxhash liblzma) -lbz2 -lpthread
+cc -std=c11 -O2 -o "$W/hash" tests/test_golden.c libtrz.a $(pkg-config --libs libzstd zlib libxxhash liblzma liblz4 snappy) -lbz2 -lpthread
 cc -std=c11 -O2 -o "$W/reseal" tests/fuzz/reseal.c -lxxhash
 slice() { tail -c +"$(($2 + 1))" "$1" | head -c "$3"; }
 
@@ -73,6 +73,15 @@ printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"
 arc empty "$W/empty"
+# drmemtrace containers kept restorable (a restore block): the file layer's fuzz seeds
+for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz; do
+    [ -f tests/fuzz/corpus/drfile/$s ] || continue
+    n=drfile-${s%.*}-${s##*.}
+    cp tests/fuzz/corpus/drfile/$s "$W/$s"
+    "$TRZ" -q -f "$W/$s"
+    mv "$W/$s.trz" "$W/$n.trz"
+    add "$n"
+done
 if [ -n "$ONLY" ]; then echo "$(grep -c . "$F/MANIFEST") lines in $F/MANIFEST"; exit 0; fi
 cat "$F/$V-rst-be-l9.trz" "$F/$V-byu-l1.trz" "$F/$V-uop-l9.trz" > "$W/concat-mixed.trz"; add concat-mixed
 split -b 24000 -d "$W/be.rst" "$W/part."

@@ -14,7 +14,7 @@ OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile}
 find "$OUT" -type f ! -name 'regress-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -177,4 +177,7 @@ for sel in 0 1 2 3 4 17 26 40; do
     { byte "$sel"; slice $S/bus-2cpu.byu $((sel * 1000 + 12)) $((5 * (4 + sel % 7))); } > "$OUT/seek_read/sel$sel"
 done
 { byte 0; printf '\000\000\000\000\001\000\000\013\271\377\377\377\377\377\003'; } > "$OUT/seek_read/ends"
+# ---- drfile: small drmemtrace files in every container, whole and cut ----
+python3 tests/fuzz/drfile_seeds.py "$OUT/drfile"
+
 du -sh "$OUT"; ls "$OUT"/* | wc -l
