@@ -6,8 +6,13 @@
  * bytes, one record), chunks cut anywhere, damaged streams (an error or
  * other bytes, never a crash), the probe against the other formats'
  * samples, dump and byte-order conversion, the container with a partial
- * last record, and the shared corpus's traces when they are present. */
+ * last record, carried knowledge (facts learnt and stated in the codec's
+ * layout, chunks coded against facts that are wrong or hostile, archives of
+ * small chunks that carry knowledge: one archive for every thread count,
+ * read back through the index, a pipe, threads and seeks), and the shared
+ * corpus's traces when they are present. */
 #include "../codecs/drmemtrace/dr_int.h"
+#include "../src/format/know.h"
 #include "../codecs/common/rc.h"
 #include "codec_args.h"
 #include "corpus.h"
@@ -20,9 +25,11 @@
 
 static const trz_codec *C = &trz_codec_drmemtrace;
 
+static const trz_know *g_know; /* the knowledge round_trip codes with (NULL: none) */
+
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec)
 {
-    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, NULL };
+    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, g_know };
     return C->decode_chunk(&da);
 }
 
@@ -36,6 +43,7 @@ static int round_trip(const uint8_t *in, size_t len, int damage, size_t *csize)
     uint64_t coded = 0;
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / DR_REC, TRZ_BO_LITTLE, 9, st.s);
     ea.coded = &coded;
+    ea.know = g_know;
     if (C->encode_chunk(&ea) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
     const uint8_t *sp[TRZ_MAX_STREAMS];
     size_t sl[TRZ_MAX_STREAMS];
@@ -327,6 +335,222 @@ static void test_container(void)
     free(g.p);
 }
 
+/* ---- carried knowledge ---- */
+
+/* The facts a trace teaches, learnt into s after what it holds, and their
+ * knowledge stream into *ks.  Returns the number of new facts. */
+static size_t learn_into(trz_kstore *s, const uint8_t *in, size_t len, trz_buf *ks)
+{
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, s);
+    uint32_t n0 = trz_kstore_count(s);
+    trz_know before = trz_kstore_view(s, n0);
+    int rc = C->learn(&before, in, len, len / DR_REC, TRZ_BO_LITTLE, trz_kdelta_add, &d);
+    size_t n = rc == TRZ_CODEC_OK ? d.n : 0;
+    ks->n = 0;
+    if (trz_kdelta_write(&d, C, before, ks) != TRZ_OK) n = 0;
+    trz_kdelta_free(&d);
+    return n;
+}
+
+static void test_knowledge_codec(void)
+{
+    drg a, b;
+    drg_run(&a, DRG_THREAD, 300000, 501);
+    drg_run(&b, DRG_BIG, 300000, 502);
+    /* learn, state in the codec's layout, apply to a fresh store: the same facts */
+    trz_kstore *s = trz_kstore_create(), *t = trz_kstore_create();
+    trz_buf ks = { 0 };
+    size_t nf = learn_into(s, a.p, a.n, &ks);
+    check(nf > 100 && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC, "learn: facts by PC, stated in the codec's layout");
+    int applied = trz_know_apply(t, C, ks.p, ks.n) == TRZ_OK && trz_kstore_count(t) == trz_kstore_count(s);
+    trz_know vs = trz_kstore_view(s, trz_kstore_count(s)), vt = trz_kstore_view(t, trz_kstore_count(t));
+    size_t bad = 0;
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        unsigned ty = trz_ld_le16(a.p + i);
+        if (!((ty >= 10 && ty <= 16) || (ty >= 29 && ty <= 31) || ty == 48 || ty == 49)) continue;
+        size_t n1, n2;
+        const uint8_t *f1 = trz_know_get(&vs, trz_ld_le64(a.p + i + 4), &n1), *f2 = trz_know_get(&vt, trz_ld_le64(a.p + i + 4), &n2);
+        if (!f1 || !f2 || n1 != n2 || memcmp(f1, f2, n1) != 0) bad++;
+    }
+    check(applied && bad == 0, "the knowledge stream gives back every fact of every PC");
+    size_t nf2 = learn_into(s, a.p, a.n, &ks);
+    check(nf2 == 0 && ks.n == 0, "a trace the store knows teaches nothing new");
+    /* chunks coded with their facts, with another trace's, with none */
+    g_know = &vs;
+    size_t with = 0, without = 0;
+    check(round_trip(a.p, a.n, 1, &with), "a chunk coded with its own facts (damage: errors, no crash)");
+    check(round_trip(b.p, b.n, 0, NULL), "a chunk coded with another program's facts");
+    g_know = NULL;
+    round_trip(a.p, a.n, 0, &without);
+    char what[160];
+    snprintf(what, sizeof what, "its facts known, a chunk's records cost less (%zu bytes, %zu without)", with, without);
+    check(with < without, what);
+    /* wrong facts: every field changed in turn, under a's PCs */
+    trz_kstore *w = trz_kstore_create();
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, w);
+    int k = 0;
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        unsigned ty = trz_ld_le16(a.p + i);
+        uint64_t pc = trz_ld_le64(a.p + i + 4);
+        size_t n;
+        const uint8_t *f = trz_know_get(&vs, pc, &n);
+        if (!f || (ty != 10 && ty != 48 && ty != 49 && ty != 14)) continue;
+        uint8_t v[256];
+        memcpy(v, f, n);
+        switch (k++ % 7) {
+        case 0: v[0] = v[0] == 10 ? 48 : 10; break;              /* another type */
+        case 1: v[1]++; break;                                    /* another length */
+        case 2: if (n > 5 && v[4]) v[5] ^= 0x21; break;           /* another encoding byte */
+        case 3: if (v[3] && v[3] != 255 && n >= 8) v[n - 3] = 1 - (v[n - 3] & 1); break; /* a memory type */
+        case 4: trz_st_le64(v + n, pc + 77); n += 8; break;      /* a target */
+        case 5: v[3] = 255; n = 5 + v[4]; break;                  /* no pattern kept */
+        default: break;
+        }
+        trz_kdelta_add(&d, pc, v, n);
+    }
+    trz_know vw = trz_kstore_view(w, trz_kstore_count(w));
+    g_know = &vw;
+    check(round_trip(a.p, a.n, 1, NULL), "facts that are wrong in every field: still exact");
+    /* hostile facts: random values of every length under a's PCs */
+    trz_kstore_clear(w);
+    trz_kdelta_reset(&d, w);
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        uint8_t v[256];
+        size_t n = 1 + rnd() % 60;
+        for (size_t j = 0; j < n; j++) v[j] = (uint8_t)rnd();
+        if (rnd() % 2) v[0] = (uint8_t)(10 + rnd() % 7), v[3] = (uint8_t)(rnd() % 34), v[4] = (uint8_t)(rnd() % 16);
+        trz_kdelta_add(&d, trz_ld_le64(a.p + i + 4), v, n);
+    }
+    vw = trz_kstore_view(w, trz_kstore_count(w));
+    check(round_trip(a.p, a.n, 1, NULL), "hostile facts: exact, and damaged streams give errors, never a crash");
+    g_know = NULL;
+    /* hostile knowledge streams: cut, flipped, random */
+    int cut_ok = 1;
+    trz_kstore_clear(s);
+    learn_into(s, a.p, a.n, &ks);
+    for (size_t cut = 1; cut < ks.n; cut += 1 + cut / 5) {
+        trz_kstore_clear(t);
+        cut_ok &= trz_know_apply(t, C, ks.p, cut) != TRZ_OK;
+    }
+    check(cut_ok, "a cut knowledge stream is damage");
+    uint8_t *g = malloc(ks.n);
+    for (int it = 0; it < 200; it++) {
+        memcpy(g, ks.p, ks.n);
+        g[1 + rnd() % (ks.n - 1)] ^= (uint8_t)(1 + rnd() % 255);
+        trz_kstore_clear(t);
+        (void)trz_know_apply(t, C, g, ks.n); /* any result; ASan watches */
+        for (size_t i = 1; i < ks.n && i < 80; i++) g[i] = (uint8_t)rnd();
+        trz_kstore_clear(t);
+        (void)trz_know_apply(t, C, g, ks.n < 80 ? ks.n : 80);
+    }
+    check(1, "flipped and random knowledge streams: no crash");
+    free(g);
+    trz_kdelta_free(&d);
+    trz_kstore_free(w);
+    free(ks.p);
+    trz_kstore_free(s);
+    trz_kstore_free(t);
+    free(a.p);
+    free(b.p);
+}
+
+typedef struct { const uint8_t *p; size_t n, pos; } kin;
+static int64_t kin_read(void *o, void *buf, size_t n)
+{
+    kin *s = o;
+    if (n > s->n - s->pos) n = s->n - s->pos;
+    if (n > 7000) n = 7000; /* short reads, as a pipe gives them */
+    memcpy(buf, s->p + s->pos, n);
+    s->pos += n;
+    return (int64_t)n;
+}
+
+static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t restart)
+{
+    fz_out a = { 0 };
+    trz_cctx *c = trz_cctx_create();
+    trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 48 << 10);
+    trz_cctx_set(c, TRZ_C_THREADS, threads);
+    trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set_format(c, "drmemtrace");
+    fz_in fi;
+    trz_io iio, oio;
+    fz_io_in(&iio, &fi, in, n, 0, 0);
+    fz_io_out(&oio, &a);
+    if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); memset(&a, 0, sizeof a); }
+    trz_cctx_free(c);
+    return a;
+}
+
+static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, int threads)
+{
+    trz_reader *r = NULL;
+    kin s = { a->p, a->n, 0 };
+    trz_io io = { &s, kin_read, NULL, NULL, NULL };
+    int rc = pipe ? trz_reader_open_io(&r, &io) : trz_reader_open_mem(&r, a->p, a->n);
+    fz_out d = { 0 };
+    if (!rc) trz_reader_set(r, TRZ_R_THREADS, threads);
+    int ok = !rc && fz_read_all(r, &d, 0, NULL) == 0 && d.n == n && memcmp(d.p, in, n) == 0;
+    trz_reader_close(r);
+    free(d.p);
+    return ok;
+}
+
+/* Archives of small chunks whose groups carry knowledge, every profile. */
+static void test_knowledge_archives(void)
+{
+    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
+                                                     "large code", "no encodings" };
+    for (int p = 0; p < DRG_NPROFILE; p++) {
+        drg g;
+        drg_run(&g, p, 1200000, 0x777 + (uint64_t)p);
+        size_t n = g.n + 5; /* and a partial last record */
+        uint8_t *in = malloc(n);
+        memcpy(in, g.p, g.n);
+        memcpy(in + g.n, g.p, 5);
+        const int64_t restart = 5 * (48 << 10); /* groups of 5 chunks */
+        fz_out a1 = k_compress(in, n, 1, restart), a2 = k_compress(in, n, 2, restart), a3 = k_compress(in, n, 3, restart);
+        fz_out v1 = k_compress(in, n, 1, 0);
+        char what[200];
+        /* large code meets mostly new PCs in each chunk: knowledge states
+         * what the records would have coded, in a stream of its own */
+        size_t most = p == DRG_BIG ? v1.n + v1.n / 100 : v1.n - 1;
+        snprintf(what, sizeof what, "%s: version 3, the same archive for 1, 2 and 3 threads, %s than "
+                 "without knowledge (%zu, %zu bytes)", names[p], p == DRG_BIG ? "within 1% of" : "smaller", a1.n, v1.n);
+        check(a1.n && a1.p[4] == 3 && v1.n && v1.p[4] == 1 && a1.n == a2.n && a1.n == a3.n &&
+              !memcmp(a1.p, a2.p, a1.n) && !memcmp(a1.p, a3.p, a1.n) && a1.n <= most, what);
+        snprintf(what, sizeof what, "%s: reads back through the index, a pipe, with threads", names[p]);
+        check(a1.n && k_reads_back(&a1, in, n, 0, 1) && k_reads_back(&a1, in, n, 1, 1) &&
+              k_reads_back(&a1, in, n, 0, 3) && k_reads_back(&a1, in, n, 1, 2), what);
+        /* seeks into every chunk, in any order */
+        trz_reader *r = NULL;
+        int bad = a1.n ? 0 : 1;
+        uint64_t nrec = g.n / DR_REC;
+        uint8_t buf[DR_REC * 40];
+        if (a1.n && trz_reader_open_mem(&r, a1.p, a1.n) == TRZ_OK)
+            for (int it = 0; it < 150; it++) {
+                uint64_t at = it < 30 ? (uint64_t)it * 4096 % nrec : rnd() % nrec;
+                if (trz_seek(r, at) != TRZ_OK) { bad++; continue; }
+                int64_t k = trz_read(r, buf, 40);
+                uint64_t want = nrec - at < 40 ? nrec - at : 40;
+                if (k != (int64_t)want || memcmp(buf, in + at * DR_REC, (size_t)k * DR_REC) != 0) bad++;
+            }
+        else
+            bad++;
+        trz_reader_close(r);
+        snprintf(what, sizeof what, "%s: 150 seeks read the right records (%d wrong)", names[p], bad);
+        check(bad == 0, what);
+        free(a1.p);
+        free(a2.p);
+        free(a3.p);
+        free(v1.p);
+        free(in);
+        free(g.p);
+    }
+}
+
 /* The shared corpus: its zip members hold the record streams.  The
  * records are read with unzip when it is there; skipped otherwise. */
 static void test_corpus(void)
@@ -366,6 +590,8 @@ int main(void)
     test_probe();
     test_dump_convert();
     test_container();
+    test_knowledge_codec();
+    test_knowledge_archives();
     test_corpus();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

@@ -38,7 +38,8 @@ void dr_stats_print(void)
 #include "../common/rc_mix.h"
 
 enum { S_MODEL, S_NSTREAMS };
-#define DR_VARIANT 0
+#define DR_VARIANT 0      /* stream 0's model variant: a chunk on its own */
+#define DR_VARIANT_KNOW 1 /* the same, starting from the member's facts */
 
 #define RAS_N 32
 #define NTHREADS 16
@@ -89,6 +90,8 @@ typedef RC_INT(64) dr_sint64;
 
 typedef struct {
     dr_facts facts;
+    const trz_know *know; /* the member's facts (carried knowledge), or NULL */
+    int oom;              /* a fact from know did not fit in memory */
     dr_pcdyn *dyn;
     dr_slot *slot;
     rc_cnt *bytes;
@@ -122,8 +125,9 @@ typedef struct {
     rc_cnt end[3 * 16];
     rc_cnt blk_idx[2][32], rec_idx[2][16], mhit[8 * 4], mlast_hit[4], mprev_hit[4], mrip[2], mreg[4], mbase[4][4];
     rc_cnt mk_type[2][64][64], mk_esc[2], mk_sp[64], mk_same[64], run[64], oth_t[8][8], oth_sz[8], oth_a[8][2];
-    dr_sint64 run_n[2];
+    dr_sint64 run_n[2], k_gap, k_tgt;
     rc_cnt tid_idx[16], raw_t[2], raw_tt[64], raw_sz[16];
+    rc_cnt k_gap_eq[2], k_has_enc[2], k_len_enc[2], k_nopat[2], k_has_t[16]; /* the knowledge stream's */
     int32_t bw[5], ew[DRX_NFIELD * 4][NBC];
     unsigned prev_opid;
     int16_t str[4096];
@@ -147,6 +151,29 @@ static void model_free(dr_model *m)
     if (m->bytes) trz_big_free(m->bytes, T_BYTES);
     if (m->bim) trz_big_free(m->bim, T_BR);
     free(m);
+}
+
+/* Every small model at its start. */
+static void model_init_small(dr_model *m)
+{
+    /* every count state at 1/2: those from ev to bw as one run (the
+     * integer models among them are then set as rc_prob) */
+    rc_cnt_fill(&m->ev[0][0], (size_t)((uint8_t *)&m->bw - (uint8_t *)&m->ev[0][0]) / sizeof(rc_cnt));
+    rc_init(&m->pc_d[0].len[0][0], sizeof m->pc_d / (sizeof(rc_prob)));
+    rc_init(&m->bt_d[0].len[0][0], sizeof m->bt_d / (sizeof(rc_prob)));
+    rc_init(&m->mk_d[0].len[0][0], sizeof m->mk_d / (sizeof(rc_prob)));
+    rc_init(&m->mem_d[0].len[0][0], sizeof m->mem_d / (sizeof(rc_prob)));
+    rc_init(&m->mem_n[0].len[0][0], sizeof m->mem_n / (sizeof(rc_prob)));
+    rc_init(&m->raw_d.len[0][0], sizeof m->raw_d / (sizeof(rc_prob)));
+    rc_init(&m->run_n[0].len[0][0], sizeof m->run_n / (sizeof(rc_prob)));
+    rc_init(&m->k_gap.len[0][0], sizeof m->k_gap / (sizeof(rc_prob)));
+    rc_init(&m->k_tgt.len[0][0], sizeof m->k_tgt / (sizeof(rc_prob)));
+    for (int k = 0; k < 5; k++) m->bw[k] = 1 << 14;
+    for (int k = 0; k < DRX_NFIELD * 4; k++)
+        for (int j = 0; j < NBC; j++) m->ew[k][j] = 65536 / 3;
+    rc_stretch_init(m->str);
+    m->prev_ev = EV_RAW;
+    m->gen = 1;
 }
 
 /* Tables for a chunk of nrec records: sizes grow with the chunk and are
@@ -174,23 +201,32 @@ static dr_model *model_new(uint64_t nrec)
     m->loc = m->gl + ((size_t)1 << m->br_bits);
     rc_cnt_fill(m->bytes, (size_t)1 << m->byte_bits);
     rc_init(m->bim, (size_t)4 << m->br_bits);
-    /* every small model at 1/2: the count states from ev to bw as one run
-     * (the integer models among them are then set as rc_prob) */
-    rc_cnt_fill(&m->ev[0][0], (size_t)((uint8_t *)&m->bw - (uint8_t *)&m->ev[0][0]) / sizeof(rc_cnt));
-    rc_init(&m->pc_d[0].len[0][0], sizeof m->pc_d / (sizeof(rc_prob)));
-    rc_init(&m->bt_d[0].len[0][0], sizeof m->bt_d / (sizeof(rc_prob)));
-    rc_init(&m->mk_d[0].len[0][0], sizeof m->mk_d / (sizeof(rc_prob)));
-    rc_init(&m->mem_d[0].len[0][0], sizeof m->mem_d / (sizeof(rc_prob)));
-    rc_init(&m->mem_n[0].len[0][0], sizeof m->mem_n / (sizeof(rc_prob)));
-    rc_init(&m->raw_d.len[0][0], sizeof m->raw_d / (sizeof(rc_prob)));
-    rc_init(&m->run_n[0].len[0][0], sizeof m->run_n / (sizeof(rc_prob)));
-    for (int k = 0; k < 5; k++) m->bw[k] = 1 << 14;
-    for (int k = 0; k < DRX_NFIELD * 4; k++)
-        for (int j = 0; j < NBC; j++) m->ew[k][j] = 65536 / 3;
-    rc_stretch_init(m->str);
-    m->prev_ev = EV_RAW;
-    m->gen = 1;
+    model_init_small(m);
     return m;
+}
+
+/* The model of a knowledge stream of n facts: the encoding-byte table and
+ * the small models only, on the C heap (given back after the stream, not
+ * kept with the chunk models' blocks). */
+static dr_model *model_new_know(uint64_t n)
+{
+    dr_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    int L = 0;
+    while (L < 40 && (n >> L)) L++;
+    m->byte_bits = clampu(L + 4, 16, 22);
+    m->bytes = malloc(T_BYTES);
+    if (!m->bytes) { free(m); return NULL; }
+    rc_cnt_fill(m->bytes, (size_t)1 << m->byte_bits);
+    model_init_small(m);
+    return m;
+}
+
+static void model_free_know(dr_model *m)
+{
+    if (!m) return;
+    free(m->bytes);
+    free(m);
 }
 
 
@@ -291,6 +327,86 @@ static void fact_from_enc(dr_fact *f, const uint8_t *b, unsigned n)
         int64_t rel = x.imm_n == 1 ? (int8_t)b[x.imm_off] : x.imm_n == 4 ? (int32_t)trz_ld_le32(b + x.imm_off) : 0;
         if (x.imm_n == 1 || x.imm_n == 4) f->target = f->pc + f->len + (uint64_t)rel;
     }
+}
+
+/* ---- carried knowledge: an instruction's static facts by its PC ----------
+ * A fact's value (drmemtrace.md, "Knowledge"): type, length, memory count
+ * (DR_NOPAT: none kept), encoding length, the encoding, the pattern (type,
+ * size), and a direct target the encoding does not give. */
+#define DR_FACT_HDR 5
+#define DR_FACT_MAX (DR_FACT_HDR + 15 + 3 * DR_MAXMEM + 8)
+
+/* The value of a fact; returns its length.  tgt: 0 for none. */
+static size_t fact_pack(uint8_t *v, unsigned type, unsigned len, unsigned nmem, const uint8_t *eb, unsigned elen,
+                        const uint32_t *pat, uint64_t tgt)
+{
+    v[0] = (uint8_t)type;
+    trz_st_le16(v + 1, (uint16_t)len);
+    v[3] = (uint8_t)nmem;
+    v[4] = (uint8_t)elen;
+    size_t n = DR_FACT_HDR;
+    memcpy(v + n, eb, elen);
+    n += elen;
+    for (unsigned s = 0; nmem != DR_NOPAT && s < nmem; s++, n += 3) {
+        v[n] = (uint8_t)(pat[s] >> 16);
+        trz_st_le16(v + n + 1, (uint16_t)pat[s]);
+    }
+    if (tgt) trz_st_le64(v + n, tgt), n += 8;
+    return n;
+}
+
+/* A fact's fields from its value, or 0 when the bytes are none the learn
+ * step writes (the PC then has no fact). */
+static int fact_unpack(const uint8_t *v, size_t n, unsigned *type, unsigned *len, unsigned *nmem, uint8_t *eb,
+                       unsigned *elen, uint32_t *pat, uint64_t *tgt)
+{
+    if (n < DR_FACT_HDR) return 0;
+    *type = v[0];
+    *len = trz_ld_le16(v + 1);
+    *nmem = v[3];
+    *elen = v[4];
+    unsigned np = *nmem == DR_NOPAT ? 0 : *nmem;
+    if (*type >= DR_NTYPES || type_sym[*type] > 10 || *type == DR_UNTAKEN || np > DR_MAXMEM || *elen > 15) return 0;
+    size_t want = DR_FACT_HDR + *elen + 3 * (size_t)np;
+    if (n != want && n != want + 8) return 0;
+    memset(eb, 0, 16);
+    memcpy(eb, v + DR_FACT_HDR, *elen);
+    for (unsigned s = 0; s < np; s++) {
+        const uint8_t *q = v + DR_FACT_HDR + *elen + 3 * s;
+        if (!dr_is_mem(q[0])) return 0;
+        pat[s] = (uint32_t)q[0] << 16 | trz_ld_le16(q + 1);
+    }
+    *tgt = n == want + 8 ? trz_ld_le64(v + want) : 0;
+    return 1;
+}
+
+/* The fact of pc: the chunk's, else the member's (copied into the chunk's
+ * table on first use), else NULL. */
+static const dr_fact *fact_get(dr_model *m, uint64_t pc)
+{
+    const dr_fact *f = facts_find(&m->facts, pc);
+    if (f || !m->know) return f;
+    size_t n;
+    const uint8_t *v = trz_know_get(m->know, pc, &n);
+    dr_fact nf;
+    uint32_t pat[DR_MAXMEM];
+    unsigned type, len, nmem, elen;
+    uint64_t tgt;
+    memset(&nf, 0, sizeof nf);
+    if (!v || !fact_unpack(v, n, &type, &len, &nmem, nf.enc, &elen, pat, &tgt)) return NULL;
+    nf.pc = pc;
+    nf.type = (uint8_t)type;
+    nf.len = (uint16_t)len;
+    nf.nmem = (uint8_t)nmem;
+    nf.mbase = 255;
+    if (elen) {
+        nf.enc_n = (uint8_t)elen;
+        fact_from_enc(&nf, nf.enc, elen);
+    }
+    if (tgt) nf.target = tgt;
+    int rc = facts_add(&m->facts, &nf, pat);
+    if (rc < 0) m->oom = 1;
+    return rc ? NULL : &m->facts.f[m->facts.n - 1];
 }
 
 /* ---- the encoding bytes ------------------------------------------------------ */
@@ -441,7 +557,7 @@ RC_HOT int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *
  * other indirect, 0 none. */
 RC_HOT uint64_t bt_predict(dr_model *m, uint64_t pc, unsigned *kind)
 {
-    const dr_fact *f = facts_find(&m->facts, pc);
+    const dr_fact *f = fact_get(m, pc);
     *kind = 0;
     if (!f) return 0;
     if (f->type == DR_RET && m->fl.ras_top) {
@@ -766,7 +882,7 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
     if (!fl->have || pc == fl->fall) return;
     unsigned cl = fl->pclass;
     if (cl == PC_DJUMP || cl == PC_CT || cl == PC_CALL) {
-        const dr_fact *pf = facts_find(&m->facts, fl->pc);
+        const dr_fact *pf = fact_get(m, fl->pc);
         if (pf) facts_fill_target(&m->facts, pf, pc);
     } else if (cl == PC_IND || cl == PC_RET) {
         dr_pcdyn *d = dyn_get(m, fl->pc);
@@ -782,6 +898,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
     unsigned nev = 0;
     while (i < nrec) {
         if (!enc && !(++nev & 1023) && rc_dec_bad(c)) return -1;
+        if (m->oom) return -2;
         dr_event ev;
         if (enc) parse_event(in, i, nrec, &ev);
         else memset(&ev, 0, sizeof ev);
@@ -930,7 +1047,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         learn_successor(m, pc);
         if (fl->have && pc != fl->fall) blk_use(m, pc);
         /* 3. encodings */
-        const dr_fact *f = facts_find(&m->facts, pc);
+        const dr_fact *f = fact_get(m, pc);
         dr_pcdyn *d = dyn_get(m, pc);
         uint8_t eb[16] = { 0 };
         unsigned elen = 0, btm = 0;
@@ -985,6 +1102,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                             eq, CLIM);
         }
         if (same) {
+            if (f->nmem == DR_NOPAT) return -1; /* the encoder says "same" only with a pattern */
             type = f->type;
             len = f->len;
             nmem = f->nmem;
@@ -1071,6 +1189,215 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
     return 0;
 }
 
+
+/* ---- carried knowledge: learning and the knowledge stream -------------- */
+
+/* trz_codec.learn: a fact for each PC of the chunk the member does not
+ * know yet: its first instruction record's type, length and memory
+ * pattern, the first encoding seen with it, and for a direct branch whose
+ * encoding does not give its target, the first taken successor. */
+typedef struct {
+    uint64_t pc, tgt;
+    uint8_t used, known, elen, nmem;
+    uint8_t type;
+    uint16_t len;
+    uint8_t eb[16];
+    uint32_t pat[DR_MAXMEM];
+} dr_lfact;
+
+typedef struct { dr_lfact *t; size_t cap, n; } dr_ltab;
+
+static dr_lfact *ltab_slot(dr_lfact *t, size_t cap, uint64_t pc)
+{
+    size_t h = (size_t)h32(pc) & (cap - 1);
+    while (t[h].used && t[h].pc != pc) h = (h + 1) & (cap - 1);
+    return &t[h];
+}
+
+static int ltab_grow(dr_ltab *lt)
+{
+    size_t nc = lt->cap ? 2 * lt->cap : 4096;
+    dr_lfact *nt = calloc(nc, sizeof *nt);
+    if (!nt) return -1;
+    for (size_t j = 0; j < lt->cap; j++)
+        if (lt->t[j].used) *ltab_slot(nt, nc, lt->t[j].pc) = lt->t[j];
+    free(lt->t);
+    lt->t = nt;
+    lt->cap = nc;
+    return 0;
+}
+
+static int dr_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
+                    void *ctx)
+{
+    (void)bo;
+    if (len % DR_REC || nrec != len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
+    dr_ltab lt = { NULL, 0, 0 };
+    if (ltab_grow(&lt)) return TRZ_CODEC_NOMEM;
+    uint64_t prev_pc = 0;
+    int prev_new = 0; /* the last instruction's fact is new and may take a target */
+    size_t i = 0;
+    while (i < nrec) {
+        dr_event ev;
+        parse_event(in, i, (size_t)nrec, &ev);
+        if (ev.kind != EV_INSTR && ev.kind != EV_INSTR_ENC) {
+            prev_new = 0;
+            i += ev.kind == EV_MARKER ? 1 + ev.run : 1;
+            continue;
+        }
+        const uint8_t *ip = in + ev.instr * DR_REC;
+        uint64_t pc = trz_ld_le64(ip + 4);
+        unsigned type = tclass(trz_ld_le16(ip)), ilen = trz_ld_le16(ip + 2);
+        if (prev_new) { /* a direct branch's successor other than its fall-through */
+            dr_lfact *p = ltab_slot(lt.t, lt.cap, prev_pc);
+            if (!p->tgt && pc != prev_pc + p->len) p->tgt = pc;
+        }
+        if (2 * (lt.n + 1) > lt.cap && ltab_grow(&lt)) { free(lt.t); return TRZ_CODEC_NOMEM; }
+        dr_lfact *e = ltab_slot(lt.t, lt.cap, pc);
+        if (!e->used) {
+            size_t n;
+            e->used = 1;
+            e->pc = pc;
+            e->known = trz_know_get(k, pc, &n) != NULL;
+            lt.n++;
+            if (!e->known) {
+                e->type = (uint8_t)type;
+                e->len = (uint16_t)ilen;
+                e->nmem = (uint8_t)ev.nmem;
+                for (unsigned s = 0; s < ev.nmem; s++) {
+                    const uint8_t *q = in + (ev.instr + 1 + s) * DR_REC;
+                    e->pat[s] = (uint32_t)trz_ld_le16(q) << 16 | trz_ld_le16(q + 2);
+                }
+            }
+        }
+        if (!e->known && !e->elen && ev.kind == EV_INSTR_ENC) {
+            e->elen = (uint8_t)ilen;
+            for (unsigned q = 0; q < ev.nenc; q++) memcpy(e->eb + 8 * q, in + (i + q) * DR_REC + 4, 8);
+        }
+        prev_pc = pc;
+        prev_new = !e->known && (type == DR_DJUMP || type == DR_CJUMP || type == DR_DCALL || type == DR_TAKEN);
+        i = ev.instr + 1 + ev.nmem;
+    }
+    for (size_t j = 0; j < lt.cap; j++) {
+        dr_lfact *e = &lt.t[j];
+        if (!e->used || e->known) continue;
+        if (e->elen) { /* a target the encoding gives is not stated again */
+            dr_fact f;
+            memset(&f, 0, sizeof f);
+            f.pc = e->pc;
+            f.type = e->type;
+            f.len = e->len;
+            fact_from_enc(&f, e->eb, e->elen);
+            if (f.target) e->tgt = 0;
+        }
+        uint8_t v[DR_FACT_MAX];
+        add(ctx, e->pc, v, fact_pack(v, e->type, e->len, e->nmem, e->eb, e->elen, e->pat, e->tgt));
+    }
+    free(lt.t);
+    return TRZ_CODEC_OK;
+}
+
+/* The knowledge stream (drmemtrace.md, "Knowledge stream"): a chunk's new
+ * facts by increasing PC, range-coded: the first PC direct, then each as
+ * the previous fact's fall-through or its distance; the encoding with the
+ * record model's byte model; type, length and pattern as a record with no
+ * fact codes them; a stated target as its distance from the fall-through. */
+#define DR_KNOW_VARIANT 0
+#define DR_KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
+
+static int dr_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen, trz_know_add_fn add,
+                        void *ctx, const int enc)
+{
+    rc c;
+    if (enc) rc_enc_init(&c, out);
+    else rc_dec_init(&c, p, plen);
+    if (rcd_direct(&c, enc, DR_KNOW_VARIANT, 8) != DR_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
+    uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
+    if (!enc && (count == 0 || count > DR_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
+    dr_model *m = model_new_know(count);
+    if (!m) return TRZ_CODEC_NOMEM;
+    uint64_t pc = 0, next = 0;
+    unsigned prev_enc = 0;
+    int rc = TRZ_CODEC_OK;
+    for (uint64_t i = 0; i < count && rc == TRZ_CODEC_OK; i++) {
+        unsigned type = 0, len = 0, nmem = 0, elen = 0;
+        uint8_t eb[16] = { 0 };
+        uint32_t pat[DR_MAXMEM];
+        uint64_t tgt = 0;
+        if (enc) fact_unpack(f[i].val, f[i].len, &type, &len, &nmem, eb, &elen, pat, &tgt);
+        /* the PC */
+        uint64_t key = enc ? f[i].key : 0;
+        if (i == 0) pc = rcd_direct64(&c, enc, key);
+        else if (rcd_cbit(&c, enc, &m->k_gap_eq[prev_enc], key == next, CLIM)) pc = next;
+        else pc = next + (uint64_t)code_sint(&c, enc, &m->k_gap, 0, (int64_t)(key - next));
+        /* the encoding */
+        unsigned opid = 0;
+        if (rcd_cbit(&c, enc, &m->k_has_enc[prev_enc], elen != 0, CLIM)) {
+            elen = code_enc(m, &c, enc, eb, elen, pc);
+            drx_info x;
+            drx_parse(eb, elen, &x);
+            m->prev_opid = x.opid;
+            opid = x.opid | 0x8000;
+        } else {
+            elen = 0;
+        }
+        prev_enc = elen != 0;
+        /* type, length and pattern */
+        unsigned tctx = opid ? h32((uint64_t)opid << 1) >> 22 : 1024;
+        unsigned sym = rcd_ctree(&c, enc, m->typ[tctx], 4, type_sym[type], CLIM);
+        if (sym > 10) { rc = TRZ_CODEC_CORRUPT; break; }
+        type = sym_type[sym];
+        if (elen && rcd_cbit(&c, enc, &m->k_len_enc[0], len == elen, CLIM)) {
+            len = elen;
+        } else {
+            unsigned ls = rcd_ctree(&c, enc, m->lenT[sym], 4, len < 16 ? len : 0, CLIM);
+            len = ls ? ls : rcd_direct(&c, enc, len, 16);
+        }
+        if (rcd_cbit(&c, enc, &m->k_nopat[0], nmem == DR_NOPAT, CLIM)) {
+            nmem = DR_NOPAT;
+        } else {
+            nmem = code_pattern(m, &c, enc, opid ? h32(opid) >> 23 : sym, pat, nmem);
+            if (nmem > DR_MAXMEM) { rc = TRZ_CODEC_CORRUPT; break; }
+        }
+        /* a target the encoding does not give */
+        next = pc + len;
+        if (rcd_cbit(&c, enc, &m->k_has_t[sym], tgt != 0, CLIM)) {
+            tgt = next + (uint64_t)code_sint(&c, enc, &m->k_tgt, 0, (int64_t)(tgt - next));
+            if (!tgt) { rc = TRZ_CODEC_CORRUPT; break; }
+        }
+        if (!enc) {
+            if (rc_dec_bad(&c)) { rc = TRZ_CODEC_CORRUPT; break; }
+            uint8_t v[DR_FACT_MAX];
+            add(ctx, pc, v, fact_pack(v, type, len, nmem, eb, elen, pat, tgt));
+        }
+    }
+    if (enc) rc_enc_flush(&c);
+    else if (rc == TRZ_CODEC_OK && !rc_dec_ok(&c)) rc = TRZ_CODEC_CORRUPT;
+    model_free_know(m);
+    return rc;
+}
+
+static int dr_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+{
+    (void)k;
+    for (size_t i = 0; i < n; i++) { /* only facts learn writes */
+        unsigned type, len, nmem, elen;
+        uint8_t eb[16];
+        uint32_t pat[DR_MAXMEM];
+        uint64_t tgt;
+        if (!fact_unpack(f[i].val, f[i].len, &type, &len, &nmem, eb, &elen, pat, &tgt) || (i && f[i].key <= f[i - 1].key))
+            return TRZ_CODEC_UNSUPPORTED;
+    }
+    if (!n || n > DR_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
+    return dr_know_code(f, n, out, NULL, 0, NULL, NULL, 1);
+}
+
+static int dr_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
+{
+    (void)k;
+    return dr_know_code(NULL, 0, NULL, p, n, add, ctx, 0);
+}
+
 /* ---- the codec ------------------------------------------------------------ */
 
 static int dr_encode(const trz_enc_args *a)
@@ -1079,9 +1406,10 @@ static int dr_encode(const trz_enc_args *a)
     if (!a->nrec) return TRZ_CODEC_OK;
     dr_model *m = model_new(a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     rc c;
     rc_enc_init(&c, &a->streams[S_MODEL]);
-    rcd_direct(&c, 1, DR_VARIANT, 8);
+    rcd_direct(&c, 1, a->know ? DR_VARIANT_KNOW : DR_VARIANT, 8);
     int rc = dr_code(m, &c, 1, a->in, NULL, (size_t)a->nrec);
     rc_enc_flush(&c);
     trz_mark_coded(a, S_MODEL);
@@ -1099,9 +1427,10 @@ static int dr_decode(const trz_dec_args *a)
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
     rc c;
     rc_dec_init(&c, a->stream[S_MODEL], a->stream_len[S_MODEL]);
-    if (rcd_direct(&c, 0, 0, 8) != DR_VARIANT) return TRZ_CODEC_UNSUPPORTED;
+    if (rcd_direct(&c, 0, 0, 8) != (a->know ? DR_VARIANT_KNOW : DR_VARIANT)) return TRZ_CODEC_UNSUPPORTED;
     dr_model *m = model_new(a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     int rc = dr_code(m, &c, 0, NULL, a->out, (size_t)a->nrec);
     model_free(m);
     if (rc == -2) return TRZ_CODEC_NOMEM;
@@ -1122,4 +1451,7 @@ const trz_codec trz_codec_drmemtrace = {
     .stream_name = dr_stream_name,
     .dump_record = dr_dump,
     .convert = dr_convert,
+    .learn = dr_learn,
+    .know_encode = dr_know_encode,
+    .know_decode = dr_know_decode,
 };

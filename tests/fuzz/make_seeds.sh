@@ -39,6 +39,7 @@ head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
 slice $S/loops-4cpu.rst 100000 6000 > "$W/a.raw"
 slice $S/mix.champsimtrace 128000 9600 > "$W/a.champsim"
 slice $S/mix-cloudsuite.champsimtrace 756000 12007 > "$W/t.cloudsuite"  # ends in the 7-byte tail
+slice $S/core-6thr.drmemtrace 240000 36005 > "$W/a.drmemtrace"       # ends in a 5-byte tail
 : > "$W/empty"
 head -c 24 $S/loops-4cpu.rst > "$W/one.rst"
 # PEL at instruction grain (the pbus exact model): a loop of fetches of
@@ -83,6 +84,8 @@ arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50
 arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K   # knowledge restarted every 3 chunks
 arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
+arc drmemtrace-know-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K  # knowledge restarted every 2 chunks
+arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=1000 --restart=0
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
 cat "$D/pbus-5chunks.trz" "$D/pbus-5chunks.trz" > "$D/concat-same.trz"
