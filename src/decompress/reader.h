@@ -143,7 +143,16 @@ struct trz_reader {
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
+    /* the first member's restore block (FORMAT.md): where it is, or its
+     * bytes when it was read sequentially; how many members have one */
+    uint64_t restore_off, restore_size;
+    int restore_kind, restore_blocks;
+    uint8_t *restore_buf;
 };
+
+/* A restore block read sequentially is kept in memory up to this size, so
+ * that the original file can be rebuilt from a pipe. */
+#define RESTORE_MEM_MAX (16u << 20)
 
 /* ---- open.c ---- */
 /* Set r's message (one line) and return rc. */
@@ -187,6 +196,8 @@ void rd_know_lost(trz_reader *r);
 /* Decoding d is over: its store may be cleared again. */
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
+/* Note a member's restore block (its header at `start`, the block at `at`). */
+void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
