@@ -168,8 +168,10 @@ typedef struct trz_codec {
      * increasing key) into out, and back: know_decode calls add for each
      * fact in the same order, with the same bytes, and returns
      * TRZ_CODEC_CORRUPT for a stream it did not write.  k: the facts before
-     * them.  NULL: the container's own layout (FORMAT.md). */
-    int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+     * them; level: the chunk's, as in trz_enc_args (a codec may code the
+     * facts of its fast levels in a form that decodes faster).  NULL: the
+     * container's own layout (FORMAT.md). */
+    int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
     int (*know_decode)(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 } trz_codec;
 
