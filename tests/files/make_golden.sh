@@ -83,8 +83,10 @@ arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"
 arc empty "$W/empty"
 # carried knowledge (container version 3, from 0.12): groups of two or three chunks
+arc champsim-l1 "$W/a.champsim" --format=champsim --chunk-records=1000 -1   # the fast variant (from 0.12)
 arc champsim-know-groups "$W/a.champsim" --format=champsim --chunk-records=500 --restart=64K
 arc rst-know-groups "$W/be.rst" --chunk-records=500 --restart=32K
+arc uop-know-groups "$W/a.trace" --chunk-size=16K --restart=32K
 if [ -z "$ONLY" ] || [ "$ONLY" = know ]; then
     badk() { ONLY= bad "$@"; }
     "$TRZ" -q -f -c --format=champsim --chunk-records=500 --restart=64K "$W/a.champsim" > "$W/k.trz"
