@@ -59,6 +59,7 @@ typedef struct {
     uint64_t pc;
     uint64_t last_tgt; /* last successor of an indirect branch */
     uint32_t enc_gen;  /* drmemtrace chunk (+1) whose encodings it had */
+    uint32_t fidx;     /* its fact's place in the chunk's table + 1 (0: not looked up): saves a lookup */
     uint16_t lhist;    /* local branch history */
     uint8_t valid, nev; /* nev: the event that followed it last time, + 1 */
 } dr_pcdyn;
@@ -187,7 +188,7 @@ static dr_model *model_new(uint64_t nrec)
     while (L < 40 && (nrec >> L)) L++;
     m->dyn_bits = clampu(L - 4, 10, 16);
     m->slot_bits = clampu(L - 3, 10, 16);
-    m->byte_bits = clampu(L + 3, 16, 22);
+    m->byte_bits = clampu(L + 3, 16, 21);
     m->br_bits = clampu(L - 3, 10, 16);
     m->dyn = trz_big_malloc(T_DYN);
     m->slot = trz_big_malloc(T_SLOT);
@@ -243,9 +244,9 @@ RC_HOT dr_pcdyn *dyn_get(dr_model *m, uint64_t pc)
     return d;
 }
 
-RC_HOT const dr_pcdyn *dyn_find(const dr_model *m, uint64_t pc)
+RC_HOT dr_pcdyn *dyn_find(dr_model *m, uint64_t pc)
 {
-    const dr_pcdyn *d = &m->dyn[h32(pc) >> (32 - m->dyn_bits)];
+    dr_pcdyn *d = &m->dyn[h32(pc) >> (32 - m->dyn_bits)];
     return d->valid && d->pc == pc ? d : NULL;
 }
 
@@ -409,6 +410,16 @@ static const dr_fact *fact_get(dr_model *m, uint64_t pc)
     return rc ? NULL : &m->facts.f[m->facts.n - 1];
 }
 
+/* fact_get through the PC's dynamic state, which remembers where its fact
+ * is (d: the PC's, or NULL). */
+static inline const dr_fact *fact_at(dr_model *m, dr_pcdyn *d, uint64_t pc)
+{
+    if (d && d->fidx) return &m->facts.f[d->fidx - 1];
+    const dr_fact *f = fact_get(m, pc);
+    if (f && d) d->fidx = (uint32_t)(f - m->facts.f) + 1;
+    return f;
+}
+
 /* ---- the encoding bytes ------------------------------------------------------ */
 
 /* One byte through a mix of three contexts of count states: the two bytes
@@ -557,7 +568,7 @@ RC_HOT int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *
  * other indirect, 0 none. */
 RC_HOT uint64_t bt_predict(dr_model *m, uint64_t pc, unsigned *kind)
 {
-    const dr_fact *f = fact_get(m, pc);
+    const dr_fact *f = fact_at(m, dyn_find(m, pc), pc);
     *kind = 0;
     if (!f) return 0;
     if (f->type == DR_RET && m->fl.ras_top) {
@@ -882,7 +893,7 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
     if (!fl->have || pc == fl->fall) return;
     unsigned cl = fl->pclass;
     if (cl == PC_DJUMP || cl == PC_CT || cl == PC_CALL) {
-        const dr_fact *pf = fact_get(m, fl->pc);
+        const dr_fact *pf = fact_at(m, dyn_find(m, fl->pc), fl->pc);
         if (pf) facts_fill_target(&m->facts, pf, pc);
     } else if (cl == PC_IND || cl == PC_RET) {
         dr_pcdyn *d = dyn_get(m, fl->pc);
@@ -1047,8 +1058,8 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         learn_successor(m, pc);
         if (fl->have && pc != fl->fall) blk_use(m, pc);
         /* 3. encodings */
-        const dr_fact *f = fact_get(m, pc);
         dr_pcdyn *d = dyn_get(m, pc);
+        const dr_fact *f = fact_at(m, d, pc);
         uint8_t eb[16] = { 0 };
         unsigned elen = 0, btm = 0;
         uint64_t btv = 0;
@@ -1156,6 +1167,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
             if (facts_add(&m->facts, &nf, pat) < 0) return -2;
             f = facts_find(&m->facts, pc);
+            if (f) d->fidx = (uint32_t)(f - m->facts.f) + 1;
         }
         /* 5. addresses */
         size_t nr = (kind == EV_INSTR_ENC ? elen > 8 ? 2 : 1 : 0) + btm + 1 + nmem;
@@ -1198,12 +1210,10 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
  * encoding does not give its target, the first taken successor. */
 typedef struct {
     uint64_t pc, tgt;
+    uint32_t rec, enc; /* its first instruction record; the first ENCODING of an event with encodings */
     uint8_t used, known, elen, nmem;
-    uint8_t type;
     uint16_t len;
-    uint8_t eb[16];
-    uint32_t pat[DR_MAXMEM];
-} dr_lfact;
+} dr_lfact; /* small: a chunk's PCs each have one while it is scanned */
 
 typedef struct { dr_lfact *t; size_t cap, n; } dr_ltab;
 
@@ -1260,19 +1270,13 @@ static int dr_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t n
             e->pc = pc;
             e->known = trz_know_get(k, pc, &n) != NULL;
             lt.n++;
-            if (!e->known) {
-                e->type = (uint8_t)type;
-                e->len = (uint16_t)ilen;
-                e->nmem = (uint8_t)ev.nmem;
-                for (unsigned s = 0; s < ev.nmem; s++) {
-                    const uint8_t *q = in + (ev.instr + 1 + s) * DR_REC;
-                    e->pat[s] = (uint32_t)trz_ld_le16(q) << 16 | trz_ld_le16(q + 2);
-                }
-            }
+            e->rec = (uint32_t)ev.instr;
+            e->len = (uint16_t)ilen;
+            e->nmem = (uint8_t)ev.nmem;
         }
         if (!e->known && !e->elen && ev.kind == EV_INSTR_ENC) {
             e->elen = (uint8_t)ilen;
-            for (unsigned q = 0; q < ev.nenc; q++) memcpy(e->eb + 8 * q, in + (i + q) * DR_REC + 4, 8);
+            e->enc = (uint32_t)i;
         }
         prev_pc = pc;
         prev_new = !e->known && (type == DR_DJUMP || type == DR_CJUMP || type == DR_DCALL || type == DR_TAKEN);
@@ -1281,17 +1285,25 @@ static int dr_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t n
     for (size_t j = 0; j < lt.cap; j++) {
         dr_lfact *e = &lt.t[j];
         if (!e->used || e->known) continue;
+        unsigned type = tclass(trz_ld_le16(in + (size_t)e->rec * DR_REC));
+        uint8_t eb[16] = { 0 };
+        uint32_t pat[DR_MAXMEM];
+        for (unsigned q = 0; q * 8 < e->elen; q++) memcpy(eb + 8 * q, in + ((size_t)e->enc + q) * DR_REC + 4, 8);
+        for (unsigned s = 0; s < e->nmem; s++) {
+            const uint8_t *q = in + ((size_t)e->rec + 1 + s) * DR_REC;
+            pat[s] = (uint32_t)trz_ld_le16(q) << 16 | trz_ld_le16(q + 2);
+        }
         if (e->elen) { /* a target the encoding gives is not stated again */
             dr_fact f;
             memset(&f, 0, sizeof f);
             f.pc = e->pc;
-            f.type = e->type;
+            f.type = (uint8_t)type;
             f.len = e->len;
-            fact_from_enc(&f, e->eb, e->elen);
+            fact_from_enc(&f, eb, e->elen);
             if (f.target) e->tgt = 0;
         }
         uint8_t v[DR_FACT_MAX];
-        add(ctx, e->pc, v, fact_pack(v, e->type, e->len, e->nmem, e->eb, e->elen, e->pat, e->tgt));
+        add(ctx, e->pc, v, fact_pack(v, type, e->len, e->nmem, eb, e->elen, pat, e->tgt));
     }
     free(lt.t);
     return TRZ_CODEC_OK;
