@@ -303,6 +303,14 @@ typedef struct trz_chunk_info {
 } trz_chunk_info;
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
+/* The model variant chunk `chunk` was coded with, as its codec names it
+ * (codec-specific, such as "bytes" for the fast levels' byte-stream models
+ * or "range" for a range-coded model; "-" for a codec with one variant),
+ * written to buf (n bytes, at least 1; cut to fit, NUL-terminated).  Reads
+ * the chunk's stored bytes and the first bytes of its streams, decoding no
+ * records.  TRZ_OK, or a negative trz_result (see trz_reader_error). */
+TRZ_API int trz_reader_chunk_variant(trz_reader *reader, uint64_t chunk, char *buf, size_t n);
+
 /* Bytes per stream over the whole archive.  Reads every chunk's stored
  * bytes (without decoding them) and fails, naming the chunk, when a header
  * disagrees with the index or stored bytes with their checksum.  Calls fn

@@ -1253,6 +1253,17 @@ static void byu_convert(uint8_t *recs, size_t len, int from, int to)
     }
 }
 
+/* For listings: the arithmetic path's variant, or the stream path's
+ * address model (the lean one at the fast levels). */
+static const char *byu_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
+    if (len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN)) return "lean";
+    for (unsigned i = 0; i < S_COUNT; i++)
+        if (len[i]) return "streams";
+    return "-";
+}
+
 const trz_codec trz_codec_byu = {
     .id = TRZ_CODEC_BYU,
     .name = "byu",
@@ -1262,6 +1273,7 @@ const trz_codec trz_codec_byu = {
     .encode_chunk = byu_encode,
     .decode_chunk = byu_decode,
     .stream_name = byu_stream_name,
+    .variant = byu_variant,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,
     .convert = byu_convert,

@@ -664,6 +664,16 @@ static void pbus_convert(uint8_t *recs, size_t len, int from, int to)
     for (size_t off = 0; off + 6 <= len; off += 6) trz_st_le32(recs + off, trz_ld_be32(recs + off));
 }
 
+/* For listings: the arithmetic path's variant, or the stream path's model
+ * (the lean ones at the fast levels). */
+static const char *pbus_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
+    if (!len[S_MODE]) return len[S_CTL] ? "cycle" : "-";
+    uint8_t m = head[S_MODE][0];
+    return m == M_LEAN_CYCLE ? "lean-cycle" : m == M_LEAN_EXACT ? "lean-exact" : "exact";
+}
+
 const trz_codec trz_codec_pbus = {
     .id = TRZ_CODEC_PBUS,
     .name = "pbus",
@@ -673,6 +683,7 @@ const trz_codec trz_codec_pbus = {
     .encode_chunk = pbus_encode,
     .decode_chunk = pbus_decode,
     .stream_name = pbus_stream_name,
+    .variant = pbus_variant,
     .dump_record = pbus_dump,
     .convert = pbus_convert,
 };

@@ -1426,6 +1426,13 @@ static int cs_learn96(const trz_know *k, const uint8_t *in, size_t len, uint64_t
 /* Stream 0 is the range-coded variants', the others the fast variant's. */
 static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : csf_stream_name(id); }
 
+/* For listings: the fast variant (byte streams) or a range-coded one. */
+static const char *cs_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    (void)head;
+    return len[S_MODEL] ? "range" : len[CSF_SEQ] ? "bytes" : "-";
+}
+
 const trz_codec trz_codec_champsim = {
     .id = TRZ_CODEC_CHAMPSIM,
     .name = "champsim",
@@ -1435,6 +1442,7 @@ const trz_codec trz_codec_champsim = {
     .encode_chunk = cs_encode64,
     .decode_chunk = cs_decode64,
     .stream_name = cs_stream_name,
+    .variant = cs_variant,
     .dump_record = cs_dump64,
     .convert = cs_convert64,
     .learn = cs_learn64,
@@ -1451,6 +1459,7 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .encode_chunk = cs_encode96,
     .decode_chunk = cs_decode96,
     .stream_name = cs_stream_name,
+    .variant = cs_variant,
     .dump_record = cs_dump96,
     .convert = cs_convert96,
     .learn = cs_learn96,

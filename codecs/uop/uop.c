@@ -805,6 +805,14 @@ static int uop_probe(const uint8_t *buf, size_t len, int *byte_order)
     return good * 4 >= all * 3 ? 90 : good * 2 >= all ? 50 : 0;
 }
 
+/* For listings: the byte-stream model (the fast levels) or the context
+ * model. */
+static const char *uop_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    (void)head;
+    return len[UOP_S_CMVER] ? "cm" : len[S_HDR] ? "bytes" : "-";
+}
+
 const trz_codec trz_codec_uop = {
     .id = TRZ_CODEC_UOP,
     .name = "uop",
@@ -814,6 +822,7 @@ const trz_codec trz_codec_uop = {
     .encode_chunk = uop_encode,
     .decode_chunk = uop_decode,
     .stream_name = uop_stream_name,
+    .variant = uop_variant,
     .dump_record = NULL,
     .learn = uop_cm_learn,
     .know_encode = uop_cm_know_encode,
