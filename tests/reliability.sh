@@ -85,7 +85,7 @@ sweep "build/san/trz -d and -t, a few cut points of the RST archive" "$REL/sweep
 # ---- 2. --salvage on a 6-chunk archive ----
 head -c 14400 "$S/loops-4cpu.rst" > "$W/six"
 "$TRZ" -q --chunk-records=100 "$W/six"
-"$TRZ" -l -v "$W/six.trz" | awk 'NF == 7 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' > "$W/six.chunks"
+"$TRZ" -l -v "$W/six.trz" | awk 'NF == 8 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' > "$W/six.chunks"
 field() { awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$W/six.chunks"; } # CHUNK COLUMN (4 raw, 5 offset, 6 stored)
 flip() { # FILE POS: xor one byte with 0x10
     local v; v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
@@ -134,7 +134,7 @@ check "salvage with knowledge, chunk 2 header and footer damaged (no index): chu
 check "salvage without index: says where the loss begins" 'grep -q "chunk 2 on: lost records from 200 " "$W/err"'
 check "salvage: the chunks after it are named intact, lost with their group's knowledge" '[ "$(grep -c "intact but lost with its group.s knowledge: 100 records" "$W/err")" = 3 ]'
 "$TRZ" -q -f --chunk-records=100 --restart=0 -o "$W/six0.trz" "$W/six"
-o0=$("$TRZ" -l -v "$W/six0.trz" | awk '$1 == 2 && NF == 7 { print $5 }')
+o0=$("$TRZ" -l -v "$W/six0.trz" | awk '$1 == 2 && NF == 8 { print $5 }')
 cp "$W/six0.trz" "$W/d.trz"; flip "$W/d.trz" $((o0 + 9)); flip "$W/d.trz" $(($(wc -c < "$W/six0.trz") - 1))
 salvage; rc=$?
 check "salvage without knowledge, chunk 2 header and footer damaged (no index): the original minus chunk 2" ' [ $rc = 1 ] && cmp -s "$W/out" <(without $first2 "$raw2")'
