@@ -39,6 +39,7 @@ enum {
     TRZ_CODEC_UOP = 4,
     TRZ_CODEC_CHAMPSIM = 5,
     TRZ_CODEC_CHAMPSIM_CLOUDSUITE = 6,
+    TRZ_CODEC_DRMEMTRACE = 7,
 };
 
 /* ---- carried knowledge (src/format/FORMAT.md, "Knowledge") -------------
@@ -194,5 +195,6 @@ extern const trz_codec trz_codec_pbus;
 extern const trz_codec trz_codec_uop;
 extern const trz_codec trz_codec_champsim;
 extern const trz_codec trz_codec_champsim_cloudsuite;
+extern const trz_codec trz_codec_drmemtrace;
 
 #endif

@@ -265,7 +265,8 @@ static void archives(void)
             trz_lost_range lost[8];
             size_t nl = trz_reader_lost(r, lost, 8);
             int ok = nl == 3;
-            for (size_t i = 0; i < nl && ok; i++) ok = lost[i].chunk == 5 + i && lost[i].records == 1024;
+            for (size_t i = 0; i < nl && ok; i++)
+                ok = lost[i].chunk == 5 + i && lost[i].records == 1024 && trz_reader_lost_knowledge(r, i) == (i > 0);
             /* what was recovered is the trace without records 5120..8191 */
             ok = ok && got == n - 3 * 1024 * 64 && memcmp(back, in, 5 * CHUNK) == 0 &&
                  memcmp(back + 5 * CHUNK, in + 8 * CHUNK, n - 8 * CHUNK) == 0;

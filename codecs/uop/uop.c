@@ -6,6 +6,7 @@
 #include "uop_fmt.h"
 #include "uop_cm.h"
 #include "uop_dict.h"
+#include "uop_know.h"
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -50,6 +51,7 @@ typedef struct {
     int64_t u, ftl, s[3], imm, stride, goff;
     uint32_t op[2];
     uint8_t ch[3], immu, ctr, next, used;
+    uint8_t known;       /* fresh, filled from the group's fact */
     /* decoder: the entry's last line as rendered (its rlen bytes in the
      * render cache, 0: none), where its address column lies, its branch
      * character */
@@ -81,9 +83,10 @@ typedef struct {
     uint64_t ras[RAS_N];
     unsigned rsp;
     uint8_t stored;      /* the current instruction had a store micro-op */
+    const trz_know *know; /* the member's facts, or NULL */
 } model_t;
 
-static int model_init(model_t *m, uint64_t nlines)
+static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 {
     memset(m, 0, sizeof *m);
     unsigned bits = 10;
@@ -95,6 +98,8 @@ static int model_init(model_t *m, uint64_t nlines)
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
     if (!m->tab || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
+    m->know = know;
+    if (know) uk_dicts(m->dict, know);
     return 0;
 }
 
@@ -124,6 +129,25 @@ static inline tmpl_t *tmpl_of(const model_t *m, uint32_t mac, int64_t u)
     return &m->tmpl[hash_key(mac, u) >> (24 - TMPL_BITS) & ((1u << TMPL_BITS) - 1)];
 }
 
+/* A claimed entry from the group's facts (uop.md, "Knowledge"): its
+ * address fact as its last address and, with an entry fact, its static
+ * fields and the flow kind likely to follow it. */
+static void know_fill(const model_t *m, ent_t *e)
+{
+    uk_static v;
+    e->last = uk_addr(m->know, e->pc, e->u);
+    if (!uk_entry(m->know, m->dict, e->pc, e->u, &v)) return;
+    e->known = 1;
+    e->op[0] = v.op[0];
+    e->op[1] = v.op[1];
+    e->ftl = v.ftl;
+    for (int i = 0; i < 3; i++) e->s[i] = v.s[i];
+    e->imm = v.imm;
+    e->immu = v.immu;
+    memcpy(e->ch, v.ch, 3);
+    e->next = uk_more(m->know, e->pc, e->u) ? F_CONT : F_NEW;
+}
+
 /* Look up / claim the entry for (pc, u); *fresh = 1 when claimed. */
 static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
 {
@@ -137,6 +161,8 @@ static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
     e->last = 0;
     e->stride = 0;
     e->goff = 0;
+    e->known = 0;
+    if (m->know) know_fill(m, e);
     *fresh = 1;
     return e;
 }
@@ -148,8 +174,12 @@ static const tmpl_t *entry_fill(model_t *m, ent_t *e)
 {
     const uop_t *p = &m->prev;
     const tmpl_t *t = tmpl_of(m, e->op[0], e->u);
-    int same_insn = p->pc == e->pc && e->u > 1;
-    if (!(t->used && t->mac == e->op[0] && t->u == e->u)) {
+    int same_insn = p->pc == e->pc && e->u > 1, has = t->used && t->mac == e->op[0] && t->u == e->u;
+    if (e->known) { /* the fact holds the static fields; the template still guesses the target */
+        e->goff = has ? t->goff : 0;
+        return has ? t : NULL;
+    }
+    if (!has) {
         e->ftl = (int64_t)(p->ft - p->pc);
         memcpy(e->s, p->s, sizeof e->s);
         e->imm = p->imm;
@@ -420,7 +450,7 @@ static int uop_encode_zstd(const trz_enc_args *a)
         const uint8_t *nl = memchr(q, '\n', (size_t)(end - q));
         q = nl ? nl + 1 : end;
     }
-    if (!c || !buf || model_init(&c->m, nlines) != 0) {
+    if (!c || !buf || model_init(&c->m, nlines, a->know) != 0) {
         if (c) model_free(&c->m);
         free(c);
         free(buf);
@@ -670,7 +700,7 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
         int r = uop_cm_decode(a, h, &c->r[S_ESC], &c->lay, nlines, nesc);
         return r == TRZ_CODEC_OK ? 0 : r == TRZ_CODEC_NOMEM ? -2 : r == TRZ_CODEC_UNSUPPORTED ? -3 : -1;
     }
-    if (model_init(&c->m, nlines) != 0) return -2;
+    if (model_init(&c->m, nlines, a->know) != 0) return -2;
     c->rtext = trz_big_malloc(((size_t)c->m.tmask + 1) * RC_W); /* read only past rlen, whose bytes later lines overwrite */
     if (!c->rtext) return -2;
     uint8_t *o = a->out, *oe = a->out + a->len;
@@ -794,4 +824,7 @@ const trz_codec trz_codec_uop = {
     .stream_name = uop_stream_name,
     .variant = uop_variant,
     .dump_record = NULL,
+    .learn = uop_cm_learn,
+    .know_encode = uop_cm_know_encode,
+    .know_decode = uop_cm_know_decode,
 };

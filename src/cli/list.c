@@ -56,8 +56,20 @@ int list_file(const cli_opts *o, const char *name)
         if (in.chunks > 1) printf(" (last chunk %llu)", (unsigned long long)last.records);
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
     }
-    if (in.unwrapped)
+    trz_container_info ci;
+    if (trz_reader_container(r, &ci) != TRZ_OK) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        trz_reader_close(r);
+        return 1;
+    }
+    if (ci.kind) {
+        printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
+        if (o->verbose)
+            printf("  of them kept as they were: %llu bytes (headers, directories, streams not rebuilt); trz -d "
+                   "restores the file, trz -dc gives the records\n", (unsigned long long)ci.kept);
+    } else if (in.unwrapped) {
         printf("  unwrapped: the input was %s-compressed; the archive holds the trace inside\n", in.unwrapped);
+    }
     if (o->verbose) {
         int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
         if (cpus > 0) printf("  CPUs: %d\n", cpus);

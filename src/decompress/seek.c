@@ -38,7 +38,10 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
     }
     rchunk *c = NULL;
     if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;
-    uint64_t pos = hlen, rec = 0, byte = 0;
+    /* a restore block lies between the header and the first chunk */
+    if (!rc && fh.restore_size > ix_off - hlen) rc = TRZ_ERR_CORRUPT;
+    if (!rc && fh.restore_size) rd_note_restore(r, start, start + hlen, &fh);
+    uint64_t pos = hlen + (rc ? 0 : fh.restore_size), rec = 0, byte = 0;
     const trz_codec *mc = rc ? NULL : trz_codec_by_id(fh.codec);
     for (uint64_t i = 0; i < n && !rc; i++) {
         trz_index_entry e;
@@ -92,6 +95,7 @@ int rd_load_index(trz_reader *r)
     int rc = TRZ_OK;
     r->codec = NULL;
     r->mixed = 0;
+    r->restore_blocks = 0;
     while (end > 0 && rc == TRZ_OK) {
         rchunk *c;
         uint64_t n, start;
@@ -116,7 +120,7 @@ int rd_load_index(trz_reader *r)
         free(parts[m].c);
     }
     free(parts);
-    if (rc) { free(all); return rc; }
+    if (rc) { free(all); r->restore_blocks = 0; return rc; }
     /* members were read last first: renumber records and bytes globally */
     uint64_t rec = 0, byte = 0;
     for (uint64_t i = 0; i < nall; i++) {
@@ -188,6 +192,11 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
 {
     return r->seekable && n < r->nchunks && r->chunks[n].mfirst;
+}
+
+int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
+{
+    return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
 }
 
 /* Read chunk number n's bytes through the index. */
