@@ -348,8 +348,15 @@ AM_HOT int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, co
         unsigned ctx = (c != AM_FETCH) * T_FRESH + fresh;
         if (w->wp[ctx] == w->we[ctx]) { /* grow the context's stream */
             trz_buf *b = &st[S_TIME0 + ctx];
-            if (w->wp[ctx]) b->n = (size_t)(w->wp[ctx] - b->p);
-            if (trz_buf_reserve(b, b->cap - b->n + 4096) != 0) return TRZ_CODEC_NOMEM;
+            /* full: double it; first use in this chunk: the room it kept
+             * from an earlier chunk serves (asking for cap more each chunk
+             * doubled it chunk after chunk) */
+            size_t more = 4096;
+            if (w->wp[ctx]) {
+                b->n = (size_t)(w->wp[ctx] - b->p);
+                if (b->cap > more) more = b->cap;
+            }
+            if (trz_buf_reserve(b, more) != 0) return TRZ_CODEC_NOMEM;
             w->wp[ctx] = b->p + b->n;
             w->we[ctx] = b->p + b->cap;
         }

@@ -5,7 +5,9 @@
 # concatenated and mixed members, damaged ones), record slices with their
 # parameter bytes for roundtrip_<codec>, and (record, count) lists for
 # seek_read.  Needs ./trz built.  The output is the same on every run.
-# Files named regress-* (inputs that found a bug) are kept as they are.
+# Files named regress-* (inputs that found a bug) and legacy-* (archives an
+# earlier writer made, whose variants today's writer no longer makes from
+# these samples) are kept as they are.
 set -eu
 cd "$(dirname "$0")/../.." || exit 1
 TRZ=./trz
@@ -13,9 +15,10 @@ S=corpus
 OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-# inputs that once found a bug (regress-*) stay; the rest is made anew
+# inputs that once found a bug (regress-*) and earlier writers' archives
+# (legacy-*) stay; the rest is made anew
 mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile}
-find "$OUT" -type f ! -name 'regress-*' -delete
+find "$OUT" -type f ! -name 'regress-*' ! -name 'legacy-*' -delete
 
 slice() { # FILE OFFSET LENGTH
     tail -c +"$(($2 + 1))" "$1" | head -c "$3"
@@ -88,6 +91,12 @@ arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50
 arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K   # knowledge restarted every 3 chunks
 arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
+# the fast levels' variants: ChampSim's byte streams with byte-form
+# knowledge, the bus codecs' lean models
+arc champsim-fast-know "$W/a.champsim" -1 --chunk-records=40 --restart=8K
+arc cloudsuite-fast-tail "$W/t.cloudsuite" -2 --chunk-records=25
+arc byu-lean-tail "$W/t.byu" -1 --chunk-records=30
+arc pbus-lean "$W/a.pbus" -1 --chunk-records=60
 arc drmemtrace-know-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K  # knowledge restarted every 2 chunks
 arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=1000 --restart=0
 arc empty "$W/empty"
