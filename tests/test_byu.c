@@ -208,7 +208,7 @@ static void test_layout(const trz_codec *c)
     ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
     /* the encoder does not write the lean model at present (byu.c): only the round trip */
     check(ok, "a noisy trace at level 3 encodes");
-    if (ok && e.sl[14] == 1 && e.sp[14][0] == 4) { /* only when the encoder wrote the lean model */
+    if (ok) {
         const uint8_t *sp[TRZ_MAX_STREAMS];
         size_t sl[TRZ_MAX_STREAMS];
         uint8_t lay[2] = { 4, 0 };
