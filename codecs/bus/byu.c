@@ -1151,7 +1151,7 @@ static int cm_decode(const trz_dec_args *a) { return bus_cm_decode(&cm_path, a);
 static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    zs_opts o = { 0, { 0, 0, 0, 0 }, 0 }; /* the lean model stays off until its encoder is fixed (a runaway time stream) */ /* chosen once: every stream-path encoding below uses them */
+    zs_opts o = { 0, { 0, 0, 0, 0 }, a->level < BUS_CM_LEVEL }; /* chosen once: every stream-path encoding below uses them */
     if (a->level >= BUS_CM_LEVEL && a->level < BUS_CM_MIX_LEVEL) {
         /* the fast model, unless the stream path wins without a cache
          * simulator (which costs more than the fast model itself) */
