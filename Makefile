@@ -4,14 +4,15 @@
 #   make demo       the ratio and speed table on the samples in corpus/
 #   make install PREFIX=/usr/local
 # Dependencies (Debian packages): libzstd, zlib, libxxhash, liblzma and libbz2
-# (the last two to read .xz and .bz2 input), found with pkg-config (libbz2 has
+# (the last two to read .xz and .bz2 input), liblz4 and libsnappy (to read and
+# rebuild drmemtrace's .lz4 and .sz traces), found with pkg-config (libbz2 has
 # no .pc file: its header is checked and -lbz2 linked).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libzstd zlib libxxhash liblzma
-DEB_PKGS := libzstd-dev zlib1g-dev libxxhash-dev liblzma-dev libbz2-dev pkg-config
+PKGS    := libzstd zlib libxxhash liblzma liblz4 snappy
+DEB_PKGS := libzstd-dev zlib1g-dev libxxhash-dev liblzma-dev libbz2-dev liblz4-dev libsnappy-dev pkg-config
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
@@ -92,7 +93,7 @@ install-python: libtrz.so
 samples: $(B)/gen_samples
 	$(B)/gen_samples corpus
 
-$(B)/gen_samples: tests/gen_samples.c tests/champsim_gen.h
+$(B)/gen_samples: tests/gen_samples.c tests/champsim_gen.h tests/drmemtrace_gen.h
 	@mkdir -p $(B)
 	$(CC) $(STD) $(WARN) -O2 -o $@ $<
 

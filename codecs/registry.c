@@ -10,6 +10,7 @@ static const trz_codec *const codecs[] = {
     &trz_codec_uop,
     &trz_codec_champsim,
     &trz_codec_champsim_cloudsuite,
+    &trz_codec_drmemtrace,
 };
 
 const trz_codec *trz_codec_at(size_t i)

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define TRZ_VERSION_MAJOR 0
-#define TRZ_VERSION_MINOR 11
+#define TRZ_VERSION_MINOR 12
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
@@ -113,8 +113,11 @@ typedef enum trz_cparam {
     TRZ_C_BACKEND = 3,     /* TRZ_BACKEND_ZSTD (default) or TRZ_BACKEND_GZIP */
     TRZ_C_CHUNK_BYTES = 4, /* raw bytes per chunk, 4 KiB..256 MiB, default 16 MiB */
     TRZ_C_CHUNK_RECORDS = 5,/* records per chunk cap; 0 = only the byte limit */
-    TRZ_C_UNWRAP = 6,      /* 1 (default): input that is gzip or zstd data is
-                              decompressed first and the trace inside stored */
+    TRZ_C_UNWRAP = 6,      /* 1 (default): input that is gzip, zstd, xz or
+                              bzip2 data, or a zip, lz4 or snappy container,
+                              is decompressed first and the trace inside
+                              stored; a container read from a file that can
+                              seek is also kept restorable (trz_restore) */
     TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
                               and fall back to the raw codec if it differs */
     TRZ_C_RESTART_BYTES = 8,/* a chunk's models start from what the member's
@@ -150,8 +153,17 @@ TRZ_API const char *trz_cctx_format(const trz_cctx *cctx);
 TRZ_API int trz_cctx_byte_order(const trz_cctx *cctx);
 
 /* After trz_compress: what the input was compressed with and decompressed
- * from ("gzip", "zstd", "xz", "bzip2"; recorded in the archive), or NULL. */
+ * from ("gzip", "zstd", "xz", "bzip2", "zip", "lz4", "snappy"; recorded in
+ * the archive), or NULL. */
 TRZ_API const char *trz_cctx_unwrapped(const trz_cctx *cctx);
+
+/* Whether trz_compress keeps the container of an input that starts with
+ * the n bytes at head (its first 64 KiB, or all of it) and can seek: then
+ * the suffix the original file goes by (".zip", ".gz", ".lz4", ".sz"), for
+ * the archive's name (x.trace.zip -> x.trace.zip.trz), else NULL.  Zip,
+ * lz4 and snappy files are kept; gzip files when they hold drmemtrace
+ * records (other gzip input is unwrapped to the trace alone). */
+TRZ_API const char *trz_container_suffix(const void *head, size_t n);
 
 /* After trz_compress: the format auto-detection picks for the input, also
  * when a format was forced; *fits (may be NULL) is 0 when a forced format
@@ -291,6 +303,14 @@ typedef struct trz_chunk_info {
 } trz_chunk_info;
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
+/* The model variant chunk `chunk` was coded with, as its codec names it
+ * (codec-specific, such as "bytes" for the fast levels' byte-stream models
+ * or "range" for a range-coded model; "-" for a codec with one variant),
+ * written to buf (n bytes, at least 1; cut to fit, NUL-terminated).  Reads
+ * the chunk's stored bytes and the first bytes of its streams, decoding no
+ * records.  TRZ_OK, or a negative trz_result (see trz_reader_error). */
+TRZ_API int trz_reader_chunk_variant(trz_reader *reader, uint64_t chunk, char *buf, size_t n);
+
 /* Bytes per stream over the whole archive.  Reads every chunk's stored
  * bytes (without decoding them) and fails, naming the chunk, when a header
  * disagrees with the index or stored bytes with their checksum.  Calls fn
@@ -362,6 +382,44 @@ TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
  * cannot be known (no index survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
+/* Whether range i was lost although its own bytes are intact: the carried
+ * knowledge it decodes with was lost with an earlier damaged chunk of its
+ * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk. */
+TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
+
+/* ---- the original file of a container --------------------------------------
+ * An archive made from a drmemtrace .zip, .gz, .lz4 or .sz file that could
+ * seek keeps, beside the records, what rebuilds that file byte for byte
+ * from them (a restore block, src/format/FORMAT.md): streams re-encoded
+ * with the settings found and checked when compressing, and the bytes that
+ * could not be rebuilt as they were.  The reading functions above hand out
+ * the records; trz_restore gives the file back. */
+typedef struct trz_container_info {
+    const char *kind;   /* "zip", "gzip", "lz4", "snappy"; NULL when the
+                           archive keeps no original file */
+    const char *suffix; /* ".zip", ".gz", ".lz4", ".sz" */
+    uint64_t size;      /* bytes of the original file */
+    uint64_t kept;      /* of them, stored as they were: framing (headers,
+                           directories) and streams that were not rebuilt */
+    char how[160];      /* "rebuilt: zip, deflate 6, 1 member", "kept as is",
+                           "partly rebuilt: ..." */
+} trz_container_info;
+
+/* What the archive keeps of its original file (info->kind NULL: nothing).
+ * Reads the restore block (a seekable archive, or one read from a pipe up
+ * to its first chunk); fails when the block is damaged. */
+TRZ_API int trz_reader_container(trz_reader *reader, trz_container_info *info);
+
+/* Write the original file to `out` (write only: pipes work): the records
+ * from the first on (a seekable reader goes back to them) run through the
+ * restore block.  Every rebuilt stream is checked as it ends, and at the
+ * end the size and XXH3 of everything written against the original's, so a
+ * result other than TRZ_OK means `out` must be thrown away (the command line
+ * writes through a temporary file for that).  Fails for an archive that
+ * keeps no original file, for one of several members, and from a pipe when
+ * the block is larger than 16 MiB.  Memory: the reader's, and the encoder
+ * state of one stream (deflate: about 300 KiB; lz4: a block and 1 MiB). */
+TRZ_API int trz_restore(trz_reader *reader, const trz_io *out);
 
 /* ---- whole files -------------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "champsim_gen.h"
+#include "drmemtrace_gen.h"
 
 /* ---- PRNG: splitmix64, one stream per generator ------------------------ */
 typedef struct { uint64_t s; } rng_t;
@@ -1169,6 +1170,17 @@ static void gen_champsim(const char *dir, const char *name, int rs, uint64_t nre
     free(g.p);
 }
 
+/* drmemtrace: a core-sharded file of six threads (tests/drmemtrace_gen.h). */
+static void gen_drmemtrace(const char *dir, const char *name, size_t bytes, uint64_t seed)
+{
+    drg g;
+    drg_run(&g, DRG_CORE, bytes, seed);
+    FILE *f = open_out(dir, name);
+    if (fwrite(g.p, 1, g.n, f) != g.n) { perror("write"); exit(1); }
+    close_out(f);
+    free(g.p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1186,5 +1198,6 @@ int main(int argc, char **argv)
     gen_uop(d, "tabs-variant.trace", 1, 3000, 0x7e57ab1e0006ull);
     gen_champsim(d, "mix.champsimtrace", 64, 20000, 0x7e57ab1e0007ull, 0);
     gen_champsim(d, "mix-cloudsuite.champsimtrace", 96, 8000, 0x7e57ab1e0008ull, 7);
+    gen_drmemtrace(d, "core-6thr.drmemtrace", 720000, 0x7e57ab1e0009ull);
     return 0;
 }

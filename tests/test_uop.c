@@ -729,7 +729,7 @@ static void know_codec(const uint8_t *in, size_t n)
     for (size_t i = 0; i < nb; i++) nrec += b[i] == '\n';
     trz_codec_uop.learn(&before, b, nb, nrec, TRZ_BO_NONE, trz_kdelta_add, &d);
     trz_buf ks = { 0 };
-    ok = trz_kdelta_write(&d, &trz_codec_uop, before, &ks) == TRZ_OK && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC;
+    ok = trz_kdelta_write(&d, &trz_codec_uop, before, 9, &ks) == TRZ_OK && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC;
     check(ok, "uop knowledge stream: the codec's layout (strings, entries and addresses)");
     trz_kstore *r = trz_kstore_create();
     learn_into(r, a, na);

@@ -1154,8 +1154,9 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     return ret;
 }
 
-int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
+    (void)level; /* one form at every level */
     return know_code(k, f, n, out, NULL, 0, NULL, NULL, 1);
 }
 

@@ -28,7 +28,7 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
  * and know_decode. */
 int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
                  void *ctx);
-int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
 int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 
 #endif

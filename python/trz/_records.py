@@ -286,6 +286,7 @@ CHAMPSIM_CS_DTYPE = _champsim_dtype(4, True)
 
 
 def _decode_champsim(raw_dtype):
+    # any fixed little-endian layout read as it is (ChampSim, drmemtrace)
     def decode(buf, byte_order, fields=None):
         raw = np.frombuffer(buf, dtype=raw_dtype)
         native = raw_dtype.newbyteorder("=")
@@ -298,12 +299,21 @@ def _decode_champsim(raw_dtype):
     return decode
 
 
+# ---- drmemtrace (12-byte little-endian trace_entry_t records) ---------------
+# type (trace_type_t), size (access size, instruction length, marker type,
+# encoding byte count) and addr (address, PC, marker value, id; an ENCODING
+# record's raw bytes read as a little-endian integer).
+DRMEMTRACE_DTYPE = np.dtype([("type", "<u2"), ("size", "<u2"), ("addr", "<u8")])
+
 DECODERS = {"rst": decode_rst, "byu": decode_byu, "pbus": decode_pbus,
-            "champsim": _decode_champsim(CHAMPSIM_DTYPE), "champsim-cloudsuite": _decode_champsim(CHAMPSIM_CS_DTYPE)}
+            "champsim": _decode_champsim(CHAMPSIM_DTYPE), "champsim-cloudsuite": _decode_champsim(CHAMPSIM_CS_DTYPE),
+            "drmemtrace": _decode_champsim(DRMEMTRACE_DTYPE)}
 FIELDS = {"rst": RST_FIELDS, "byu": BYU_FIELDS, "pbus": PBUS_FIELDS, "uop": UOP_FIELDS,
-          "champsim": CHAMPSIM_DTYPE.names, "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.names}
+          "champsim": CHAMPSIM_DTYPE.names, "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.names,
+          "drmemtrace": DRMEMTRACE_DTYPE.names}
 DTYPES = {"rst": RST_DTYPE, "byu": BYU_DTYPE.newbyteorder("="), "pbus": PBUS_DTYPE, "uop": UOP_DTYPE,
-          "champsim": CHAMPSIM_DTYPE.newbyteorder("="), "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.newbyteorder("=")}
+          "champsim": CHAMPSIM_DTYPE.newbyteorder("="), "champsim-cloudsuite": CHAMPSIM_CS_DTYPE.newbyteorder("="),
+          "drmemtrace": DRMEMTRACE_DTYPE.newbyteorder("=")}
 
 
 def dtype_of(fmt, fields=None):

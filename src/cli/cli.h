@@ -9,6 +9,8 @@ enum { MODE_COMPRESS, MODE_DECOMPRESS, MODE_TEST, MODE_LIST };
 typedef struct cli_opts {
     int mode;
     int to_stdout, force, keep, rm, verbose, quiet, salvage, verify;
+    int original, records; /* -d: the file a container archive keeps, or its records */
+    int recursive;
     int level, threads, backend;
     int64_t chunk_bytes, chunk_records;
     int64_t restart_bytes; /* -1: the library's default */
@@ -20,6 +22,8 @@ typedef struct cli_opts {
 
 /* fileio.c: one input name ("-" = stdin); returns 0 or 1 (error printed). */
 int fio_process(const cli_opts *o, const char *name);
+/* walk.c: -r, every file under dir that the mode takes; 0 or 1. */
+int walk_tree(const cli_opts *o, const char *dir);
 /* list.c */
 int list_file(const cli_opts *o, const char *name);
 /* commands.c: trz dump, trz join */

@@ -67,15 +67,18 @@ static int has_suffix(const char *s, const char *suf)
 
 /* Length of the suffix to drop from a compressed input's name: the archive
  * holds the trace inside (trz x.trace.xz writes x.trace.trz).  Only when
- * the file really is what its suffix says. */
+ * the file really is what its suffix says, and not when the archive keeps
+ * the file itself (a drmemtrace container: x.trace.zip -> x.trace.zip.trz,
+ * which -d gives back as it was). */
 static size_t wrapper_suffix(const char *name, int fd)
 {
     static const struct { const char *suf; const char *magic; size_t n; } w[] = {
         { ".gz", "\x1f\x8b", 2 }, { ".zst", "\x28\xb5\x2f\xfd", 4 }, { ".zstd", "\x28\xb5\x2f\xfd", 4 },
         { ".xz", "\xfd" "7zXZ", 5 }, { ".bz2", "BZh", 3 },
     };
-    uint8_t head[6];
+    static uint8_t head[1 << 16];
     ssize_t got = pread(fd, head, sizeof head, 0);
+    if (got > 0 && trz_container_suffix(head, (size_t)got)) return 0;
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (has_suffix(name, w[i].suf) && got >= (ssize_t)w[i].n && memcmp(head, w[i].magic, w[i].n) == 0)
             return strlen(w[i].suf);
@@ -232,10 +235,16 @@ static int write_all(int fd, const void *p, size_t n)
 
 /* One line per loss found by --salvage; UINT64_MAX marks what the reader
  * could not know (no usable index after the damage). */
-static void report_lost(const char *name, const trz_lost_range *l)
+static void report_lost(const char *name, const trz_lost_range *l, int know)
 {
     unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
-    if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
+    if (know && n != UINT64_MAX && c != UINT64_MAX)
+        msg_error("%s: chunk %llu intact but lost with its group's knowledge: records %llu..%llu (%llu bytes at raw "
+                  "offset %llu)", name, c, f, f + n - 1, raw, b);
+    else if (know && n != UINT64_MAX)
+        msg_error("%s: a chunk after an earlier loss (its number is unknown), intact but lost with its group's "
+                  "knowledge: %llu records (%llu bytes)", name, n, raw);
+    else if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
         msg_error("%s: chunk %llu damaged: lost a %llu-byte tail at raw offset %llu", name, c, raw, b);
     else if (n != UINT64_MAX && c != UINT64_MAX)
         msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, c, f,
@@ -256,7 +265,7 @@ static int report_salvage(const char *name, trz_reader *r, uint64_t total, int f
 {
     trz_lost_range lost[64];
     size_t nl = trz_reader_lost(r, lost, 64);
-    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i]);
+    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i], trz_reader_lost_knowledge(r, i));
     if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
     if (nl) {
         msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,
@@ -271,10 +280,9 @@ static int report_salvage(const char *name, trz_reader *r, uint64_t total, int f
     return 0;
 }
 
-/* Decode (out >= 0) or test (out < 0) an archive.  Returns 0, 1 on error, or
- * 2 when --salvage recovered what it could from a damaged archive (exit
- * status 1, but the output is kept). */
-static int do_decompress(const cli_opts *o, const char *name, int in, int out, progress *pg, const char *outshown)
+/* Open the archive on fd `in`; with --salvage a damaged first header
+ * still gives a reader.  0, or 1 after the message. */
+static int open_archive(const cli_opts *o, const char *name, int in, trz_reader **out)
 {
     trz_reader *r;
     int rc = trz_reader_open_fd(&r, in);
@@ -284,6 +292,78 @@ static int do_decompress(const cli_opts *o, const char *name, int in, int out, p
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
         return 1;
+    }
+    *out = r;
+    return 0;
+}
+
+/* The original file's bytes on their way out: counted for -v, to fd or
+ * (fd < 0, testing) nowhere; a failed write's errno kept for the message. */
+typedef struct sink {
+    int fd, err;
+    uint64_t n;
+    progress *pg;
+} sink;
+
+static int64_t sink_write(void *opaque, const void *buf, size_t n)
+{
+    sink *k = opaque;
+    if (k->fd >= 0 && write_all(k->fd, buf, n)) { k->err = errno; return -1; }
+    k->n += n;
+    if (k->pg) show_progress(k->pg, k->n, k->n);
+    return (int64_t)n;
+}
+
+/* Restore (out >= 0) or test (out < 0) the original file of an archive
+ * that keeps one.  0, or 1 after the message. */
+static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int out, progress *pg, const char *outshown)
+{
+    trz_reader_set(r, TRZ_R_THREADS, o->threads);
+    sink k = { out, 0, 0, pg };
+    trz_io io = { &k, NULL, sink_write, NULL, NULL };
+    int rc = trz_restore(r, &io);
+    if (pg) end_progress(pg);
+    if (rc) {
+        if (k.err) quiet_on_epipe(k.err);
+        msg_error("%s: %s", name, trz_reader_error(r));
+        return 1;
+    }
+    if (g_verbosity >= 2) {
+        trz_info info;
+        char a[32], b[32];
+        trz_reader_info(r, &info);
+        if (out < 0) fprintf(stderr, "%s: OK (%llu bytes of the original file)\n", name, (unsigned long long)k.n);
+        else if (info.compressed_bytes >= 0)
+            fprintf(stderr, "%s : %s => %s, %s\n", name, human((uint64_t)info.compressed_bytes, a, sizeof a),
+                    human(k.n, b, sizeof b), outshown);
+        else
+            fprintf(stderr, "%s : %s, %s\n", name, human(k.n, b, sizeof b), outshown);
+    }
+    return 0;
+}
+
+/* Decode (out >= 0) or test (out < 0) an archive, given open as r (NULL:
+ * open it from in).  `original`: write the original file the archive keeps
+ * rather than the records; testing checks that file too.  Returns 0, 1 on
+ * error, or 2 when --salvage recovered what it could from a damaged
+ * archive (exit status 1, but the output is kept). */
+static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader *r, int original, int out,
+                         progress *pg, const char *outshown)
+{
+    int rc;
+    if (!r && open_archive(o, name, in, &r)) return 1;
+    if (original || (o->mode == MODE_TEST && !o->salvage)) {
+        trz_container_info ci;
+        int crc = trz_reader_container(r, &ci);
+        /* testing an archive whose file cannot be restored here (several
+         * members, a newer trz's block, a pipe): its records at least */
+        int records_only = !original && crc == TRZ_ERR_UNSUPPORTED;
+        if (records_only && g_verbosity >= 2) msg_error("%s: note: %s; testing the records", name, trz_reader_error(r));
+        if ((ci.kind || original) && !records_only) {
+            int status = crc ? (msg_error("%s: %s", name, trz_reader_error(r)), 1) : do_restore(o, name, r, out, pg, outshown);
+            trz_reader_close(r);
+            return status;
+        }
     }
     trz_reader_set(r, TRZ_R_THREADS, o->threads);
     trz_reader_set(r, TRZ_R_SALVAGE, o->salvage);
@@ -352,7 +432,7 @@ static int verify_written(const char *tmp)
     t.mode = MODE_TEST;
     t.threads = 1;
     t.count = UINT64_MAX;
-    int rc = do_decompress(&t, tmp, fd, -1, NULL, NULL);
+    int rc = do_decompress(&t, tmp, fd, NULL, 0, -1, NULL, NULL);
     close(fd);
     return rc;
 }
@@ -415,6 +495,29 @@ int fio_process(const cli_opts *o, const char *name)
         grow_pipe(in); /* a producer piping into trz also writes in longer runs */
     }
 
+    /* decompressing: the archive says whether its original file comes back
+     * (a file, unless --records or a range) or its records (stdout, unless
+     * --original); records of a container go to the name without the
+     * container's suffix (x.trace.zip.trz -> x.trace), which trace readers
+     * take for bare records */
+    trz_reader *r = NULL;
+    int original = 0;
+    if (!compress && !test) {
+        if (open_archive(o, shown, in, &r)) { if (!from_stdin) close(in); return 1; }
+        trz_container_info ci;
+        trz_reader_container(r, &ci);
+        if (ci.kind) original = o->original || (!o->records && !to_stdout && !o->ranged && !o->salvage);
+        else if (o->original) {
+            msg_error("%s: the archive keeps no original file (it holds the trace only); drop --original", shown);
+            trz_reader_close(r);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        size_t sl = ci.suffix ? strlen(ci.suffix) : 0;
+        if (ci.kind && !original && !to_stdout && !o->out_name && has_suffix(outname, ci.suffix) && strlen(outname) > sl)
+            outname[strlen(outname) - sl] = 0;
+    }
+
     int have_ist = from_stdin ? fstat(in, &ist) == 0 && S_ISREG(ist.st_mode) : 1;
     if (!test && have_ist) { /* never write over the input itself (names, symlinks, hard links) */
         struct stat ost;
@@ -422,6 +525,7 @@ int fio_process(const cli_opts *o, const char *name)
                              : stat(outname, &ost) == 0 && trz_same_file(&ist, &ost);
         if (same) {
             msg_error("%s: the output is the input itself; not overwriting it", shown);
+            trz_reader_close(r);
             if (!from_stdin) close(in);
             return 1;
         }
@@ -431,36 +535,46 @@ int fio_process(const cli_opts *o, const char *name)
     progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
     int status;
     if (test) {
-        status = do_decompress(o, shown, in, -1, pg, NULL);
+        status = do_decompress(o, shown, in, NULL, 0, -1, pg, NULL);
     } else if (to_stdout) {
         grow_pipe(STDOUT_FILENO);
         status = compress ? do_compress(o, shown, in, STDOUT_FILENO, pg, "(stdout)")
-                          : do_decompress(o, shown, in, STDOUT_FILENO, pg, "(stdout)");
+                          : do_decompress(o, shown, in, r, original, STDOUT_FILENO, pg, "(stdout)");
     } else {
         struct stat ost;
         int exists = stat(outname, &ost) == 0;
         if (exists && !S_ISREG(ost.st_mode)) {
             /* a device such as /dev/null or /dev/full: write straight to it */
             int out = open(outname, O_WRONLY);
-            if (out < 0) { msg_error("%s: %s", outname, strerror(errno)); if (!from_stdin) close(in); return 1; }
-            status = compress ? do_compress(o, shown, in, out, pg, outname) : do_decompress(o, shown, in, out, pg, outname);
+            if (out < 0) {
+                msg_error("%s: %s", outname, strerror(errno));
+                trz_reader_close(r);
+                if (!from_stdin) close(in);
+                return 1;
+            }
+            status = compress ? do_compress(o, shown, in, out, pg, outname)
+                              : do_decompress(o, shown, in, r, original, out, pg, outname);
             if (close(out) != 0 && status != 1) { msg_error("%s: %s", outname, strerror(errno)); status = 1; }
             if (!from_stdin) close(in);
             return status ? 1 : 0;
         }
         if (exists && !o->force) {
             msg_error("%s: already exists; use -f to overwrite", outname);
+            trz_reader_close(r);
             if (!from_stdin) close(in);
             return 1;
         }
         trz_outfile of;
         if (trz_outfile_open(&of, outname, from_stdin ? TRZ_OUT_UMASK : ist.st_mode)) {
             msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
+            trz_reader_close(r);
             if (!from_stdin) close(in);
             return 1;
         }
         g_out = &of;
-        status = compress ? do_compress(o, shown, in, of.fd, pg, outname) : do_decompress(o, shown, in, of.fd, pg, outname);
+        status = compress ? do_compress(o, shown, in, of.fd, pg, outname)
+                          : do_decompress(o, shown, in, r, original, of.fd, pg, outname);
+        r = NULL; /* do_decompress closed it */
         if (status == 0 && compress && o->rm && verify_written(of.tmp)) {
             msg_error("%s: the archive written does not verify; input kept", name);
             status = 1;

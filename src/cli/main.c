@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -19,7 +20,8 @@ static void usage(FILE *f)
         "Usage: trz [OPTION]... [FILE]...\n"
         "Compress or decompress computer-architecture traces: SPARC RST, BYU and PEL\n"
         "bus traces, uop text, ChampSim; anything else raw.  With no FILE, or -,\n"
-        "read standard input.  .gz .zst .xz .bz2 input is decompressed first.\n"
+        "read standard input.  .gz .zst .xz .bz2 input is decompressed first; a\n"
+        "drmemtrace .zip .gz .lz4 .sz file is kept restorable (x.trace.zip.trz).\n"
         "\n"
         "  -z, --compress     compress (default)   -d, --decompress  decompress\n"
         "  -t, --test         check checksums      -l, --list        list (-v: more)\n"
@@ -27,15 +29,14 @@ static void usage(FILE *f)
         "  -k, --keep         keep input (default) --rm              remove input once\n"
         "  -f, --force        overwrite; to a tty                    safely replaced\n"
         "  -1 .. -19          level (default 9)    --fast, --best    -1, -19\n"
-        "  -T N, --threads N  threads (0: all cores; default 1)\n"
+        "  -T N, --threads N  threads (0: all; 1)  -r, --recursive   into directories\n"
         "  --format NAME      auto (default), raw, rst, byu, pbus, uop, champsim, ...\n"
-        "  --backend NAME     zstd (default) or gzip\n"
-        "  --chunk-size S     raw bytes per chunk, 4K..256M (16M)\n"
-        "  --chunk-records N  at most N records per chunk\n"
+        "  --backend NAME     zstd (default), gzip --no-verify       skip self-check\n"
+        "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
         "  --restart S        models start afresh every S of trace (256M; 0: each chunk)\n"
-        "  --no-verify        skip the encoder's self-check\n"
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
+        "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
         "  -h, --help         this help            -V, --version     version\n"
         "Commands: trz dump, trz join, trz bench (each with --help).\n"
@@ -103,6 +104,9 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("verbose")) o->verbose++;
     else if (IS("quiet")) o->quiet++;
     else if (IS("salvage")) o->salvage = 1;
+    else if (IS("original")) o->original = 1, o->records = 0;
+    else if (IS("records")) o->records = 1, o->original = 0;
+    else if (IS("recursive")) o->recursive = 1;
     else if (IS("no-verify")) o->verify = 0;
     else if (IS("fast")) o->level = TRZ_LEVEL_MIN;
     else if (IS("best")) o->level = TRZ_LEVEL_MAX;
@@ -184,6 +188,7 @@ int main(int argc, char **argv)
             case 'c': o.to_stdout = 1; break;
             case 'k': o.keep = 1; break;
             case 'f': o.force = 1; break;
+            case 'r': o.recursive = 1; break;
             case 'v': o.verbose++; break;
             case 'q': o.quiet++; break;
             case 'h': usage(stdout); free(files); return 0;
@@ -217,12 +222,17 @@ int main(int argc, char **argv)
         free(files);
         return 1;
     }
-    if (o.out_name && nfiles > 1) { msg_error("-o takes one input file"); free(files); return 2; }
+    if (o.out_name && (nfiles > 1 || o.recursive)) { msg_error("-o takes one input file"); free(files); return 2; }
+    if ((o.original || o.records) && o.mode != MODE_DECOMPRESS) { msg_error("--original/--records go with -d"); free(files); return 2; }
+    if (o.original && (o.ranged || o.salvage)) { msg_error("--original restores the whole file: no --from, --count or --salvage"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
 
     int status = 0;
     for (int i = 0; i < nfiles; i++) {
-        int rc = o.mode == MODE_LIST ? list_file(&o, files[i]) : fio_process(&o, files[i]);
+        struct stat st;
+        int rc = o.recursive && strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISDIR(st.st_mode)
+                     ? walk_tree(&o, files[i])
+                 : o.mode == MODE_LIST ? list_file(&o, files[i]) : fio_process(&o, files[i]);
         if (rc > status) status = rc;
     }
     free(files);

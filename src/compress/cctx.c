@@ -2,6 +2,7 @@
  * set parameter by parameter, and after a compression what it chose. */
 #include <stdio.h>
 
+#include "../../codecs/drmemtrace/drfile.h"
 #include "compress.h"
 #include "../format/know.h"
 
@@ -82,3 +83,5 @@ const char *trz_cctx_detected(const trz_cctx *c, int *fits)
     return c->detected ? c->detected->name : NULL;
 }
 const char *trz_cctx_error(const trz_cctx *c) { return c->err; }
+
+const char *trz_container_suffix(const void *head, size_t n) { return trz_drfile_suffix(trz_drfile_kind(head, n)); }

@@ -1,16 +1,130 @@
 /* compress.c - trz_compress: everything an input yields, unwrapped first
  * when it is compressed (unwrap.c), into one archive member, through the
- * writer (its input read straight into the writer's pending buffer). */
+ * writer (its input read straight into the writer's pending buffer).  A
+ * container of the drmemtrace file layer read from a file takes two
+ * passes: the first finds its records and how to rebuild the file from
+ * them (checking every rebuilt byte), the second stores the records after
+ * a restore block that holds the recipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../../codecs/drmemtrace/drfile.h"
 #include "../tools/safefile.h"
 #include "compress.h"
 
+/* The restore block: its header, the plan's body, the body's check. */
+typedef struct block_job {
+    trz_cctx *c;
+    const trz_drplan *plan;
+    const trz_io *in;
+    int kind;
+    uint64_t size, hash, records, body;
+    XXH3_state_t *h;
+    int (*emit)(void *, const void *, size_t);
+    void *ectx;
+} block_job;
+
+static int body_emit(void *ctx, const void *p, size_t n)
+{
+    block_job *b = ctx;
+    XXH3_64bits_update(b->h, p, n);
+    return b->emit(b->ectx, p, n);
+}
+
+static int write_block(void *ctx, int (*emit)(void *, const void *, size_t), void *ectx)
+{
+    block_job *b = ctx;
+    uint8_t h[TRZ_RESTORE_HDR], t[4];
+    const trz_restore_hdr rh = { (uint8_t)b->kind, b->size, b->hash, b->records };
+    trz_restore_hdr_write(h, &rh);
+    if (emit(ectx, h, sizeof h)) return -1;
+    b->emit = emit;
+    b->ectx = ectx;
+    XXH3_64bits_reset(b->h);
+    int rc = trz_drplan_write(b->plan, b->in, body_emit, b);
+    if (rc) {
+        if (rc != TRZ_ERR_IO || !errno) snprintf(b->c->err, sizeof b->c->err, "restore block: %s", trz_strerror(rc));
+        return -1;
+    }
+    trz_st_le32(t, (uint32_t)XXH3_64bits_digest(b->h));
+    return emit(ectx, t, 4);
+}
+
+/* The first bytes of a seekable input, and the container they name. */
+static int sniff_container(const trz_io *in)
+{
+    uint8_t head[1u << 16];
+    size_t n = 0;
+    while (n < sizeof head) {
+        int64_t r = in->read(in->opaque, head + n, sizeof head - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    if (in->seek(in->opaque, 0) != 0) return -1;
+    return trz_drfile_kind(head, n);
+}
+
+static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, int kind)
+{
+    trz_drplan *plan = NULL;
+    block_job b = { .c = c, .in = in, .kind = kind };
+    int rc = trz_drplan_make(&plan, in, kind, c->err, sizeof c->err);
+    if (rc) { trz_drplan_free(plan); return rc; }
+    uint64_t rhash;
+    trz_drplan_totals(plan, &b.size, &b.hash, &b.records, &rhash, &b.body);
+    b.plan = plan;
+    b.h = XXH3_createState();
+    trz_drsrc *s = b.h ? trz_drsrc_open(kind, in, NULL, NULL) : NULL;
+    trz_writer *w = NULL;
+    rc = s ? trz_writer_open_shared(&w, c, out, kind) : TRZ_ERR_NOMEM;
+    if (rc == TRZ_OK) trz_writer_set_restore(w, kind, TRZ_RESTORE_MIN + b.body, write_block, &b);
+    while (rc == TRZ_OK) {
+        uint8_t *p;
+        size_t room = trz_writer_room(w, &p);
+        int64_t got = trz_drsrc_read(s, p, room);
+        if (got < 0) {
+            rc = (int)got;
+            snprintf(c->err, sizeof c->err, "reading the %s file: %s", trz_drfile_name(kind),
+                     rc == TRZ_ERR_IO ? strerror(errno) : trz_strerror(rc));
+            break;
+        }
+        if ((size_t)got < room) { /* the end: the same file and records as the first pass saw */
+            uint64_t size, hash, rec, rh;
+            int lossy;
+            trz_drsrc_totals(s, &size, &hash, &rec, &rh, &lossy);
+            if (size != b.size || hash != b.hash || rec != b.records || rh != rhash) {
+                rc = TRZ_ERR_IO;
+                snprintf(c->err, sizeof c->err, "the input changed while trz was reading it");
+                break;
+            }
+        }
+        rc = trz_writer_commit(w, (size_t)got);
+        if ((size_t)got < room) break;
+    }
+    if (rc == TRZ_OK) rc = trz_writer_finish(w);
+    trz_writer_close(w);
+    if (rc == TRZ_ERR_NOMEM && !c->err[0]) snprintf(c->err, sizeof c->err, "out of memory");
+    trz_drsrc_close(s);
+    if (b.h) XXH3_freeState(b.h);
+    trz_drplan_free(plan);
+    return rc;
+}
+
 int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
 {
+    c->chosen = c->detected = NULL;
+    c->err[0] = 0;
+    if (c->unwrap && in->seek && in->size) {
+        int kind = sniff_container(in);
+        if (kind < 0) {
+            snprintf(c->err, sizeof c->err, "read: seek failed: %s", strerror(errno));
+            return TRZ_ERR_IO;
+        }
+        c->wrap = kind;
+        if (kind) return compress_container(c, in, out, kind);
+    }
     trz_src src;
     c->chosen = c->detected = NULL;
     int rc = trz_src_open(&src, in, c->unwrap);
@@ -29,7 +143,7 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
         if (got < 0) {
             rc = (int)got;
             snprintf(c->err, sizeof c->err, "%s: %s", src.kind ? "reading compressed input" : "read",
-                     rc == TRZ_ERR_IO ? strerror(errno) : trz_strerror(rc));
+                     src.why ? src.why : rc == TRZ_ERR_IO ? strerror(errno) : trz_strerror(rc));
             break;
         }
         rc = trz_writer_commit(w, (size_t)got);

@@ -28,5 +28,10 @@ int trz_writer_open_shared(trz_writer **w, trz_cctx *c, const trz_io *out, int w
  * then trz_writer_commit(w, n) for the n bytes put there. */
 size_t trz_writer_room(trz_writer *w, uint8_t **p);
 int trz_writer_commit(trz_writer *w, size_t n);
+/* Write a restore block of `size` bytes right after the member header,
+ * through fn (called once, when the header is written; it returns 0 or
+ * -1 and calls emit, which does the same, as often as it likes). */
+void trz_writer_set_restore(trz_writer *w, int kind, uint64_t size,
+                            int (*fn)(void *ctx, int (*emit)(void *, const void *, size_t), void *ectx), void *ctx);
 
 #endif

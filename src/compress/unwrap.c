@@ -2,7 +2,9 @@
  * zstd, xz or bzip2 when its first bytes say it is such a file (trace
  * collections ship as .xz, users keep traces as .gz), so that the archive
  * holds the trace itself.  Concatenated streams (cat a.gz b.gz) are read
- * whole; input cut short is an error. */
+ * whole; input cut short is an error.  A zip, lz4 or snappy container read
+ * from a pipe gives its records through the drmemtrace file layer (from a
+ * file, compress.c keeps what restores the container as well). */
 #include <bzlib.h>
 #include <errno.h>
 #include <lzma.h>
@@ -10,14 +12,15 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "../../codecs/drmemtrace/drfile.h"
 #include "unwrap.h"
 
 #define INBUF (1u << 17)
 
 const char *trz_wrap_name(int wrap)
 {
-    static const char *const names[] = { NULL, "gzip", "zstd", "xz", "bzip2" };
-    return wrap > 0 && wrap < 5 ? names[wrap] : NULL;
+    static const char *const names[] = { NULL, "gzip", "zstd", "xz", "bzip2", "zip", "lz4", "snappy" };
+    return wrap > 0 && wrap < 8 ? names[wrap] : NULL;
 }
 
 /* The wrapper the first n bytes at p name. */
@@ -27,12 +30,30 @@ static int sniff(const uint8_t *p, size_t n)
     if (n >= 4 && trz_ld_le32(p) == 0xFD2FB528u) return TRZ_WRAP_ZSTD;
     if (n >= 6 && memcmp(p, "\xFD" "7zXZ\0", 6) == 0) return TRZ_WRAP_XZ;
     if (n >= 4 && memcmp(p, "BZh", 3) == 0 && p[3] >= '1' && p[3] <= '9') return TRZ_WRAP_BZIP2;
-    return TRZ_WRAP_NONE;
+    return trz_drfile_magic(p, n);
+}
+
+/* The raw input for the file layer: the peeked bytes, then the rest. */
+static int64_t src_pull(void *ctx, void *dst, size_t n)
+{
+    trz_src *s = ctx;
+    if (s->in_pos < s->in_len) {
+        size_t k = s->in_len - s->in_pos < n ? s->in_len - s->in_pos : n;
+        memcpy(dst, s->in + s->in_pos, k);
+        s->in_pos += k;
+        return (int64_t)k;
+    }
+    return s->in_eof ? 0 : s->io->read(s->io->opaque, dst, n);
 }
 
 static int dec_open(trz_src *s)
 {
     switch (s->wrap) {
+    case TRZ_WRAP_ZIP:
+    case TRZ_WRAP_LZ4:
+    case TRZ_WRAP_SNAPPY:
+        s->dec = trz_drsrc_open(s->wrap, s->io, src_pull, s);
+        return s->dec ? TRZ_OK : TRZ_ERR_NOMEM;
     case TRZ_WRAP_GZIP: {
         z_stream *z = calloc(1, sizeof *z);
         if (!z) return TRZ_ERR_NOMEM;
@@ -72,6 +93,7 @@ static void dec_close(trz_src *s)
     case TRZ_WRAP_ZSTD: ZSTD_freeDStream(s->dec); break;
     case TRZ_WRAP_XZ: lzma_end(s->dec); free(s->dec); break;
     case TRZ_WRAP_BZIP2: BZ2_bzDecompressEnd(s->dec); free(s->dec); break;
+    default: trz_drsrc_close(s->dec); break;
     }
     s->dec = NULL;
 }
@@ -83,7 +105,7 @@ int trz_src_open(trz_src *s, const trz_io *io, int unwrap)
     s->in = malloc(INBUF);
     if (!s->in) return TRZ_ERR_NOMEM;
     /* Peek at the magic; the peeked bytes are served first either way. */
-    while (s->in_len < 6) {
+    while (s->in_len < 10) { /* snappy's stream identifier is the longest magic */
         int64_t r = io->read(io->opaque, s->in + s->in_len, INBUF - s->in_len);
         if (r < 0) return TRZ_ERR_IO;
         if (r == 0) { s->in_eof = 1; break; }
@@ -189,8 +211,28 @@ static int64_t bz_step(trz_src *s, uint8_t *dst, size_t n)
     return (int64_t)made;
 }
 
+/* A container of the file layer: its records; what did not become records
+ * (damage, members it cannot decode) makes the read fail, since from a
+ * pipe nothing else keeps those bytes. */
+static int64_t dr_read(trz_src *s, uint8_t *dst, size_t n)
+{
+    int64_t got = trz_drsrc_read(s->dec, dst, n);
+    if (got >= 0 && (size_t)got < n) {
+        uint64_t a, b, c, d;
+        int lossy;
+        trz_drsrc_totals(s->dec, &a, &b, &c, &d, &lossy);
+        if (lossy) {
+            s->why = "damaged, or holding data trz cannot unwrap from a pipe (give the file by name to keep it "
+                     "exactly)";
+            return TRZ_ERR_CORRUPT;
+        }
+    }
+    return got;
+}
+
 int64_t trz_src_read(trz_src *s, uint8_t *dst, size_t n)
 {
+    if (s->wrap >= TRZ_WRAP_ZIP) return dr_read(s, dst, n);
     size_t got = 0;
     while (got < n) {
         if (!s->wrap) {

@@ -1,5 +1,6 @@
 /* unwrap.h - an input source that reads a trace straight, or through the
- * decompressor its first bytes name (gzip, zstd, xz, bzip2), so that an
+ * decompressor its first bytes name (gzip, zstd, xz, bzip2, and the zip,
+ * lz4 and snappy containers of the drmemtrace file layer), so that an
  * archive holds the trace itself. */
 #ifndef TRZ_UNWRAP_H
 #define TRZ_UNWRAP_H
@@ -7,7 +8,8 @@
 
 /* What an input was wrapped in; the values are stored in archives (the
  * file header's parameter 1, FORMAT.md): never renumber. */
-enum { TRZ_WRAP_NONE = 0, TRZ_WRAP_GZIP = 1, TRZ_WRAP_ZSTD = 2, TRZ_WRAP_XZ = 3, TRZ_WRAP_BZIP2 = 4 };
+enum { TRZ_WRAP_NONE = 0, TRZ_WRAP_GZIP = 1, TRZ_WRAP_ZSTD = 2, TRZ_WRAP_XZ = 3, TRZ_WRAP_BZIP2 = 4,
+       TRZ_WRAP_ZIP = 5, TRZ_WRAP_LZ4 = 6, TRZ_WRAP_SNAPPY = 7 }; /* 5..7: codecs/drmemtrace/drfile.h's numbers */
 
 typedef struct trz_src {
     const trz_io *io;
@@ -15,8 +17,9 @@ typedef struct trz_src {
     size_t in_len, in_pos;
     int in_eof, member_done;
     int wrap;   /* TRZ_WRAP_* */
-    void *dec;  /* the decompressor's state: z_stream, ZSTD_DStream, lzma_stream or bz_stream */
-    const char *kind; /* NULL, or the wrapper's name ("gzip", "zstd", "xz", "bzip2") */
+    void *dec;  /* the decompressor's state: z_stream, ZSTD_DStream, lzma_stream, bz_stream or trz_drsrc */
+    const char *kind; /* NULL, or the wrapper's name ("gzip", "zstd", "xz", "bzip2", "zip", ...) */
+    const char *why;  /* after a failed read: what was wrong, when more than the result says */
 } trz_src;
 
 int trz_src_open(trz_src *s, const trz_io *io, int unwrap);

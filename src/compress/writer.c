@@ -50,6 +50,11 @@ struct trz_writer {
     uint64_t klast[2];      /* the last chunk (number + 1) that reads each store */
     uint64_t kbytes;        /* trace bytes since the last restart */
     trz_kdelta kd;
+    /* trz_compress of a container: the restore block after the header */
+    uint8_t restore_kind;
+    uint64_t restore_size;
+    int (*restore_write)(void *ctx, int (*emit)(void *, const void *, size_t), void *ectx);
+    void *restore_ctx;
 };
 
 /* the old name of the state, in the functions below */
@@ -118,13 +123,29 @@ static void choose_codec(wstate *w)
     }
 }
 
+static int emit_block(void *ctx, const void *p, size_t n) { return emit(ctx, p, n) ? -1 : 0; }
+
 static int write_header(wstate *w)
 {
-    uint8_t h[TRZ_FILE_HDR_FIXED + 4 + 3];
+    uint8_t h[TRZ_FILE_HDR_WRITE_MAX];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
                              (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
-                             (uint8_t)w->wrap, (uint8_t)w->know };
-    return emit(w, h, trz_file_hdr_write(h, &f));
+                             (uint8_t)w->wrap, (uint8_t)w->know, w->restore_kind, w->restore_size };
+    int rc = emit(w, h, trz_file_hdr_write(h, &f));
+    if (rc || !w->restore_size) return rc;
+    uint64_t at = w->written;
+    if (w->restore_write(w->restore_ctx, emit_block, w)) return w->c->err[0] ? TRZ_ERR_IO : fail(w, TRZ_ERR_IO, "restore block");
+    if (w->written - at != w->restore_size) return fail(w, TRZ_ERR_CODEC, "restore block size");
+    return TRZ_OK;
+}
+
+void trz_writer_set_restore(trz_writer *w, int kind, uint64_t size,
+                            int (*fn)(void *ctx, int (*emit)(void *, const void *, size_t), void *ectx), void *ctx)
+{
+    w->restore_kind = (uint8_t)kind;
+    w->restore_size = size;
+    w->restore_write = fn;
+    w->restore_ctx = ctx;
 }
 
 /* Decide how many pending bytes the next chunk takes. */
@@ -347,7 +368,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
         trz_know before = trz_kstore_view(ks, n0);
         trz_kdelta_reset(&w->kd, ks);
         w->c->chosen->learn(&before, j->raw, j->raw_len, j->nrec, j->byte_order, trz_kdelta_add, &w->kd);
-        if (trz_kdelta_write(&w->kd, w->c->chosen, before, out)) return fail(w, TRZ_ERR_NOMEM, "knowledge");
+        if (trz_kdelta_write(&w->kd, w->c->chosen, before, j->level, out)) return fail(w, TRZ_ERR_NOMEM, "knowledge");
         /* facts that cost more than an eighth of the chunk are no program's
          * (random bytes forced to a format): no worker has seen them yet */
         if (out->n > j->raw_len / 8) {

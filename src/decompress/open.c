@@ -218,6 +218,7 @@ void trz_reader_close(trz_reader *r)
     free(r->pos);
     free(r->seq_list);
     free(r->look);
+    free(r->restore_buf);
     free(r);
     trz_big_trim(); /* the model tables kept for the next chunk */
 }

@@ -31,8 +31,9 @@ typedef struct dchunk { /* a decoded chunk */
     int byte_order, flags, rc;
     /* knowledge (members of version 3): the view it decodes with, which of
      * the reader's stores that is, and why there is none (krc: the
-     * knowledge it builds on was lost) */
-    int mknow, kstore, krc;
+     * knowledge it builds on was lost; kprior: with an earlier chunk, its
+     * own bytes being intact) */
+    int mknow, kstore, krc, kprior;
     trz_know kview;
     /* decode inputs */
     uint8_t *raw;
@@ -50,6 +51,7 @@ enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state;
 typedef struct lost_at {
     uint64_t start, end; /* archive bytes [start, end) */
     int open;            /* numbers still to be taken from the member's index */
+    int know;            /* its own bytes intact: the knowledge it builds on was lost */
 } lost_at;
 
 /* A chunk's place, from an index met while reading sequentially in salvage
@@ -141,7 +143,16 @@ struct trz_reader {
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
+    /* the first member's restore block (FORMAT.md): where it is, or its
+     * bytes when it was read sequentially; how many members have one */
+    uint64_t restore_off, restore_size;
+    int restore_kind, restore_blocks;
+    uint8_t *restore_buf;
 };
+
+/* A restore block read sequentially is kept in memory up to this size, so
+ * that the original file can be rebuilt from a pipe. */
+#define RESTORE_MEM_MAX (16u << 20)
 
 /* ---- open.c ---- */
 /* Set r's message (one line) and return rc. */
@@ -171,7 +182,7 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
 int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
 int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
+int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know);
 int rd_add_lost(trz_reader *r, const dchunk *d);
 
 /* ---- know.c (of this room) ---- */
@@ -185,6 +196,8 @@ void rd_know_lost(trz_reader *r);
 /* Decoding d is over: its store may be cleared again. */
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
+/* Note a member's restore block (its header at `start`, the block at `at`). */
+void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */

@@ -38,7 +38,10 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
     }
     rchunk *c = NULL;
     if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;
-    uint64_t pos = hlen, rec = 0, byte = 0;
+    /* a restore block lies between the header and the first chunk */
+    if (!rc && fh.restore_size > ix_off - hlen) rc = TRZ_ERR_CORRUPT;
+    if (!rc && fh.restore_size) rd_note_restore(r, start, start + hlen, &fh);
+    uint64_t pos = hlen + (rc ? 0 : fh.restore_size), rec = 0, byte = 0;
     const trz_codec *mc = rc ? NULL : trz_codec_by_id(fh.codec);
     for (uint64_t i = 0; i < n && !rc; i++) {
         trz_index_entry e;
@@ -92,6 +95,7 @@ int rd_load_index(trz_reader *r)
     int rc = TRZ_OK;
     r->codec = NULL;
     r->mixed = 0;
+    r->restore_blocks = 0;
     while (end > 0 && rc == TRZ_OK) {
         rchunk *c;
         uint64_t n, start;
@@ -116,7 +120,7 @@ int rd_load_index(trz_reader *r)
         free(parts[m].c);
     }
     free(parts);
-    if (rc) { free(all); return rc; }
+    if (rc) { free(all); r->restore_blocks = 0; return rc; }
     /* members were read last first: renumber records and bytes globally */
     uint64_t rec = 0, byte = 0;
     for (uint64_t i = 0; i < nall; i++) {
@@ -148,6 +152,41 @@ int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
     const trz_codec *k = trz_codec_by_id(c->codec);
     ci->format = k ? k->name : "?";
     return TRZ_OK;
+}
+
+int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
+{
+    if (!buf || !bn) return TRZ_ERR_PARAM;
+    buf[0] = 0;
+    if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
+    if (n >= r->nchunks) return TRZ_ERR_RANGE;
+    dchunk d = { 0 };
+    int rc = rd_idx_fetch(r, n, &d);
+    const trz_codec *c = rc < 0 ? NULL : trz_codec_by_id(d.h.codec);
+    trz_zctx *z = c && c->variant ? trz_zctx_create() : NULL;
+    if (rc >= 0 && !trz_chunk_payload_ok(&d.h, d.raw))
+        rc = rd_err(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)n);
+    else if (rc >= 0 && c && c->variant && !z)
+        rc = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    else if (rc >= 0) {
+        const char *name = "-";
+        if (c && c->variant) {
+            size_t len[TRZ_MAX_STREAMS] = { 0 };
+            uint8_t head[TRZ_MAX_STREAMS][TRZ_VARIANT_HEAD] = { { 0 } };
+            const uint8_t *p = d.raw + d.h.hdr_len;
+            for (unsigned k = 0; k < d.h.nstreams; k++) {
+                len[d.h.sid[k]] = d.h.rsize[k];
+                (void)trz_backend_head(z, d.h.backend[k], p, d.h.csize[k], head[d.h.sid[k]], TRZ_VARIANT_HEAD);
+                p += d.h.csize[k];
+            }
+            name = c->variant(len, (const uint8_t (*)[TRZ_VARIANT_HEAD])head);
+        }
+        snprintf(buf, bn, "%s", name ? name : "-");
+        rc = TRZ_OK;
+    }
+    trz_zctx_free(z);
+    rd_dchunk_free(&d);
+    return rc;
 }
 
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)

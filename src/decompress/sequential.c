@@ -38,6 +38,33 @@ static int magic_damaged(trz_reader *r)
     return ok;
 }
 
+/* The restore block after a member header (FORMAT.md): the first member's
+ * is kept in memory when small enough, for trz_restore; others are passed
+ * over.  Its contents are checked when a restore uses them. */
+static int seq_restore_block(trz_reader *r, uint64_t start, const trz_file_hdr *f)
+{
+    uint64_t at = r->spos, left = f->restore_size;
+    int keep = r->members == 1 && !r->restore_buf && left <= RESTORE_MEM_MAX;
+    uint8_t *b = malloc(keep ? (size_t)left : 1u << 16), *p = b;
+    if (!b) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    while (left) {
+        size_t k = keep ? (size_t)left : (size_t)(left < (1u << 16) ? left : 1u << 16), got;
+        int rc = rd_read_exact(r, p, k, &got);
+        if (rc) {
+            free(b);
+            if (rc == TRZ_ERR_IO) return rd_err(r, rc, "read error: %s", strerror(errno));
+            return rd_err(r, TRZ_ERR_TRUNCATED, "truncated restore block at byte %llu (the archive is cut short)",
+                          (unsigned long long)at);
+        }
+        if (keep) p += k;
+        left -= k;
+    }
+    if (keep) r->restore_buf = b;
+    else free(b);
+    rd_note_restore(r, start, at, f);
+    return TRZ_OK;
+}
+
 /* Read a member header from the current sequential position. */
 int rd_seq_member_header(trz_reader *r, int first)
 {
@@ -76,7 +103,7 @@ int rd_seq_member_header(trz_reader *r, int first)
         return rd_err(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
     rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know);
-    return TRZ_OK;
+    return f.restore_size ? seq_restore_block(r, start, &f) : TRZ_OK;
 }
 
 void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know)

@@ -51,12 +51,16 @@ typedef struct trz_file_hdr {
     uint32_t record_size, chunk_bytes;
     uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
     uint8_t know; /* version 3: the member's chunks carry knowledge */
+    uint8_t restore_kind;  /* parameter 2: the container a restore block rebuilds, */
+    uint64_t restore_size; /* and the block's size; 0 = no block */
 } trz_file_hdr;
 
 #define TRZ_PARAM_WRAP 1 /* parameter tags (FORMAT.md, "Parameters") */
+#define TRZ_PARAM_RESTORE 2
 
-/* Serialize a header (with parameter 1 when wrap is set); returns its size,
- * at most TRZ_FILE_HDR_FIXED + 4 + 3. */
+/* Serialize a header (with parameter 1 when wrap is set, 2 when
+ * restore_size is); returns its size, at most TRZ_FILE_HDR_WRITE_MAX. */
+#define TRZ_FILE_HDR_WRITE_MAX (TRZ_FILE_HDR_FIXED + 3 + 11 + 4)
 size_t trz_file_hdr_write(uint8_t *out, const trz_file_hdr *h);
 /* Parse a header from the first n bytes at p; *len = its length.  TRZ_OK,
  * TRZ_ERR_NOT_TRZ (no magic), TRZ_ERR_TRUNCATED (n too small), or the
@@ -65,6 +69,24 @@ size_t trz_file_hdr_write(uint8_t *out, const trz_file_hdr *h);
 int trz_file_hdr_parse(const uint8_t *p, size_t n, trz_file_hdr *h, size_t *len);
 /* How many of the 4 bytes at p are the file magic's (3: a damaged magic). */
 int trz_magic_match(const uint8_t *p);
+
+/* ---- the restore block (restore.c; FORMAT.md, "Restore block") ----
+ * Between a member's header and its first chunk when parameter 2 says so:
+ * what rebuilds the file the member's records came in.  This room owns its
+ * header and checks; the body is the file layer's (codecs/drmemtrace). */
+static const uint8_t trz_restore_magic[4] = { 'T', 'Z', 'R', 'B' };
+#define TRZ_RESTORE_VERSION 1
+#define TRZ_RESTORE_HDR 36   /* before the body */
+#define TRZ_RESTORE_MIN (TRZ_RESTORE_HDR + 4) /* and the body's check after it */
+typedef struct trz_restore_hdr {
+    uint8_t kind;
+    uint64_t size, hash;  /* of the original file */
+    uint64_t records;     /* decoded bytes of the member the body uses */
+} trz_restore_hdr;
+void trz_restore_hdr_write(uint8_t *out, const trz_restore_hdr *h); /* TRZ_RESTORE_HDR bytes */
+/* TRZ_OK, TRZ_ERR_CORRUPT (magic, check, reserved bytes) or
+ * TRZ_ERR_UNSUPPORTED (a version this trz does not know). */
+int trz_restore_hdr_parse(const uint8_t *in, trz_restore_hdr *h);
 
 /* ---- back-ends (backend.c) ---- */
 typedef struct trz_zctx trz_zctx; /* per-thread compression contexts */
@@ -96,6 +118,10 @@ int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src
 size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n);
 /* Decompress exactly raw_len bytes; TRZ_ERR_CORRUPT if the data is not that. */
 int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len);
+/* The first bytes of a stream, up to want of them, into dst (for listings:
+ * a damaged stream gives fewer or wrong bytes, never an error).  Returns
+ * how many were decoded. */
+size_t trz_backend_head(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t want);
 
 /* ---- chunks (chunk.c) ---- */
 typedef struct trz_chunk_hdr {

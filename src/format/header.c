@@ -25,6 +25,14 @@ size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
         h[TRZ_FILE_HDR_FIXED + 2] = f->wrap;
         p = 3;
     }
+    if (f->restore_size) {
+        uint8_t *q = h + TRZ_FILE_HDR_FIXED + p;
+        q[0] = TRZ_PARAM_RESTORE;
+        q[1] = 9;
+        q[2] = f->restore_kind;
+        trz_st_le64(q + 3, f->restore_size);
+        p += 11;
+    }
     trz_st_le16(h + 22, (uint16_t)p);
     trz_st_le32(h + TRZ_FILE_HDR_FIXED + p, trz_xxh32low(h, TRZ_FILE_HDR_FIXED + p));
     return TRZ_FILE_HDR_FIXED + p + 4;
@@ -37,6 +45,11 @@ static int parse_params(const uint8_t *p, size_t n, trz_file_hdr *f)
     while (i < n) {
         if (n - i < 2 || n - i - 2 < p[i + 1]) return TRZ_ERR_CORRUPT;
         if (p[i] == TRZ_PARAM_WRAP && p[i + 1] == 1) f->wrap = p[i + 2];
+        if (p[i] == TRZ_PARAM_RESTORE) { /* the member's layout depends on it: it must be well-formed */
+            if (p[i + 1] != 9 || trz_ld_le64(p + i + 3) < TRZ_RESTORE_MIN) return TRZ_ERR_CORRUPT;
+            f->restore_kind = p[i + 2];
+            f->restore_size = trz_ld_le64(p + i + 3);
+        }
         i += 2 + (size_t)p[i + 1];
     }
     return TRZ_OK;
@@ -64,6 +77,8 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     f->backend = h[21];
     f->wrap = 0;
     f->know = h[4] == TRZ_FORMAT_VERSION_KNOW;
+    f->restore_kind = 0;
+    f->restore_size = 0;
     return parse_params(h + TRZ_FILE_HDR_FIXED, plen, f);
 }
 

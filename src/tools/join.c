@@ -273,6 +273,10 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
         else if (strcmp(in.format, "mixed") == 0 ||
                  (j.codec && (strcmp(in.format, j.codec->name) != 0 || in.byte_order != j.bo)))
             rc = jerr(err, errlen, TRZ_ERR_PARAM, "%s: a different format or byte order; concatenate instead", inputs[k]);
+        trz_container_info ci;
+        if (rc == TRZ_OK && trz_reader_container(r, &ci) == TRZ_OK && ci.kind)
+            rc = jerr(err, errlen, TRZ_ERR_PARAM, "%s: it keeps its original %s file, which a joined archive cannot "
+                      "restore; join archives of the records (trz -dc FILE | trz)", inputs[k], ci.kind);
         if (rc == TRZ_OK && !j.codec) { /* every member takes the first input's header */
             j.codec = trz_codec_by_name(in.format);
             j.bo = in.byte_order;

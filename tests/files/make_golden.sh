@@ -18,7 +18,7 @@ S=corpus
 F=tests/files
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-cc -std=c11 -O2 -o "$W/hash" tests/test_golden.c libtrz.a $(pkg-config --libs libzstd zlib libxxhash liblzma) -lbz2 -lpthread
+cc -std=c11 -O2 -o "$W/hash" tests/test_golden.c libtrz.a $(pkg-config --libs libzstd zlib libxxhash liblzma liblz4 snappy) -lbz2 -lpthread
 cc -std=c11 -O2 -o "$W/reseal" tests/fuzz/reseal.c -lxxhash
 slice() { tail -c +"$(($2 + 1))" "$1" | head -c "$3"; }
 
@@ -35,6 +35,15 @@ arc() { # NAME INPUT TRZ-OPTIONS...
     add "$name"
 }
 
+# bad archives: the error each must give (the reader's message)
+bad() { # NAME: the archive $W/NAME.trz fails with the message it gives now
+    local name=$V-bad-$1.trz
+    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
+    cp "$W/$1.trz" "$F/$name"
+    local got; got=$("$W/hash" --hash "$F/$name")
+    case $got in error*) echo "$name $got" >> "$F/MANIFEST";; *) echo "$name decodes: not a bad file" >&2; exit 1;; esac
+}
+
 # sources: slices of the project's generated samples
 slice $S/loops-4cpu.rst 0 96000 > "$W/be.rst"
 slice $S/blaze-like-1cpu-le.rst 0 72005 > "$W/le.rst"              # and a 5-byte tail
@@ -47,6 +56,7 @@ slice $S/bus-2cpu.byu 12000 40000 > "$W/a.raw"
 tail -c +3 tests/fuzz/corpus/roundtrip_pbus/grain > "$W/grain.pbus"   # PEL at instruction grain
 slice $S/mix.champsimtrace 64000 192005 > "$W/a.champsim"            # 3000 records and a 5-byte tail
 slice $S/mix-cloudsuite.champsimtrace 0 192007 > "$W/a.cloudsuite"   # 2000 records and a 7-byte tail
+slice $S/core-6thr.drmemtrace 0 120005 > "$W/a.drmemtrace"          # 10000 records and a 5-byte tail
 
 for l in 1 9 19; do arc rst-be-l$l "$W/be.rst" -$l --chunk-records=1500; done
 arc rst-le-l9-tail "$W/le.rst" --chunk-records=1000
@@ -67,24 +77,40 @@ arc raw-l1-gzip "$W/a.raw" --format=raw -1 --backend=gzip --chunk-size=16K
 arc rst-forced-raw "$W/be.rst" --format=raw --chunk-size=32K
 arc champsim "$W/a.champsim" --format=champsim --chunk-records=1000
 arc champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-records=800
+arc drmemtrace "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000
 printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"
 arc empty "$W/empty"
+# carried knowledge (container version 3, from 0.12): groups of two or three chunks
+arc champsim-l1 "$W/a.champsim" --format=champsim --chunk-records=1000 -1   # the fast variant (from 0.12)
+arc champsim-know-groups "$W/a.champsim" --format=champsim --chunk-records=500 --restart=64K
+arc rst-know-groups "$W/be.rst" --chunk-records=500 --restart=32K
+arc uop-know-groups "$W/a.trace" --chunk-size=16K --restart=32K
+if [ -z "$ONLY" ] || [ "$ONLY" = know ]; then
+    badk() { ONLY= bad "$@"; }
+    "$TRZ" -q -f -c --format=champsim --chunk-records=500 --restart=64K "$W/a.champsim" > "$W/k.trz"
+    "$W/reseal" "$W/k.trz" "$W/know-first-no-restart.trz" flags 0 2; badk know-first-no-restart
+    "$TRZ" -q -f -c --format=champsim --chunk-records=500 --restart=0 "$W/a.champsim" > "$W/k1.trz"
+    "$W/reseal" "$W/k1.trz" "$W/know-restart-in-v1.trz" flags 2 2; badk know-restart-in-v1
+    "$W/reseal" "$W/k.trz" "$W/know-group-moved.trz" flags 1 2; badk know-group-moved  # chunk 1 restarts: chunk 2 misses its facts
+fi
+# drmemtrace containers kept restorable (a restore block): the file layer's fuzz seeds
+for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz; do
+    [ -f tests/fuzz/corpus/drfile/$s ] || continue
+    n=drfile-${s%.*}-${s##*.}
+    cp tests/fuzz/corpus/drfile/$s "$W/$s"
+    "$TRZ" -q -f "$W/$s"
+    mv "$W/$s.trz" "$W/$n.trz"
+    add "$n"
+done
 if [ -n "$ONLY" ]; then echo "$(grep -c . "$F/MANIFEST") lines in $F/MANIFEST"; exit 0; fi
 cat "$F/$V-rst-be-l9.trz" "$F/$V-byu-l1.trz" "$F/$V-uop-l9.trz" > "$W/concat-mixed.trz"; add concat-mixed
 split -b 24000 -d "$W/be.rst" "$W/part."
 for p in "$W"/part.0*; do "$TRZ" -q -f --chunk-records=400 "$p"; done
 "$TRZ" join -o "$W/joined.trz" "$W"/part.0*.trz; add joined
 
-# bad archives: the error each must give (the reader's message)
-bad() { # NAME: the archive $W/NAME.trz fails with the message it gives now
-    local name=$V-bad-$1.trz
-    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
-    cp "$W/$1.trz" "$F/$name"
-    local got; got=$("$W/hash" --hash "$F/$name")
-    case $got in error*) echo "$name $got" >> "$F/MANIFEST";; *) echo "$name decodes: not a bad file" >&2; exit 1;; esac
-}
+# the bad archives of every release
 U=$F/$V-uop-l9.trz
 n=$(wc -c < "$U")
 head -c $((n / 2)) "$U" > "$W/truncated.trz"; bad truncated

@@ -17,7 +17,7 @@ static size_t record_size(const char *format)
 {
     static const struct { const char *name; size_t rs; } t[] = {
         { "rst", 24 }, { "byu", 12 }, { "pbus", 6 }, { "uop", 0 }, { "raw", 1 },
-        { "champsim", 64 }, { "champsim-cloudsuite", 96 },
+        { "champsim", 64 }, { "champsim-cloudsuite", 96 }, { "drmemtrace", 12 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, format) == 0) return t[i].rs;

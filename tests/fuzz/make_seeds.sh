@@ -14,7 +14,7 @@ OUT=tests/fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,seek_read,oracle}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile}
 find "$OUT" -type f ! -name 'regress-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -39,6 +39,7 @@ head -c 2000 $S/tabs-variant.trace > "$W/tabs.trace"
 slice $S/loops-4cpu.rst 100000 6000 > "$W/a.raw"
 slice $S/mix.champsimtrace 128000 9600 > "$W/a.champsim"
 slice $S/mix-cloudsuite.champsimtrace 756000 12007 > "$W/t.cloudsuite"  # ends in the 7-byte tail
+slice $S/core-6thr.drmemtrace 240000 36005 > "$W/a.drmemtrace"       # ends in a 5-byte tail
 : > "$W/empty"
 head -c 24 $S/loops-4cpu.rst > "$W/one.rst"
 # PEL at instruction grain (the pbus exact model): a loop of fetches of
@@ -87,6 +88,8 @@ arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50
 arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K   # knowledge restarted every 3 chunks
 arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
+arc drmemtrace-know-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K  # knowledge restarted every 2 chunks
+arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=1000 --restart=0
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
 cat "$D/pbus-5chunks.trz" "$D/pbus-5chunks.trz" > "$D/concat-same.trz"
@@ -168,9 +171,20 @@ rt3 cloudsuite-tail 0 0 1 $S/mix-cloudsuite.champsimtrace 760032 7975
 rt3 not-champsim 0 0 0 $S/loops-4cpu.rst 0 6400
 { byte 128; byte 0; byte 0; head -c 6400 /dev/zero; } > "$OUT/roundtrip_champsim/zeros"
 
+# roundtrip_drmemtrace: two parameter bytes, then 12-byte records
+rt drmemtrace l1 0 0 $S/core-6thr.drmemtrace 0 12000
+rt drmemtrace l9-small 129 3 $S/core-6thr.drmemtrace 120000 9600
+rt drmemtrace gzip-t2 12 1 $S/core-6thr.drmemtrace 360000 7200
+rt drmemtrace mid-cut 0 0 $S/core-6thr.drmemtrace 240006 6007
+rt drmemtrace not-drmemtrace 0 0 $S/bus-2cpu.byu 0 6000
+{ byte 0; byte 0; } > "$OUT/roundtrip_drmemtrace/empty"
+
 # ---- seek_read: archive selector, then (record u32, count u8) pairs ----
 for sel in 0 1 2 3 4 17 26 40; do
     { byte "$sel"; slice $S/bus-2cpu.byu $((sel * 1000 + 12)) $((5 * (4 + sel % 7))); } > "$OUT/seek_read/sel$sel"
 done
 { byte 0; printf '\000\000\000\000\001\000\000\013\271\377\377\377\377\377\003'; } > "$OUT/seek_read/ends"
+# ---- drfile: small drmemtrace files in every container, whole and cut ----
+python3 tests/fuzz/drfile_seeds.py "$OUT/drfile"
+
 du -sh "$OUT"; ls "$OUT"/* | wc -l

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# drfile.sh - the drmemtrace file layer through the trz command: the
+# corpus's .trace.zip files (when ../shared/corpus is there) and
+# containers made here (DynamoRIO's zip and gzip, Python's zipfile, the
+# zip and lz4 tools when installed, snappy framing) compressed by name and
+# restored byte for byte, their records from -dc, --original, --records
+# and the names each gives; -r over a trace directory and back; damaged
+# archives refused on one line with exit status 1, leaving no file.
+#   tests/drfile.sh [path/to/trz]      (prints "N passed, M failed" last)
+set -u
+TRZ=${1:-./trz}
+TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
+PY=${PYTHON:-python3}
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-drfile.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+
+# expect NAME RC PATTERN -- command...: exit code, a stderr pattern, one line on error
+expect() {
+    local name=$1 rc=$2 pat=$3; shift 4
+    "$@" > "$W/out" 2> "$W/err" < /dev/null
+    local got=$?
+    if [ "$got" != "$rc" ]; then bad "$name" "exit $got, expected $rc; stderr: $(head -c 300 "$W/err")"; return; fi
+    if [ -n "$pat" ] && ! grep -qE "$pat" "$W/err"; then bad "$name" "stderr lacks /$pat/: $(head -c 300 "$W/err")"; return; fi
+    if [ "$rc" != 0 ] && [ "$(wc -l < "$W/err")" -gt 1 ]; then bad "$name" "error is not one line: $(cat "$W/err")"; return; fi
+    ok "$name"
+}
+
+# The records a container holds, by Python's standard library.
+records_of() {
+    "$PY" - "$1" <<'EOF'
+import sys, zipfile, gzip, subprocess
+p = sys.argv[1]; out = sys.stdout.buffer
+if p.endswith('.zip'):
+    z = zipfile.ZipFile(p); out.write(b''.join(z.read(i) for i in z.infolist()))
+elif p.endswith('.gz'):
+    out.write(gzip.decompress(open(p, 'rb').read()))
+elif p.endswith('.lz4'):
+    out.write(subprocess.run(['lz4', '-dc', p], capture_output=True, check=True).stdout)
+else:
+    raise SystemExit('no reader for ' + p)
+EOF
+}
+
+# kept FILE HOW: compress by name, -l says HOW, -d gives FILE back, -dc its records
+kept() {
+    local f=$1 how=$2 name; name=$(basename "$f")
+    rm -f "$f.trz"
+    if ! "$TRZ" -q "$f" 2> "$W/err"; then bad "$name: compress" "$(cat "$W/err")"; return; fi
+    [ -f "$f.trz" ] && ok "$name: named $name.trz" || { bad "$name: named $name.trz"; return; }
+    "$TRZ" -l "$f.trz" > "$W/list" 2>&1
+    grep -qE "original file: .*($how)" "$W/list" && ok "$name: -l says $how" || bad "$name: -l says $how" "$(cat "$W/list")"
+    mkdir -p "$W/back"; cp "$f.trz" "$W/back/"
+    if "$TRZ" -q -d "$W/back/$name.trz" && cmp -s "$W/back/$name" "$f"; then ok "$name: -d restores it byte for byte"
+    else bad "$name: -d restores it byte for byte"; fi
+    "$TRZ" -dc --original "$f.trz" | cmp -s - "$f" && ok "$name: -dc --original" || bad "$name: -dc --original"
+    if [ -s "$W/rec" ]; then
+        "$TRZ" -dc "$f.trz" | cmp -s - "$W/rec" && ok "$name: -dc gives the records" || bad "$name: -dc gives the records"
+        cat "$f" | "$TRZ" -c | "$TRZ" -dc | cmp -s - "$W/rec" && ok "$name: from a pipe, the records" \
+            || bad "$name: from a pipe, the records"
+    fi
+    "$TRZ" -t "$f.trz" && ok "$name: -t" || bad "$name: -t"
+    rm -rf "$W/back"
+}
+
+# ---- the corpus ----
+if [ -d "$SHARED/drmemtrace" ]; then
+    for f in "$SHARED"/drmemtrace/*.trace.zip; do
+        cp "$f" "$W/"; g=$W/$(basename "$f")
+        records_of "$g" > "$W/rec"
+        kept "$g" "rebuilt: zip, deflate 6, 1 member"
+        echo "size $(basename "$f") $(wc -c < "$f") $(wc -c < "$g.trz")" >> "$W/sizes"
+        rm -f "$g" "$g.trz"
+    done
+    [ -n "${VERBOSE:-}" ] && cat "$W/sizes"
+else
+    echo "note: $SHARED/drmemtrace not present; corpus files skipped"
+fi
+
+# ---- containers made here: records like a thread's, a few members ----
+"$PY" - "$W" <<'EOF'
+import sys, struct, zlib, zipfile, random
+w = sys.argv[1]; r = random.Random(7); recs = bytearray(); pc = 0x401000
+def rec(t, s, a): recs.extend(struct.pack('<HHQ', t, s, a))
+for t, s, a in ((25, 0, 7), (28, 12, 7), (28, 9, 0xe40), (22, 4, 99), (24, 4, 99), (28, 20, 2000)):
+    rec(t, s, a)
+bounds = []
+for i in range(20000):
+    n = r.randint(1, 7); rec(10, n, pc); pc = pc + n if pc < 0x401100 else 0x401000
+    if r.random() < 0.3: rec(0, 8, 0x7ffd0000 + 8 * r.randint(0, 15))
+    if i % 8000 == 7999: rec(28, 21, len(bounds)); bounds.append(len(recs)); rec(28, 22, i)
+rec(23, 4, 99); rec(26, 0, 0); bounds.append(len(recs))
+open(w + '/rec.bin', 'wb').write(recs)
+parts = [bytes(recs[a:b]) for a, b in zip([0] + bounds[:-1], bounds)]
+def d6(b):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15, 8); return c.compress(b) + c.flush()
+# DynamoRIO's minizip framing (drmemtrace-format.md, section 6)
+out = bytearray(); cd = bytearray()
+for k, p in enumerate(parts):
+    name = b'chunk.%08d' % k; c = d6(p); crc = zlib.crc32(p); off = len(out)
+    out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 8, 0, 0, crc, len(c), len(p), len(name), 0) + name + c
+    cd += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 0, 20, 0, 8, 0, 0, crc, len(c), len(p), len(name), 0, 0, 0, 0, 0, off) + name
+out += cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, len(parts), len(parts), len(cd), len(out), 0)
+open(w + '/dr.trace.zip', 'wb').write(out)
+with zipfile.ZipFile(w + '/py.trace.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+    for k, p in enumerate(parts):
+        z.writestr(zipfile.ZipInfo('chunk.%04d' % k, (2024, 5, 6, 7, 8, 10)), p, zipfile.ZIP_DEFLATED)
+open(w + '/dr.trace.gz', 'wb').write(bytes.fromhex('1f8b0800000000000003') + d6(bytes(recs)) +
+                                      struct.pack('<II', zlib.crc32(recs), len(recs)))
+try:  # snappy framing as DynamoRIO's writer cuts it, when libsnappy is there
+    import ctypes
+    lib = ctypes.CDLL('libsnappy.so.1'); lib.snappy_max_compressed_length.restype = ctypes.c_size_t
+    def crc32c(b):
+        c = 0xffffffff
+        for x in b:
+            c ^= x
+            for _ in range(8): c = (c >> 1) ^ 0x82f63b78 if c & 1 else c >> 1
+        return c ^ 0xffffffff
+    out = bytearray(b'\xff\x06\x00\x00sNaPpY'); i = 0
+    for n in [65536, 65534] * 20:
+        b = bytes(recs[i:i + n]); i += n
+        if not b: break
+        cap = lib.snappy_max_compressed_length(len(b)); buf = ctypes.create_string_buffer(cap); ln = ctypes.c_size_t(cap)
+        lib.snappy_compress(b, ctypes.c_size_t(len(b)), buf, ctypes.byref(ln)); c = buf.raw[:ln.value]
+        v = crc32c(b); m = (((v >> 15) | (v << 17)) + 0xa282ead8) & 0xffffffff
+        body, t = (struct.pack('<I', m) + c, 0) if len(c) < len(b) else (struct.pack('<I', m) + b, 1)
+        out += bytes([t]) + len(body).to_bytes(3, 'little') + body
+    open(w + '/dr.trace.sz', 'wb').write(out)
+except OSError:
+    pass
+EOF
+cp "$W/rec.bin" "$W/rec"
+kept "$W/dr.trace.zip" "rebuilt: zip, deflate 6, 3 members"
+kept "$W/py.trace.zip" "rebuilt: zip, deflate 6, 3 members"
+kept "$W/dr.trace.gz" "rebuilt: gzip, deflate 6"
+gzip -6 -c "$W/rec.bin" > "$W/gnu.trace.gz"
+kept "$W/gnu.trace.gz" "(rebuilt|kept as is)"
+if command -v lz4 >/dev/null; then
+    lz4 -q -c "$W/rec.bin" > "$W/tool.trace.lz4"
+    kept "$W/tool.trace.lz4" "rebuilt: lz4"
+else
+    echo "note: lz4 not installed; lz4 tool case skipped (test_drfile makes its own frames)"
+fi
+[ -f "$W/dr.trace.sz" ] && kept "$W/dr.trace.sz" "rebuilt: snappy"
+if command -v zip >/dev/null; then
+    (cd "$W" && cp rec.bin chunk.0000 && zip -q -X info.trace.zip chunk.0000 && rm chunk.0000)
+    kept "$W/info.trace.zip" "(kept as is|rebuilt)"
+else
+    echo "note: zip not installed; Info-ZIP case skipped"
+fi
+head -c 20000 "$W/dr.trace.zip" > "$W/cut.trace.zip"
+: > "$W/rec"; kept "$W/cut.trace.zip" "kept as is|partly"; cp "$W/rec.bin" "$W/rec"
+
+# ---- names: --records to a file drops the container's suffix ----
+cp "$W/dr.trace.zip.trz" "$W/n.trace.zip.trz"
+"$TRZ" -q -d --records "$W/n.trace.zip.trz" && cmp -s "$W/n.trace" "$W/rec.bin" && [ ! -e "$W/n.trace.zip" ] \
+    && ok "--records writes x.trace" || bad "--records writes x.trace"
+expect "--records again: refuses to overwrite" 1 "already exists" -- "$TRZ" -d --records "$W/n.trace.zip.trz"
+"$TRZ" -q -c "$W/rec.bin" > "$W/plain.trz"
+expect "--original of an archive that keeps none" 1 "keeps no original" -- "$TRZ" -dc --original "$W/plain.trz"
+expect "--original goes with -d" 2 "go with -d" -- "$TRZ" -t --original "$W/plain.trz"
+expect "join refuses a kept container" 1 "keeps its original zip" -- "$TRZ" join -o "$W/j.trz" "$W/dr.trace.zip.trz"
+"$TRZ" -d -c --from=5 --count=3 "$W/dr.trace.zip.trz" | cmp -s - <("$TRZ" -d -c --from=5 --count=3 "$W/plain.trz") \
+    && ok "--from/--count give records" || bad "--from/--count give records"
+
+# ---- damaged archives: one line, exit 1, no file ----
+a=$W/dr.trace.zip.trz
+blk=$(( 28 + $(od -An -tu2 -j22 -N2 "$a" | tr -d ' ') ))
+for at in 0 4 20 40 $((blk + 1)) $((blk + 10)) $((blk + 50)) $((blk + 120)); do
+    mkdir -p "$W/dmg"; cp "$a" "$W/dmg/d.trace.zip.trz"
+    printf '\x55' | dd of="$W/dmg/d.trace.zip.trz" bs=1 seek=$at conv=notrunc 2>/dev/null
+    expect "damaged at byte $at: refused" 1 "." -- "$TRZ" -d "$W/dmg/d.trace.zip.trz"
+    [ ! -e "$W/dmg/d.trace.zip" ] && [ -z "$(ls -A "$W/dmg" | grep -v '^d.trace.zip.trz$')" ] \
+        && ok "damaged at byte $at: no file left" || bad "damaged at byte $at: no file left" "$(ls -a "$W/dmg")"
+    expect "damaged at byte $at: -t fails" 1 "." -- "$TRZ" -t "$W/dmg/d.trace.zip.trz"
+    rm -rf "$W/dmg"
+done
+for cut in 30 $((blk + 60)) 2000 $(( $(wc -c < "$a") - 1 )); do
+    mkdir -p "$W/dmg"; head -c $cut "$a" > "$W/dmg/c.trace.zip.trz"
+    expect "cut to $cut bytes: refused" 1 "." -- "$TRZ" -d "$W/dmg/c.trace.zip.trz"
+    [ ! -e "$W/dmg/c.trace.zip" ] && ok "cut to $cut bytes: no file left" || bad "cut to $cut bytes: no file left"
+    rm -rf "$W/dmg"
+done
+
+# ---- -r over a trace directory, and back ----
+D=$W/drmemtrace.app.4242.0000.dir
+mkdir -p "$D/raw" "$D/trace/aux" "$D/trace/window.0000"
+cp "$W/dr.trace.zip" "$D/trace/drmemtrace.app.4242.0000.trace.zip"
+cp "$W/py.trace.zip" "$D/trace/window.0000/drmemtrace.app.4243.0000.trace.zip"
+cp "$W/dr.trace.gz" "$D/trace/drmemtrace.app.4244.0000.trace.gz"
+cp "$W/rec.bin" "$D/trace/drmemtrace.app.4245.0000.trace"
+head -c 320 /dev/urandom > "$D/trace/serial_schedule.bin"; gzip -c "$D/trace/serial_schedule.bin" > "$D/trace/serial_schedule.bin.gz"
+(cd "$W" && cp rec.bin 0 && "$PY" -c "import zipfile; zipfile.ZipFile('$D/trace/cpu_schedule.bin.zip','w').write('0')" && rm 0)
+for x in modules.log funclist.log encodings.bin; do echo "$x" > "$D/raw/$x"; done
+echo 'v2p' > "$D/trace/aux/v2p.textproto"; echo 'aux' > "$D/trace/aux/other.bin"
+cp -a "$D" "$W/orig.dir"
+expect "-r --rm compresses the trace files" 0 "" -- "$TRZ" -r --rm "$D"
+n=$(find "$D" -name '*.trz' | wc -l)
+[ "$n" = 4 ] && ok "-r: the 4 traces compressed" || bad "-r: the 4 traces compressed" "$(find "$D" -type f)"
+left=$(cd "$D" && find . -type f ! -name '*.trz' | sort | tr '\n' ' ')
+want=$(cd "$W/orig.dir" && find . -type f ! -name 'drmemtrace.app.*' | sort | tr '\n' ' ')
+[ "$left" = "$want" ] && ok "-r: schedules and auxiliary files left alone" || bad "-r: schedules and auxiliary files left alone" "$left"
+[ -f "$D/trace/drmemtrace.app.4244.0000.trace.gz.trz" ] && ok "-r: a drmemtrace .gz keeps its name" || bad "-r: .gz name"
+cp "$W/dr.trace.zip" "$D/trace/drmemtrace.app.4242.0000.trace.zip"
+expect "-r never overwrites without -f" 1 "already exists" -- "$TRZ" -r "$D"
+cmp -s "$W/dr.trace.zip" "$D/trace/drmemtrace.app.4242.0000.trace.zip" && ok "-r: the input is kept" || bad "-r: input kept"
+rm "$D/trace/drmemtrace.app.4242.0000.trace.zip"
+expect "-t -r tests every archive" 0 "" -- "$TRZ" -t -r "$D"
+expect "-d -r --rm restores the directory" 0 "" -- "$TRZ" -d -r --rm "$D"
+diff -r "$D" "$W/orig.dir" > /dev/null && ok "-d -r: the directory as it was" || bad "-d -r: the directory as it was" "$(diff -r "$D" "$W/orig.dir" | head -3)"
+ls -a "$D/trace" | grep -q tmp && bad "-r: no temporary files left" || ok "-r: no temporary files left"
+# -r is general: a directory of other traces
+mkdir -p "$W/other/sub"; cp "$ROOT"/corpus/*.byu "$W/other/"; cp "$ROOT"/corpus/*.pbus "$W/other/sub/"
+expect "-r on other traces" 0 "" -- "$TRZ" -r "$W/other"
+[ "$(find "$W/other" -name '*.trz' | wc -l)" = "$(find "$W/other" -type f ! -name '*.trz' | wc -l)" ] \
+    && ok "-r on other traces: every file" || bad "-r on other traces: every file"
+expect "a directory without -r" 1 "is a directory" -- "$TRZ" "$W/other"
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

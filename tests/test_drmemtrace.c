@@ -1,0 +1,598 @@
+/* test_drmemtrace.c - tests of the drmemtrace codec: round trips of
+ * generated traces of every profile (thread files of versions 7 and 4,
+ * core-sharded files of many threads, large code, no encodings) and of
+ * records no tracer writes (every record type, unknown types and marker
+ * types, encodings with non-zero padding or lengths that disagree, random
+ * bytes, one record), chunks cut anywhere, damaged streams (an error or
+ * other bytes, never a crash), the probe against the other formats'
+ * samples, dump and byte-order conversion, the container with a partial
+ * last record, carried knowledge (facts learnt and stated in the codec's
+ * layout, chunks coded against facts that are wrong or hostile, archives of
+ * small chunks that carry knowledge: one archive for every thread count,
+ * read back through the index, a pipe, threads and seeks), and the shared
+ * corpus's traces when they are present. */
+#include "../codecs/drmemtrace/dr_int.h"
+#include "../src/format/know.h"
+#include "../codecs/common/rc.h"
+#include "codec_args.h"
+#include "corpus.h"
+#include "drmemtrace_gen.h"
+#include "fuzz/fuzz_common.h"
+#include <glob.h>
+
+#define UNIT_RNG_SEED 0x9E3779B97F4A7C15ull
+#include "unit.h"
+
+static const trz_codec *C = &trz_codec_drmemtrace;
+
+static const trz_know *g_know; /* the knowledge round_trip codes with (NULL: none) */
+
+static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec)
+{
+    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, g_know };
+    return C->decode_chunk(&da);
+}
+
+/* Encode, decode and compare; with `damage`, damaged variants must give an
+ * error or other bytes and must not crash (ASan watches: every stream is
+ * a copy of exact size). */
+static int round_trip(const uint8_t *in, size_t len, int damage, size_t *csize)
+{
+    streams st;
+    memset(&st, 0, sizeof st);
+    uint64_t coded = 0;
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / DR_REC, TRZ_BO_LITTLE, 9, st.s);
+    ea.coded = &coded;
+    ea.know = g_know;
+    if (C->encode_chunk(&ea) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
+    if (csize) *csize = sl[0];
+    uint8_t *out = malloc(len + 2 * DR_REC);
+    int ok = decode_with(sp, sl, out, len, len / DR_REC) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
+    ok &= len ? coded == 1 && sl[0] && !sl[1] : coded == 0 && !sl[0];
+    if (damage && len) {
+        ok &= decode_with(sp, sl, out, len, len / DR_REC + 1) != TRZ_CODEC_OK;
+        (void)decode_with(sp, sl, out, len - DR_REC, len / DR_REC - 1);
+        (void)decode_with(sp, sl, out, len + DR_REC, len / DR_REC + 1);
+        size_t keep = sl[0];
+        const uint8_t *orig = sp[0];
+        uint8_t *cp = malloc(keep + 1);
+        memcpy(cp, orig, keep);
+        sp[0] = cp;
+        if (keep >= 16) {
+            sl[0] = keep / 2;
+            int rc = decode_with(sp, sl, out, len, len / DR_REC);
+            ok &= rc != TRZ_CODEC_OK || memcmp(out, in, len) != 0;
+        }
+        for (size_t cut = 1; cut <= 2 && cut <= keep; cut++) {
+            sl[0] = keep - cut;
+            (void)decode_with(sp, sl, out, len, len / DR_REC);
+        }
+        cp[keep] = 0x5a;
+        sl[0] = keep + 1;
+        (void)decode_with(sp, sl, out, len, len / DR_REC);
+        sl[0] = keep;
+        for (int k = 0; k < 8; k++) {
+            memcpy(cp, orig, keep);
+            cp[rnd() % keep] ^= (uint8_t)(1 + rnd() % 255);
+            (void)decode_with(sp, sl, out, len, len / DR_REC);
+        }
+        sp[0] = orig;
+        free(cp);
+        /* another model variant */
+        trz_buf vb = { 0 };
+        rc v;
+        rc_enc_init(&v, &vb);
+        rc_direct(&v, 7, 8);
+        rc_enc_flush(&v);
+        sp[0] = vb.p;
+        sl[0] = vb.n;
+        ok &= decode_with(sp, sl, out, len, len / DR_REC) == TRZ_CODEC_UNSUPPORTED;
+        sp[0] = orig;
+        sl[0] = keep;
+        free(vb.p);
+        /* a stream the codec never writes */
+        uint8_t x = 1;
+        sp[40] = &x;
+        sl[40] = 1;
+        ok &= decode_with(sp, sl, out, len, len / DR_REC) != TRZ_CODEC_OK;
+        sp[40] = NULL;
+        sl[40] = 0;
+    }
+    free(out);
+    free_streams(&st);
+    return ok;
+}
+
+static void test_generated(void)
+{
+    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
+                                                     "large code", "no encodings" };
+    for (int p = 0; p < DRG_NPROFILE; p++) {
+        drg g;
+        drg_run(&g, p, 600000, 0x1234 + (uint64_t)p);
+        size_t cs = 0;
+        char what[128];
+        snprintf(what, sizeof what, "generated %s (%zu records)", names[p], g.n / DR_REC);
+        check(round_trip(g.p, g.n, p == 0, &cs), what);
+        /* the models should find the generated program's regularity */
+        unsigned bound = p == DRG_BIG ? 5 : 2; /* random encoding bytes for each new PC */
+        snprintf(what, sizeof what, "generated %s: %zu bytes, under %u bits a record", names[p], cs, bound);
+        check(cs * 8 < bound * (g.n / DR_REC), what);
+        int bo;
+        snprintf(what, sizeof what, "probe: generated %s", names[p]);
+        check(C->probe(g.p, g.n, &bo) >= 90 && bo == TRZ_BO_LITTLE, what);
+        /* chunks cut anywhere: every piece decodes on its own */
+        size_t n = g.n / DR_REC, ok = 1;
+        for (int k = 0; k < 6; k++) {
+            size_t a = rnd() % n, b = a + 1 + rnd() % (n - a);
+            ok &= round_trip(g.p + a * DR_REC, (b - a) * DR_REC, k == 0, NULL);
+        }
+        snprintf(what, sizeof what, "generated %s cut at random records", names[p]);
+        check(ok, what);
+        free(g.p);
+    }
+}
+
+static void rec(uint8_t *p, unsigned t, unsigned sz, uint64_t a)
+{
+    trz_st_le16(p, (uint16_t)t);
+    trz_st_le16(p + 2, (uint16_t)sz);
+    trz_st_le64(p + 4, a);
+}
+
+/* Records no tracer writes: every byte must still come back. */
+static void test_odd_records(void)
+{
+    size_t n = 4000, len = n * DR_REC;
+    uint8_t *b = calloc(n, DR_REC);
+    drg g;
+    drg_run(&g, DRG_THREAD, len, 99);
+    if (g.n < len) len = g.n - g.n % DR_REC, n = len / DR_REC;
+#define CASE(name) check(round_trip(b, len, 1, NULL), name)
+    memset(b, 0, len);
+    CASE("all-zero records (READ of size 0 at 0)");
+    for (size_t i = 0; i < n; i++) rec(b + i * DR_REC, (unsigned)(i % 70), (unsigned)(i * 7 % 9), i * 0x1001);
+    CASE("every record type and more, in turn");
+    for (size_t i = 0; i < n; i++) rec(b + i * DR_REC, 28, (unsigned)(i % 300), rnd() % 5);
+    CASE("markers of every type, user types too");
+    memcpy(b, g.p, len);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *r = b + i * DR_REC;
+        unsigned t = trz_ld_le16(r);
+        if (t == DR_ENCODING && i % 3 == 0) r[11] = 0x5a;               /* non-zero padding */
+        if (t == DR_ENCODING && i % 5 == 1) trz_st_le16(r + 2, 3);      /* a length that disagrees */
+        if (dr_is_instr(t) && i % 7 == 0) trz_st_le16(r + 2, 300);      /* an instruction of 300 bytes */
+        if (dr_is_mem(t) && i % 11 == 0) trz_st_le16(r, 55);            /* an unknown type */
+        if (i % 13 == 0) trz_st_le16(r, (uint16_t)(DR_TAKEN + i % 2)); /* outcomes anywhere */
+    }
+    CASE("encodings with padding and wrong lengths, unknown types, odd lengths");
+    for (size_t i = 0; i < len; i++) b[i] = (uint8_t)rnd();
+    CASE("random bytes");
+    for (size_t i = 0; i < n; i++) rec(b + i * DR_REC, (unsigned)(rnd() % 4 ? 10 + rnd() % 7 : rnd() % 2), 1 + (unsigned)(rnd() % 15), 0x401000 + rnd() % 256);
+    CASE("random instructions and accesses");
+    /* 32-bit-build records: 8 bytes (type, size, 4-byte addr) read as 12 */
+    for (size_t i = 0; i < len / 8; i++) {
+        uint8_t *r = b + i * 8;
+        trz_st_le16(r, (uint16_t)(i % 3 ? 10 : 0));
+        trz_st_le16(r + 2, 4);
+        trz_st_le32(r + 4, (uint32_t)(0x8048000 + 4 * i));
+    }
+    CASE("8-byte records of a 32-bit build");
+    /* one instruction repeated: rep string iterations */
+    for (size_t i = 0; i < n; i++)
+        rec(b + i * DR_REC, i % 2 ? 0 : i ? DR_NOFETCH : DR_INSTR, i % 2 ? 8 : 2, i % 2 ? 0x7000 + 4 * i : 0x401000);
+    CASE("a rep instruction's iterations");
+    /* calls 100 deep, then the returns (the return stack holds 32) */
+    for (size_t i = 0; i < n; i++) {
+        size_t d = i % 200, depth = d < 100 ? d : 199 - d;
+        rec(b + i * DR_REC, d < 100 ? DR_DCALL : DR_RET, d < 100 ? 5 : 1, 0x500000 + 16 * depth + (d < 100 ? 0 : 5));
+    }
+    CASE("calls 100 deep and their returns");
+    check(round_trip(b, DR_REC, 1, NULL), "a chunk of one record");
+    check(round_trip(b, 0, 0, NULL), "a chunk of no records");
+    for (size_t i = 1; i < n; i++) memcpy(b + i * DR_REC, b, DR_REC);
+    CASE("one record repeated");
+#undef CASE
+    free(g.p);
+    free(b);
+}
+
+/* Junk streams of many lengths: decoding returns. */
+static void test_junk_streams(void)
+{
+    size_t n = 500;
+    uint8_t *out = malloc(n * DR_REC);
+    int returned = 1;
+    static const size_t lens[] = { 0, 1, 2, 3, 4, 5, 17, 300, 4000 };
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+        for (int mode = 0; mode < 3; mode++) {
+            uint8_t *junk[TRZ_MAX_STREAMS] = { 0 };
+            size_t jl[TRZ_MAX_STREAMS] = { 0 };
+            jl[0] = lens[li];
+            junk[0] = jl[0] ? malloc(jl[0]) : NULL;
+            for (size_t j = 0; j < jl[0]; j++) junk[0][j] = (uint8_t)(mode == 0 ? 0 : mode == 1 ? 0xff : rnd());
+            if (jl[0] && mode) junk[0][0] = 0;
+            int rc = decode_with((const uint8_t *const *)junk, jl, out, n * DR_REC, n);
+            returned &= rc == TRZ_CODEC_OK || rc == TRZ_CODEC_CORRUPT || rc == TRZ_CODEC_UNSUPPORTED;
+            free(junk[0]);
+        }
+    check(returned, "junk streams of many lengths");
+    free(out);
+}
+
+/* The probe takes bare record streams and leaves the other formats alone;
+ * the other codecs' probes leave drmemtrace alone. */
+static void test_probe(void)
+{
+    int bo;
+    uint8_t *b = malloc(1 << 16);
+    for (size_t i = 0; i < 1 << 16; i++) b[i] = (uint8_t)rnd();
+    check(C->probe(b, 1 << 16, &bo) == 0, "probe: random data");
+    memset(b, 0, 1 << 16);
+    check(C->probe(b, 1 << 16, &bo) == 0, "probe: zeros");
+    rec(b, DR_HEADER, 0, 99);
+    rec(b + 12, DR_MARKER, 12, 99);
+    check(C->probe(b, 1 << 16, &bo) == 0, "probe: version 99");
+    rec(b, DR_HEADER, 0, 1);
+    rec(b + 12, DR_THREAD, 4, 1234);
+    check(C->probe(b, 24, &bo) >= 90, "probe: a version-1 header");
+    free(b);
+    glob_t gl;
+    if (glob("corpus/*", 0, NULL, &gl) == 0) {
+        for (size_t i = 0; i < gl.gl_pathc; i++) {
+            const char *p = gl.gl_pathv[i];
+            if (strstr(p, ".md")) continue;
+            size_t n;
+            uint8_t *d = corpus_load(p, &n);
+            if (!d) continue;
+            if (n > (1u << 20)) n = 1u << 20;
+            int mine = strstr(p, ".drmemtrace") != NULL;
+            char what[300];
+            snprintf(what, sizeof what, mine ? "probe takes %s" : "probe leaves %s alone", p);
+            check(mine ? C->probe(d, n, &bo) >= 90 : C->probe(d, n, &bo) == 0, what);
+            if (mine)
+                for (size_t k = 0; trz_codec_at(k); k++) {
+                    const trz_codec *o = trz_codec_at(k);
+                    if (o == C || !o->probe) continue;
+                    snprintf(what, sizeof what, "%s's probe leaves %s alone", o->name, p);
+                    check(o->probe(d, n, &bo) < 90, what);
+                }
+            free(d);
+        }
+        globfree(&gl);
+    }
+}
+
+static void test_dump_convert(void)
+{
+    uint8_t r[4 * DR_REC];
+    rec(r, DR_TAKEN, 6, 0x7f87daf7ecd3ull);
+    rec(r + 12, DR_MARKER, DRM_TIMESTAMP, 0x2f8ed8dc8507c3ull);
+    rec(r + 24, DR_ENCODING, 2, 0x7a77);
+    rec(r + 36, DR_READ, 8, 0x7f87daff1218ull);
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    for (int k = 0; k < 4; k++) C->dump_record(f, (uint64_t)k, r + k * DR_REC, TRZ_BO_LITTLE);
+    fclose(f);
+    const char *want = "0 taken_jump 6 byte(s) @ 0x00007f87daf7ecd3\n"
+                       "1 <marker: timestamp 0x2f8ed8dc8507c3>\n"
+                       "2 encoding 2 byte(s): 77 7a 00 00 00 00 00 00\n"
+                       "3 read 8 byte(s) @ 0x00007f87daff1218\n";
+    check(strcmp(buf, want) == 0, "dump");
+    if (strcmp(buf, want)) printf("  got:\n%s", buf);
+    uint8_t cp[sizeof r];
+    memcpy(cp, r, sizeof r);
+    C->convert(cp, sizeof cp, TRZ_BO_LITTLE, TRZ_BO_BIG);
+    int ok = trz_ld_be16(cp) == DR_TAKEN && trz_ld_be64(cp + 4) == 0x7f87daf7ecd3ull && cp[28] == 0x77;
+    C->convert(cp, sizeof cp, TRZ_BO_BIG, TRZ_BO_LITTLE);
+    check(ok && memcmp(cp, r, sizeof r) == 0, "convert: fields swap, encoding bytes stay");
+}
+
+/* Through the container: a partial last record, small chunks, auto-
+ * detection, damage. */
+static void test_container(void)
+{
+    drg g;
+    drg_run(&g, DRG_CORE, 200000, 77);
+    size_t n = g.n + 7;
+    uint8_t *src = malloc(n);
+    memcpy(src, g.p, g.n);
+    memcpy(src + g.n, g.p, 7);
+    for (int small = 0; small < 2; small++) {
+        fz_cparams cp = { "drmemtrace", 9, TRZ_BACKEND_ZSTD, 1, 1, small ? 8192 : 16 << 20, 0 };
+        fz_out arc = { 0 };
+        char err[256] = "";
+        int ok = fz_compress(&cp, src, n, &arc, err, sizeof err) == 0;
+        trz_reader *r = NULL;
+        ok = ok && trz_reader_open_mem(&r, arc.p, arc.n) == 0;
+        fz_out dec = { 0 };
+        ok = ok && fz_read_all(r, &dec, 0, NULL) == 0 && dec.n == n && memcmp(dec.p, src, n) == 0;
+        trz_reader_close(r);
+        fz_out arc2 = { 0 };
+        cp.format = NULL;
+        ok = ok && fz_compress(&cp, src, n, &arc2, err, sizeof err) == 0 && arc2.n == arc.n;
+        check(ok, small ? "container round trip, 8 KiB chunks, a 7-byte tail, auto-detected"
+                        : "container round trip, one chunk, a 7-byte tail, auto-detected");
+        if (!ok && err[0]) printf("  %s\n", err);
+        if (arc.n > 200) {
+            arc.p[arc.n / 2] ^= 0x10;
+            r = NULL;
+            fz_out d2 = { 0 };
+            int rc = trz_reader_open_mem(&r, arc.p, arc.n);
+            int64_t g2 = rc ? -1 : fz_read_all(r, &d2, 0, NULL);
+            check(g2 != 0 || (d2.n == n && memcmp(d2.p, src, n) == 0), "a damaged archive reports an error");
+            trz_reader_close(r);
+            free(d2.p);
+        }
+        free(arc.p);
+        free(arc2.p);
+        free(dec.p);
+    }
+    free(src);
+    free(g.p);
+}
+
+/* ---- carried knowledge ---- */
+
+/* The facts a trace teaches, learnt into s after what it holds, and their
+ * knowledge stream into *ks.  Returns the number of new facts. */
+static size_t learn_into(trz_kstore *s, const uint8_t *in, size_t len, trz_buf *ks)
+{
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, s);
+    uint32_t n0 = trz_kstore_count(s);
+    trz_know before = trz_kstore_view(s, n0);
+    int rc = C->learn(&before, in, len, len / DR_REC, TRZ_BO_LITTLE, trz_kdelta_add, &d);
+    size_t n = rc == TRZ_CODEC_OK ? d.n : 0;
+    ks->n = 0;
+    if (trz_kdelta_write(&d, C, before, 9, ks) != TRZ_OK) n = 0;
+    trz_kdelta_free(&d);
+    return n;
+}
+
+static void test_knowledge_codec(void)
+{
+    drg a, b;
+    drg_run(&a, DRG_THREAD, 300000, 501);
+    drg_run(&b, DRG_BIG, 300000, 502);
+    /* learn, state in the codec's layout, apply to a fresh store: the same facts */
+    trz_kstore *s = trz_kstore_create(), *t = trz_kstore_create();
+    trz_buf ks = { 0 };
+    size_t nf = learn_into(s, a.p, a.n, &ks);
+    check(nf > 100 && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC, "learn: facts by PC, stated in the codec's layout");
+    int applied = trz_know_apply(t, C, ks.p, ks.n) == TRZ_OK && trz_kstore_count(t) == trz_kstore_count(s);
+    trz_know vs = trz_kstore_view(s, trz_kstore_count(s)), vt = trz_kstore_view(t, trz_kstore_count(t));
+    size_t bad = 0;
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        unsigned ty = trz_ld_le16(a.p + i);
+        if (!((ty >= 10 && ty <= 16) || (ty >= 29 && ty <= 31) || ty == 48 || ty == 49)) continue;
+        size_t n1, n2;
+        const uint8_t *f1 = trz_know_get(&vs, trz_ld_le64(a.p + i + 4), &n1), *f2 = trz_know_get(&vt, trz_ld_le64(a.p + i + 4), &n2);
+        if (!f1 || !f2 || n1 != n2 || memcmp(f1, f2, n1) != 0) bad++;
+    }
+    check(applied && bad == 0, "the knowledge stream gives back every fact of every PC");
+    size_t nf2 = learn_into(s, a.p, a.n, &ks);
+    check(nf2 == 0 && ks.n == 0, "a trace the store knows teaches nothing new");
+    /* chunks coded with their facts, with another trace's, with none */
+    g_know = &vs;
+    size_t with = 0, without = 0;
+    check(round_trip(a.p, a.n, 1, &with), "a chunk coded with its own facts (damage: errors, no crash)");
+    check(round_trip(b.p, b.n, 0, NULL), "a chunk coded with another program's facts");
+    g_know = NULL;
+    round_trip(a.p, a.n, 0, &without);
+    char what[160];
+    snprintf(what, sizeof what, "its facts known, a chunk's records cost less (%zu bytes, %zu without)", with, without);
+    check(with < without, what);
+    /* wrong facts: every field changed in turn, under a's PCs */
+    trz_kstore *w = trz_kstore_create();
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, w);
+    int k = 0;
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        unsigned ty = trz_ld_le16(a.p + i);
+        uint64_t pc = trz_ld_le64(a.p + i + 4);
+        size_t n;
+        const uint8_t *f = trz_know_get(&vs, pc, &n);
+        if (!f || (ty != 10 && ty != 48 && ty != 49 && ty != 14)) continue;
+        uint8_t v[256];
+        memcpy(v, f, n);
+        switch (k++ % 7) {
+        case 0: v[0] = v[0] == 10 ? 48 : 10; break;              /* another type */
+        case 1: v[1]++; break;                                    /* another length */
+        case 2: if (n > 5 && v[4]) v[5] ^= 0x21; break;           /* another encoding byte */
+        case 3: if (v[3] && v[3] != 255 && n >= 8) v[n - 3] = 1 - (v[n - 3] & 1); break; /* a memory type */
+        case 4: trz_st_le64(v + n, pc + 77); n += 8; break;      /* a target */
+        case 5: v[3] = 255; n = 5 + v[4]; break;                  /* no pattern kept */
+        default: break;
+        }
+        trz_kdelta_add(&d, pc, v, n);
+    }
+    trz_know vw = trz_kstore_view(w, trz_kstore_count(w));
+    g_know = &vw;
+    check(round_trip(a.p, a.n, 1, NULL), "facts that are wrong in every field: still exact");
+    /* hostile facts: random values of every length under a's PCs */
+    trz_kstore_clear(w);
+    trz_kdelta_reset(&d, w);
+    for (size_t i = 0; i + DR_REC <= a.n; i += DR_REC) {
+        uint8_t v[256];
+        size_t n = 1 + rnd() % 60;
+        for (size_t j = 0; j < n; j++) v[j] = (uint8_t)rnd();
+        if (rnd() % 2) v[0] = (uint8_t)(10 + rnd() % 7), v[3] = (uint8_t)(rnd() % 34), v[4] = (uint8_t)(rnd() % 16);
+        trz_kdelta_add(&d, trz_ld_le64(a.p + i + 4), v, n);
+    }
+    vw = trz_kstore_view(w, trz_kstore_count(w));
+    check(round_trip(a.p, a.n, 1, NULL), "hostile facts: exact, and damaged streams give errors, never a crash");
+    g_know = NULL;
+    /* hostile knowledge streams: cut, flipped, random */
+    int cut_ok = 1;
+    trz_kstore_clear(s);
+    learn_into(s, a.p, a.n, &ks);
+    for (size_t cut = 1; cut < ks.n; cut += 1 + cut / 5) {
+        trz_kstore_clear(t);
+        cut_ok &= trz_know_apply(t, C, ks.p, cut) != TRZ_OK;
+    }
+    check(cut_ok, "a cut knowledge stream is damage");
+    uint8_t *g = malloc(ks.n);
+    for (int it = 0; it < 200; it++) {
+        memcpy(g, ks.p, ks.n);
+        g[1 + rnd() % (ks.n - 1)] ^= (uint8_t)(1 + rnd() % 255);
+        trz_kstore_clear(t);
+        (void)trz_know_apply(t, C, g, ks.n); /* any result; ASan watches */
+        for (size_t i = 1; i < ks.n && i < 80; i++) g[i] = (uint8_t)rnd();
+        trz_kstore_clear(t);
+        (void)trz_know_apply(t, C, g, ks.n < 80 ? ks.n : 80);
+    }
+    check(1, "flipped and random knowledge streams: no crash");
+    free(g);
+    trz_kdelta_free(&d);
+    trz_kstore_free(w);
+    free(ks.p);
+    trz_kstore_free(s);
+    trz_kstore_free(t);
+    free(a.p);
+    free(b.p);
+}
+
+typedef struct { const uint8_t *p; size_t n, pos; } kin;
+static int64_t kin_read(void *o, void *buf, size_t n)
+{
+    kin *s = o;
+    if (n > s->n - s->pos) n = s->n - s->pos;
+    if (n > 7000) n = 7000; /* short reads, as a pipe gives them */
+    memcpy(buf, s->p + s->pos, n);
+    s->pos += n;
+    return (int64_t)n;
+}
+
+static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t restart)
+{
+    fz_out a = { 0 };
+    trz_cctx *c = trz_cctx_create();
+    trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 48 << 10);
+    trz_cctx_set(c, TRZ_C_THREADS, threads);
+    trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set_format(c, "drmemtrace");
+    fz_in fi;
+    trz_io iio, oio;
+    fz_io_in(&iio, &fi, in, n, 0, 0);
+    fz_io_out(&oio, &a);
+    if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); memset(&a, 0, sizeof a); }
+    trz_cctx_free(c);
+    return a;
+}
+
+static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, int threads)
+{
+    trz_reader *r = NULL;
+    kin s = { a->p, a->n, 0 };
+    trz_io io = { &s, kin_read, NULL, NULL, NULL };
+    int rc = pipe ? trz_reader_open_io(&r, &io) : trz_reader_open_mem(&r, a->p, a->n);
+    fz_out d = { 0 };
+    if (!rc) trz_reader_set(r, TRZ_R_THREADS, threads);
+    int ok = !rc && fz_read_all(r, &d, 0, NULL) == 0 && d.n == n && memcmp(d.p, in, n) == 0;
+    trz_reader_close(r);
+    free(d.p);
+    return ok;
+}
+
+/* Archives of small chunks whose groups carry knowledge, every profile. */
+static void test_knowledge_archives(void)
+{
+    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
+                                                     "large code", "no encodings" };
+    for (int p = 0; p < DRG_NPROFILE; p++) {
+        drg g;
+        drg_run(&g, p, 1200000, 0x777 + (uint64_t)p);
+        size_t n = g.n + 5; /* and a partial last record */
+        uint8_t *in = malloc(n);
+        memcpy(in, g.p, g.n);
+        memcpy(in + g.n, g.p, 5);
+        const int64_t restart = 5 * (48 << 10); /* groups of 5 chunks */
+        fz_out a1 = k_compress(in, n, 1, restart), a2 = k_compress(in, n, 2, restart), a3 = k_compress(in, n, 3, restart);
+        fz_out v1 = k_compress(in, n, 1, 0);
+        char what[200];
+        /* large code meets mostly new PCs in each chunk: knowledge states
+         * what the records would have coded, in a stream of its own */
+        size_t most = p == DRG_BIG ? v1.n + v1.n / 100 : v1.n - 1;
+        snprintf(what, sizeof what, "%s: version 3, the same archive for 1, 2 and 3 threads, %s than "
+                 "without knowledge (%zu, %zu bytes)", names[p], p == DRG_BIG ? "within 1% of" : "smaller", a1.n, v1.n);
+        check(a1.n && a1.p[4] == 3 && v1.n && v1.p[4] == 1 && a1.n == a2.n && a1.n == a3.n &&
+              !memcmp(a1.p, a2.p, a1.n) && !memcmp(a1.p, a3.p, a1.n) && a1.n <= most, what);
+        snprintf(what, sizeof what, "%s: reads back through the index, a pipe, with threads", names[p]);
+        check(a1.n && k_reads_back(&a1, in, n, 0, 1) && k_reads_back(&a1, in, n, 1, 1) &&
+              k_reads_back(&a1, in, n, 0, 3) && k_reads_back(&a1, in, n, 1, 2), what);
+        /* seeks into every chunk, in any order */
+        trz_reader *r = NULL;
+        int bad = a1.n ? 0 : 1;
+        uint64_t nrec = g.n / DR_REC;
+        uint8_t buf[DR_REC * 40];
+        if (a1.n && trz_reader_open_mem(&r, a1.p, a1.n) == TRZ_OK)
+            for (int it = 0; it < 150; it++) {
+                uint64_t at = it < 30 ? (uint64_t)it * 4096 % nrec : rnd() % nrec;
+                if (trz_seek(r, at) != TRZ_OK) { bad++; continue; }
+                int64_t k = trz_read(r, buf, 40);
+                uint64_t want = nrec - at < 40 ? nrec - at : 40;
+                if (k != (int64_t)want || memcmp(buf, in + at * DR_REC, (size_t)k * DR_REC) != 0) bad++;
+            }
+        else
+            bad++;
+        trz_reader_close(r);
+        snprintf(what, sizeof what, "%s: 150 seeks read the right records (%d wrong)", names[p], bad);
+        check(bad == 0, what);
+        free(a1.p);
+        free(a2.p);
+        free(a3.p);
+        free(v1.p);
+        free(in);
+        free(g.p);
+    }
+}
+
+/* The shared corpus: its zip members hold the record streams.  The
+ * records are read with unzip when it is there; skipped otherwise. */
+static void test_corpus(void)
+{
+    char pat[4200];
+    glob_t gl;
+    if (glob(corpus_path(pat, sizeof pat, "drmemtrace/*.trace.zip"), 0, NULL, &gl) != 0) {
+        printf("shared drmemtrace corpus not found (%s): skipped\n", pat);
+        return;
+    }
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        char cmd[4300];
+        snprintf(cmd, sizeof cmd, "unzip -p '%s' 2>/dev/null", gl.gl_pathv[i]);
+        FILE *f = popen(cmd, "r");
+        size_t cap = 1 << 20, n = 0, got;
+        uint8_t *d = f ? malloc(cap) : NULL;
+        while (d && (got = fread(d + n, 1, cap - n, f)) > 0)
+            if ((n += got) == cap) d = realloc(d, cap *= 2);
+        int bad = !f || pclose(f) != 0 || !d || n == 0;
+        if (bad) { printf("cannot unzip %s: skipped\n", gl.gl_pathv[i]); free(d); continue; }
+        int ok = n % DR_REC == 0, bo;
+        ok &= C->probe(d, n, &bo) >= 90;
+        ok &= round_trip(d, n, i == 0, NULL);
+        char what[4300];
+        snprintf(what, sizeof what, "corpus %s", gl.gl_pathv[i]);
+        check(ok, what);
+        free(d);
+    }
+    globfree(&gl);
+}
+
+int main(void)
+{
+    test_generated();
+    test_odd_records();
+    test_junk_streams();
+    test_probe();
+    test_dump_convert();
+    test_container();
+    test_knowledge_codec();
+    test_knowledge_archives();
+    test_corpus();
+    printf("%d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
