@@ -25,6 +25,7 @@
 #include "../src/common/mem.h"
 
 #define TRZ_MAX_STREAMS 64
+#define TRZ_VARIANT_HEAD 16 /* bytes of each stream trz_codec.variant sees */
 
 /* Byte order of the source records (stored in the container header). */
 enum { TRZ_BO_NONE = 0, TRZ_BO_LITTLE = 1, TRZ_BO_BIG = 2 };
@@ -157,6 +158,13 @@ typedef struct trz_codec {
      * NULL = the records have no multi-byte fields to swap. */
     void (*convert)(uint8_t *recs, size_t len, int from, int to);
 
+    /* Optional: the name of the model variant a chunk was coded with, for
+     * `trz -l -v` (a few letters; the same name for every chunk of one
+     * variant).  len[i]: stream i's decoded size, 0 when absent; head[i]:
+     * its first min(len[i], TRZ_VARIANT_HEAD) bytes (damaged streams may
+     * give any bytes: the answer is only a name).  NULL: one variant. */
+    const char *(*variant)(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD]);
+
     /* Optional: carried knowledge.  Before a chunk is encoded, call add for
      * the facts its records teach that k (what the member knows so far)
      * lacks.  Cheap: a scan, no coding.  Only the encoder runs it; what it
@@ -168,8 +176,10 @@ typedef struct trz_codec {
      * increasing key) into out, and back: know_decode calls add for each
      * fact in the same order, with the same bytes, and returns
      * TRZ_CODEC_CORRUPT for a stream it did not write.  k: the facts before
-     * them.  NULL: the container's own layout (FORMAT.md). */
-    int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+     * them; level: the chunk's, as in trz_enc_args (a codec may code the
+     * facts of its fast levels in a form that decodes faster).  NULL: the
+     * container's own layout (FORMAT.md). */
+    int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
     int (*know_decode)(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 } trz_codec;
 

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define TRZ_VERSION_MAJOR 0
-#define TRZ_VERSION_MINOR 11
+#define TRZ_VERSION_MINOR 12
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
@@ -303,6 +303,14 @@ typedef struct trz_chunk_info {
 } trz_chunk_info;
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
+/* The model variant chunk `chunk` was coded with, as its codec names it
+ * (codec-specific, such as "bytes" for the fast levels' byte-stream models
+ * or "range" for a range-coded model; "-" for a codec with one variant),
+ * written to buf (n bytes, at least 1; cut to fit, NUL-terminated).  Reads
+ * the chunk's stored bytes and the first bytes of its streams, decoding no
+ * records.  TRZ_OK, or a negative trz_result (see trz_reader_error). */
+TRZ_API int trz_reader_chunk_variant(trz_reader *reader, uint64_t chunk, char *buf, size_t n);
+
 /* Bytes per stream over the whole archive.  Reads every chunk's stored
  * bytes (without decoding them) and fails, naming the chunk, when a header
  * disagrees with the index or stored bytes with their checksum.  Calls fn
@@ -374,6 +382,10 @@ TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
  * cannot be known (no index survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
+/* Whether range i was lost although its own bytes are intact: the carried
+ * knowledge it decodes with was lost with an earlier damaged chunk of its
+ * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk. */
+TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
 
 /* ---- the original file of a container --------------------------------------
  * An archive made from a drmemtrace .zip, .gz, .lz4 or .sz file that could

@@ -151,6 +151,13 @@ fi
 "$TRZ" -l "$W/l.trz" > "$W/list" 2>&1 && grep -q "rst" "$W/list" && grep -q "40000" "$W/list" && grep -q "records per chunk: 1000" "$W/list" \
     && ok "-l shows format, records, chunks" || bad "-l" "$(cat "$W/list")"
 "$TRZ" -l -v "$W/l.trz" > "$W/listv" 2>&1 && grep -q "bytes per stream" "$W/listv" && ok "-l -v streams" || bad "-l -v"
+# each chunk's model variant: the fast levels' byte streams, the range-coded model above them
+"$TRZ" -c -1 --fast "$ROOT/corpus/loops-4cpu.rst" > "$W/l1.trz" && "$TRZ" -l -v "$W/l1.trz" > "$W/listv1" 2>&1 \
+    && grep -q "Variant" "$W/listv1" && grep -Eq " rst +bytes$" "$W/listv1" && ok "-l -v names the fast variant" \
+    || bad "-l -v names the fast variant" "$(cat "$W/listv1")"
+"$TRZ" -c -9 "$ROOT/corpus/loops-4cpu.rst" > "$W/l9.trz" && "$TRZ" -l -v "$W/l9.trz" > "$W/listv9" 2>&1 \
+    && grep -Eq " rst +(range|bytes)$" "$W/listv9" && ok "-l -v names the default's variant" \
+    || bad "-l -v names the default's variant" "$(cat "$W/listv9")"
 expect "-l on a pipe" 1 "pipe" -- sh -c "cat '$W/l.trz' | '$TRZ' -l"
 "$TRZ" -d --from=1234 --count=567 -c "$W/l.trz" > "$W/range"
 tail -c +$((1234 * 24 + 1)) "$ROOT/corpus/loops-4cpu.rst" | head -c $((567 * 24)) | cmp -s - "$W/range" && ok "--from/--count" || bad "--from/--count"
@@ -211,6 +218,11 @@ joinparts "join: text split at newlines" 1 - "$W"/ul.0?
 head -n 1000 "$U" > "$W/u3.a"; tail -n +1001 "$U" | head -c 300001 > "$W/u3.b"; tail -n +1001 "$U" | tail -c +300002 > "$W/u3.c"
 [ "$(tail -c 1 "$W/u3.b" | od -An -c | tr -d ' ')" != '\n' ] || bad "join: test setup" "u3.b ends a line"
 joinparts "join: three text parts, the middle one ending mid-line" 1 - "$W"/u3.a "$W"/u3.b "$W"/u3.c
+# a part of one chunk has no knowledge (version 1), the others have: cut
+# inside lines, they still make one member
+head -c 9000 "$U" > "$W/uk.a"; tail -c +9001 "$U" | head -c 100000 > "$W/uk.b"; tail -c +109001 "$U" | head -c 7000 > "$W/uk.c"
+tail -c +116001 "$U" | head -c 60000 > "$W/uk.d"
+joinparts "join: text parts with and without knowledge, cut inside lines, stay one member" 1 - "$W"/uk.a "$W"/uk.b "$W"/uk.c "$W"/uk.d
 split -n 3 -d "$B" "$W/bb."
 joinparts "join: BYU parts with partial records: a member after each" 3 byu "$W"/bb.0?
 split -b $((12 * 30000)) -d "$B" "$W/bw."

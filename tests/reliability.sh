@@ -125,10 +125,19 @@ cp "$W/six.trz" "$W/rm.six.trz"; rm -f "$W/rm.six"
 check "salvage --rm, intact archive: all of it decoded, archive removed" '[ $rc = 0 ] && [ ! -e "$W/rm.six.trz" ] && cmp -s "$W/rm.six" "$W/six"'
 rm -f "$W/rm.six"
 
+# chunk 2's header and the footer damaged: nothing tells whether chunk 2
+# stated facts, so with knowledge the rest of its group (chunks 3-5) is lost
+# too; without (--restart=0) only chunk 2
 cp "$W/six.trz" "$W/d.trz"; flip "$W/d.trz" $((off2 + 9)); flip "$W/d.trz" $(($(wc -c < "$W/six.trz") - 1))
 salvage; rc=$?
-check "salvage, chunk 2 header and footer damaged (no index): output is the original minus chunk 2" ' [ $rc = 1 ] && cmp -s "$W/out" <(without $first2 "$raw2")'
+check "salvage with knowledge, chunk 2 header and footer damaged (no index): chunks 0-1 back, the group's rest lost" ' [ $rc = 1 ] && cmp -s "$W/out" <(head -c $first2 "$W/six")'
 check "salvage without index: says where the loss begins" 'grep -q "chunk 2 on: lost records from 200 " "$W/err"'
+check "salvage: the chunks after it are named intact, lost with their group's knowledge" '[ "$(grep -c "intact but lost with its group.s knowledge: 100 records" "$W/err")" = 3 ]'
+"$TRZ" -q -f --chunk-records=100 --restart=0 -o "$W/six0.trz" "$W/six"
+o0=$("$TRZ" -l -v "$W/six0.trz" | awk '$1 == 2 && NF == 7 { print $5 }')
+cp "$W/six0.trz" "$W/d.trz"; flip "$W/d.trz" $((o0 + 9)); flip "$W/d.trz" $(($(wc -c < "$W/six0.trz") - 1))
+salvage; rc=$?
+check "salvage without knowledge, chunk 2 header and footer damaged (no index): the original minus chunk 2" ' [ $rc = 1 ] && cmp -s "$W/out" <(without $first2 "$raw2")'
 
 cp "$W/six.trz" "$W/d.trz"; flip "$W/d.trz" $(($(wc -c < "$W/six.trz") - 12))
 salvage; rc=$?

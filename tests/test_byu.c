@@ -132,37 +132,63 @@ static void test_cache(const trz_codec *c)
     free(buf);
 }
 
-/* Stream 14: kinds and address codes interleaved in stream 2.  The encoder
- * picks that layout when the back-end likes it better (traces of loops
- * made by tools); here the test builds it from the separate layout, so the
- * decoder's side is checked on any machine, and checks that a noisy trace
- * keeps the separate layout and that bad layout bytes are refused. */
+/* Stream 14: the layout.  The stream path of levels 6-11 (when it wins:
+ * here a loop repeated exactly) keeps kinds and address codes apart or
+ * interleaves them in stream 2 when the back-end likes that better; the
+ * test builds the other form by hand, so both decoders are checked on any
+ * machine.  The lean model of levels 1-5 always has its codes beside the
+ * kinds and says so (L_LEAN, 4).  Bad layout bytes are refused. */
 static void test_layout(const trz_codec *c)
 {
-    enum { N = 30000 };
+    enum { N = 30000, LOOP = 50 };
     uint8_t *buf = malloc((size_t)N * 12), *out = malloc((size_t)N * 12);
-    for (size_t i = 0; i < N; i++) put_rec(buf + i * 12, rnd() & ~7u, (uint8_t)(rnd() % 3), 8, 0, 0, rnd() % 200);
-    level = 3;
+    for (size_t i = 0; i < LOOP; i++) {
+        unsigned req = i % 3 == 0 ? 1 : 0;
+        put_rec(buf + i * 12, req ? 0x10000000 + (rnd() % 512) * 8 : 0x400000 + 8 * (uint32_t)i, (uint8_t)req, 8, 0, 0,
+                100 + rnd() % 50);
+    }
+    for (size_t i = LOOP; i < N; i++) memcpy(buf + i * 12, buf + (i - LOOP) * 12, 12);
+    level = 9;
     enc_out e;
-    int ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
-    check(ok && e.sl[14] == 0 && e.sl[2] == N && e.sl[6] + e.sl[7] == N, "a noisy trace keeps kinds and codes apart");
-    if (ok && e.sl[2] == N && e.sl[6] + e.sl[7] == N) {
-        uint8_t *m = malloc(2 * (size_t)N), lay[2] = { 1, 1 };
-        const uint8_t *f = e.sp[6], *d = e.sp[7];
-        for (size_t i = 0; i < N; i++) {
-            m[2 * i] = e.sp[2][i];
-            m[2 * i + 1] = buf[i * 12 + 4] == 0 ? *f++ : *d++; /* reqtypes 0-2: fetch, read, write */
+    int ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK && e.sl[15] == 0;
+    check(ok, "a loop repeated exactly takes the stream path at level 9");
+    int ilv = ok && e.sl[14] == 1 && e.sp[14][0] == 1;
+    ok = ok && (ilv ? e.sl[2] == 2 * (size_t)N && e.sl[6] + e.sl[7] == 0 : e.sl[14] == 0 && e.sl[2] == N && e.sl[6] + e.sl[7] == N);
+    check(ok, "the stream path's kinds and codes are apart or interleaved");
+    if (ok) {
+        /* the other form: kinds and codes split apart, or interleaved */
+        uint8_t *k = malloc(2 * (size_t)N), *fc = malloc(N), *dc = malloc(N), lay[2] = { 1, 1 };
+        size_t nf = 0, nd = 0;
+        if (ilv) {
+            for (size_t i = 0; i < N; i++) {
+                k[i] = e.sp[2][2 * i];
+                if (buf[i * 12 + 4] == 0) fc[nf++] = e.sp[2][2 * i + 1];
+                else dc[nd++] = e.sp[2][2 * i + 1];
+            }
+        } else {
+            const uint8_t *f = e.sp[6], *d = e.sp[7];
+            for (size_t i = 0; i < N; i++) {
+                k[2 * i] = e.sp[2][i];
+                k[2 * i + 1] = buf[i * 12 + 4] == 0 ? *f++ : *d++; /* reqtypes 0-1: fetch, read */
+            }
         }
         const uint8_t *sp[TRZ_MAX_STREAMS];
         size_t sl[TRZ_MAX_STREAMS];
         memcpy(sp, e.sp, sizeof sp);
         memcpy(sl, e.sl, sizeof sl);
-        sp[2] = m, sl[2] = 2 * (size_t)N;
-        sp[6] = sp[7] = NULL, sl[6] = sl[7] = 0;
+        if (ilv) {
+            sp[2] = k, sl[2] = N, sp[6] = fc, sl[6] = nf, sp[7] = dc, sl[7] = nd, sp[14] = NULL, sl[14] = 0;
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
+                  "the separate layout decodes");
+        } else {
+            sp[2] = k, sl[2] = 2 * (size_t)N, sp[6] = sp[7] = NULL, sl[6] = sl[7] = 0, sp[14] = lay, sl[14] = 1;
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
+                  "the interleaved layout decodes");
+        }
+        /* from here on, the interleaved form */
+        if (ilv) memcpy(sp, e.sp, sizeof sp), memcpy(sl, e.sl, sizeof sl);
         sp[14] = lay, sl[14] = 1;
-        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
-              "the interleaved layout decodes");
-        lay[0] = 4;
+        lay[0] = 8;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_UNSUPPORTED, "a later version's layout is unsupported");
         lay[0] = 0;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a layout byte 0 is corrupt");
@@ -173,7 +199,35 @@ static void test_layout(const trz_codec *c)
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a layout stream of 2 bytes is corrupt");
         sp[14] = NULL, sl[14] = 0;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "interleaved streams read apart are corrupt");
-        free(m);
+        free(k), free(fc), free(dc);
+    }
+    enc_free(&e);
+    /* the lean model: a noisy trace too */
+    for (size_t i = 0; i < N; i++) put_rec(buf + i * 12, rnd() & ~7u, (uint8_t)(rnd() % 3), 8, 0, 0, rnd() % 200);
+    level = 3;
+    ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
+    ok = ok && e.sl[14] == 1 && e.sp[14][0] == 4 && e.sl[2] == 2 * (size_t)N && e.sl[6] + e.sl[7] == 0;
+    check(ok, "the lean model's codes are beside the kinds");
+    if (ok) {
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        uint8_t lay[2] = { 4, 0 };
+        memcpy(sp, e.sp, sizeof sp);
+        memcpy(sl, e.sl, sizeof sl);
+        sp[14] = lay;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_OK && memcmp(out, buf, (size_t)N * 12) == 0,
+              "the lean layout decodes");
+        static const uint8_t bad[] = { 5, 7, 6 }; /* with interleaving (the lean model's codes always are), no table */
+        for (size_t i = 0; i < sizeof bad; i++) {
+            lay[0] = bad[i];
+            check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a bad lean layout byte is corrupt");
+        }
+        lay[0] = 4;
+        sl[14] = 2;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a lean layout stream of 2 bytes is corrupt");
+        sp[14] = NULL, sl[14] = 0;
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "lean streams read by the other model are corrupt");
+        damage(c, buf, 12 * 3000);
     }
     enc_free(&e);
     level = 9;
@@ -240,7 +294,7 @@ static void test_group(const trz_codec *c)
     ok = ok && e.sl[14] && grp_parse(e.sp[14], e.sl[14], &t) == 0 && (t.flags & 2);
     check(ok, "interleaved processors take the grouped layout");
     if (ok) {
-        unsigned w = t.flags & 1 ? 2 : 1; /* kind bytes per record: with the code when interleaved */
+        unsigned w = t.flags & 5 ? 2 : 1; /* kind bytes per record: with the code when interleaved or lean */
         int match = t.n == 2 && t.proc[0] == 1 && t.proc[1] == 3;
         for (unsigned i = 0; match && i < 2; i++) {
             unsigned q = i == 0; /* proc 1 is the second loop */
@@ -301,7 +355,7 @@ static void test_group(const trz_codec *c)
     enc_free(&e);
     gen_program(buf, N, 1, 0);
     ok = encode(c, buf, (size_t)N * 12, &e) == TRZ_CODEC_OK;
-    check(ok && (e.sl[14] == 0 || (e.sl[14] == 1 && e.sp[14][0] == 1)), "one processor never groups");
+    check(ok && (e.sl[14] == 0 || (e.sl[14] == 1 && (e.sp[14][0] & 2) == 0)), "one processor never groups");
     enc_free(&e);
     level = 9;
     free(out);

@@ -7,6 +7,7 @@
  * byte-order conversion, a partial last record through the container, and
  * the traces of the shared corpus when it is present. */
 #include "../codecs/champsim/champsim_int.h"
+#include "../codecs/champsim/cs_fast.h"
 #include "../codecs/common/rc.h"
 #include "champsim_gen.h"
 #include "codec_args.h"
@@ -17,10 +18,14 @@
 #define UNIT_RNG_SEED 0x2545F4914F6CDD1Dull
 #include "unit.h"
 
+/* The level of the encodings: up to CSF_MAX_LEVEL the fast variant (byte
+ * streams 1-8), above it the range-coded one (stream 0). */
+static int level = 9;
+
 static int encode(const trz_codec *c, const uint8_t *in, size_t len, streams *st, uint64_t *coded)
 {
     memset(st, 0, sizeof *st);
-    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TRZ_BO_LITTLE, 9, st->s);
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TRZ_BO_LITTLE, level, st->s);
     ea.coded = coded;
     return c->encode_chunk(&ea);
 }
@@ -53,8 +58,10 @@ static int round_trip(const trz_codec *c, const uint8_t *in, size_t len, int dam
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
     uint8_t *out = malloc(len + 2 * rs);
     int ok = decode_with(c, sp, sl, out, len, len / rs) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
-    /* the one range-coded stream is marked for storing */
-    ok &= len ? coded == 1 && sl[0] && !sl[1] : coded == 0 && !sl[0];
+    /* the one range-coded stream is marked for storing; the fast
+     * variant's byte streams are left to the back-end */
+    int fast = level <= CSF_MAX_LEVEL;
+    ok &= !len ? coded == 0 && !sl[0] : fast ? coded == 0 && !sl[0] && sl[CSF_SEQ] : coded == 1 && sl[0] && !sl[1];
     if (damage && len) {
         /* a record count that disagrees with the size */
         ok &= decode_with(c, sp, sl, out, len, len / rs + 1) != TRZ_CODEC_OK;
@@ -90,8 +97,17 @@ static int round_trip(const trz_codec *c, const uint8_t *in, size_t len, int dam
             sp[i] = orig;
             free(cp);
         }
-        /* a stream naming another model variant (its first 8 bits) */
-        {
+        /* a stream naming another model variant (its first byte, or 8 bits) */
+        if (fast) {
+            uint8_t *q = malloc(sl[CSF_SEQ]);
+            memcpy(q, sp[CSF_SEQ], sl[CSF_SEQ]);
+            q[0] = 7;
+            const uint8_t *h = sp[CSF_SEQ];
+            sp[CSF_SEQ] = q;
+            ok &= decode_with(c, sp, sl, out, len, len / rs) == TRZ_CODEC_UNSUPPORTED;
+            sp[CSF_SEQ] = h;
+            free(q);
+        } else {
             trz_buf vb = { 0 };
             rc v;
             rc_enc_init(&v, &vb);
@@ -117,14 +133,15 @@ static int round_trip(const trz_codec *c, const uint8_t *in, size_t len, int dam
         for (int k = 0; k < 6; k++) {
             uint8_t *junk[TRZ_MAX_STREAMS] = { 0 };
             size_t jl[TRZ_MAX_STREAMS] = { 0 };
-            for (int i = 0; i < 8; i++) {
-                jl[i] = i == 0 ? rnd() % (len / 8 + 64) : 0;
+            for (int i = 0; i < CSF_NSTREAMS; i++) {
+                jl[i] = (i == 0) != fast ? rnd() % (len / 8 + 64) : 0;
                 junk[i] = malloc(jl[i] + 1);
                 for (size_t j = 0; j < jl[i]; j++) junk[i][j] = (uint8_t)(k < 2 ? rnd() % 4 : rnd());
-                if (jl[i]) junk[i][0] = 0; /* the variant's bits start 0: reach the models */
+                /* the variant's bits start 0, its byte is CSF_VARIANT: reach the models */
+                if (jl[i] && (i == 0 || i == CSF_SEQ)) junk[i][0] = i == 0 ? 0 : CSF_VARIANT;
             }
             (void)decode_with(c, (const uint8_t *const *)junk, jl, out, len, len / rs);
-            for (int i = 0; i < 8; i++) free(junk[i]);
+            for (int i = 0; i < CSF_NSTREAMS; i++) free(junk[i]);
         }
     }
     free(out);
@@ -269,6 +286,113 @@ static void test_junk_streams(const trz_codec *c)
     free(out);
 }
 
+/* Junk in the fast variant's streams: decoding returns. */
+static void test_junk_fast(const trz_codec *c)
+{
+    size_t rs = c->record_size, n = 500;
+    uint8_t *out = malloc(n * rs);
+    int returned = 1;
+    for (int it = 0; it < 200; it++) {
+        uint8_t *junk[TRZ_MAX_STREAMS] = { 0 };
+        size_t jl[TRZ_MAX_STREAMS] = { 0 };
+        for (int i = 1; i < CSF_NSTREAMS; i++) {
+            jl[i] = rnd() % (it < 100 ? 8 : 600);
+            junk[i] = jl[i] ? malloc(jl[i]) : NULL; /* exact size: ASan sees any overread */
+            for (size_t j = 0; j < jl[i]; j++) junk[i][j] = (uint8_t)(it % 2 ? rnd() % 4 : rnd());
+        }
+        if (jl[CSF_SEQ]) junk[CSF_SEQ][0] = CSF_VARIANT;
+        int rc = decode_with(c, (const uint8_t *const *)junk, jl, out, n * rs, n);
+        returned &= rc == TRZ_CODEC_OK || rc == TRZ_CODEC_CORRUPT || rc == TRZ_CODEC_UNSUPPORTED;
+        for (int i = 1; i < CSF_NSTREAMS; i++) free(junk[i]);
+    }
+    check(returned, "junk in the fast variant's streams");
+    free(out);
+}
+
+/* The knowledge stream's byte form (the fast levels): the facts a program
+ * teaches come back exactly; a cut stream is damage; flipped bytes are
+ * taken or refused, never a crash. */
+typedef struct kfacts {
+    uint64_t key[60000];
+    uint8_t val[60000][CS_FACT_T], len[60000];
+    size_t n, at;
+    int bad;
+} kfacts;
+
+static void kf_add(void *ctx, uint64_t key, const void *val, size_t len)
+{
+    kfacts *k = ctx;
+    if (k->n < 60000) {
+        k->key[k->n] = key;
+        memcpy(k->val[k->n], val, len < CS_FACT_T ? len : CS_FACT_T);
+        k->len[k->n++] = (uint8_t)len;
+    }
+}
+
+/* a second decode compares with the first */
+static void kf_check(void *ctx, uint64_t key, const void *val, size_t len)
+{
+    kfacts *k = ctx;
+    if (k->at >= k->n || k->key[k->at] != key || k->len[k->at] != len || memcmp(k->val[k->at], val, len)) k->bad = 1;
+    k->at++;
+}
+
+static int kf_cmp(const void *a, const void *b)
+{
+    const trz_fact *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void test_know_bytes(const trz_codec *c)
+{
+    size_t rs = c->record_size;
+    csg g;
+    csg_run(&g, CSG_HUGE, (int)rs, 20000, 31);
+    kfacts *k = calloc(1, sizeof *k);
+    int ok = c->learn(NULL, g.p, g.n, g.n / rs, TRZ_BO_LITTLE, kf_add, k) == TRZ_CODEC_OK && k->n > 100;
+    trz_fact *f = malloc(k->n * sizeof *f);
+    for (size_t i = 0; i < k->n; i++) f[i] = (trz_fact){ k->key[i], k->val[i], k->len[i] };
+    qsort(f, k->n, sizeof *f, kf_cmp);
+    trz_buf b = { 0 }, r = { 0 };
+    ok = ok && c->know_encode(NULL, f, k->n, 1, &b) == TRZ_CODEC_OK && b.n && b.p[0] == CSF_KNOW_BYTES;
+    ok = ok && c->know_encode(NULL, f, k->n, 9, &r) == TRZ_CODEC_OK && r.n && r.p[0] != CSF_KNOW_BYTES;
+    check(ok, rs == 64 ? "fast levels state facts in bytes, the others range-coded" : "the same, 96-byte records");
+    if (ok) {
+        kfacts *d = calloc(1, sizeof *d);
+        for (size_t i = 0; i < k->n; i++) { /* sorted, as the stream states them */
+            d->key[i] = f[i].key;
+            memcpy(d->val[i], f[i].val, f[i].len);
+            d->len[i] = (uint8_t)f[i].len;
+        }
+        d->n = k->n;
+        check(c->know_decode(NULL, b.p, b.n, kf_check, d) == TRZ_CODEC_OK && !d->bad && d->at == d->n,
+              "the byte form gives back every fact");
+        int cut_bad = 0;
+        for (size_t cut = 0; cut < b.n; cut += 1 + cut / 5) {
+            d->at = 0;
+            uint8_t *q = malloc(cut + 1); /* exact size */
+            memcpy(q, b.p, cut);
+            if (c->know_decode(NULL, q, cut, kf_check, d) == TRZ_CODEC_OK) cut_bad++;
+            free(q);
+        }
+        check(cut_bad == 0, "a cut byte-form knowledge stream is damage");
+        uint8_t *q = malloc(b.n);
+        for (int it = 0; it < 300; it++) {
+            memcpy(q, b.p, b.n);
+            q[1 + rnd() % (b.n - 1)] ^= (uint8_t)(1 + rnd() % 255);
+            d->at = 0;
+            (void)c->know_decode(NULL, q, b.n, kf_check, d); /* any result; ASan watches */
+        }
+        free(q);
+        free(d);
+    }
+    free(b.p);
+    free(r.p);
+    free(f);
+    free(k);
+    free(g.p);
+}
+
 /* The probe leaves other formats alone. */
 static void test_probe(void)
 {
@@ -355,7 +479,7 @@ static void test_container(void)
         memcpy(src, g.p, g.n);
         memcpy(src + g.n, g.p, 13);
         for (int small = 0; small < 2; small++) {
-            fz_cparams cp = { rs == 64 ? "champsim" : "champsim-cloudsuite", 9, TRZ_BACKEND_ZSTD, 1, 1,
+            fz_cparams cp = { rs == 64 ? "champsim" : "champsim-cloudsuite", level, TRZ_BACKEND_ZSTD, 1, 1,
                               small ? 8192 : 16 << 20, 0 };
             fz_out arc = { 0 };
             char err[256] = "";
@@ -412,8 +536,8 @@ static void test_corpus(void)
         if (!d) { printf("cannot read %s: skipped\n", gl.gl_pathv[i]); continue; }
         int ok = n % 64 == 0, bo;
         ok &= trz_codec_champsim.probe(d, n < (1u << 20) ? n : (1u << 20), &bo) >= 90;
-        size_t chunk = 16u << 20;
-        for (size_t off = 0; ok && off < n; off += chunk) {
+        size_t chunk = 16u << 20, end = level <= CSF_MAX_LEVEL && n > 2 * chunk ? 2 * chunk : n; /* the fast variant: two chunks */
+        for (size_t off = 0; ok && off < end; off += chunk) {
             size_t len = n - off < chunk ? n - off : chunk;
             ok &= round_trip(&trz_codec_champsim, d + off, len, off == chunk); /* damage one chunk */
         }
@@ -437,6 +561,19 @@ int main(void)
     test_convert();
     test_container();
     test_corpus();
+    /* the fast variant */
+    level = 1;
+    printf("level %d\n", level);
+    test_generated();
+    test_odd_records(&trz_codec_champsim);
+    test_odd_records(&trz_codec_champsim_cloudsuite);
+    test_junk_fast(&trz_codec_champsim);
+    test_junk_fast(&trz_codec_champsim_cloudsuite);
+    test_know_bytes(&trz_codec_champsim);
+    test_know_bytes(&trz_codec_champsim_cloudsuite);
+    test_container();
+    test_corpus();
+    level = 9;
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;
 }

@@ -348,7 +348,7 @@ static size_t learn_into(trz_kstore *s, const uint8_t *in, size_t len, trz_buf *
     int rc = C->learn(&before, in, len, len / DR_REC, TRZ_BO_LITTLE, trz_kdelta_add, &d);
     size_t n = rc == TRZ_CODEC_OK ? d.n : 0;
     ks->n = 0;
-    if (trz_kdelta_write(&d, C, before, ks) != TRZ_OK) n = 0;
+    if (trz_kdelta_write(&d, C, before, 9, ks) != TRZ_OK) n = 0;
     trz_kdelta_free(&d);
     return n;
 }

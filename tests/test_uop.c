@@ -1,10 +1,14 @@
 /* test_uop.c - round-trip and robustness tests for the uop text codec:
  * generated edge cases, both corpus traces at several chunk sizes (also cut
- * mid-line), and damaged streams fed to the decoder (run under ASan/UBSan). */
+ * mid-line), damaged streams fed to the decoder (run under ASan/UBSan), and
+ * carried knowledge: archives of many small chunks (threads, pipes, seeks),
+ * hostile facts and damaged knowledge streams. */
 #include "codec_args.h"
 #include "../codecs/codec.h"
 #include "corpus.h"
 #include "../codecs/uop/uop_cm.h"
+#include "../src/format/format.h"
+#include "../src/format/know.h"
 
 static int passed, failed;
 
@@ -32,7 +36,19 @@ static void enc_free(enc_out *e)
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) free(e->s[i].p);
 }
 
-static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
+/* The same with a member's knowledge (NULL: none). */
+static int encode_k(const uint8_t *in, size_t len, int level, const trz_know *k, enc_out *e)
+{
+    memset(e, 0, sizeof *e);
+    uint64_t nrec = 0;
+    for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
+    ea.know = k;
+    return trz_codec_uop.encode_chunk(&ea);
+}
+
+static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len,
+                    const trz_know *k)
 {
     const uint8_t *p[TRZ_MAX_STREAMS];
     size_t n[TRZ_MAX_STREAMS];
@@ -40,8 +56,13 @@ static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, 
         p[i] = sp ? sp[i] : (e->s[i].n ? e->s[i].p : NULL);
         n[i] = sl ? sl[i] : e->s[i].n;
     }
-    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, NULL };
+    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, k };
     return trz_codec_uop.decode_chunk(&da);
+}
+
+static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
+{
+    return decode_k(e, sp, sl, out, len, NULL);
 }
 
 /* Encode + decode one chunk; 1 if identical. */
@@ -273,10 +294,496 @@ static void corpus(void)
     } else printf("qemu-x86-gzip6-1M.trace absent, skipped\n");
 }
 
+/* ---- carried knowledge ---------------------------------------------------- */
+
+/* A program's trace, generated: functions in four layers (a function calls
+ * only ones of the next layer), run again and again from a loop, so that
+ * the same code, much of it, comes back in every small chunk.  Loops have
+ * trip counts of their own; loads and stores hit the stack, globals or an
+ * array that each instruction walks. */
+typedef struct {
+    uint64_t pc;
+    int len, kind, s1, s2, d, trip, mem, to; /* to: a branch's instruction, a call's function */
+    int64_t imm;
+    const char *mac, *mic;
+} ginsn;
+
+enum { G_ALU, G_LOAD, G_STORE, G_COND, G_CALL, G_RET };
+
+typedef struct {
+    uint64_t s;
+} grng;
+
+static uint64_t gr(grng *g)
+{
+    g->s ^= g->s << 13;
+    g->s ^= g->s >> 7;
+    g->s ^= g->s << 17;
+    return g->s;
+}
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} gout;
+
+static void emit(gout *o, int u, uint64_t pc, int s1, int s2, int d, char fl, char br, char ls, int64_t imm,
+                 uint64_t addr, uint64_t ft, uint64_t tgt, const char *mac, const char *mic)
+{
+    if (o->n + 300 > o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 1 << 20;
+        o->p = realloc(o->p, o->cap);
+    }
+    o->n += (size_t)sprintf(o->p + o->n, "%d %lx %2d %2d %2d %c %c %c %9ld %12lx %12lx %12lx %-8s %s\n", u,
+                            (unsigned long)pc, s1, s2, d, fl, br, ls, (long)imm, (unsigned long)addr,
+                            (unsigned long)ft, (unsigned long)tgt, mac, mic);
+}
+
+#define G_NF 400
+#define G_MAXI 40
+
+static char *gen_program(size_t want, uint64_t seed, size_t *len)
+{
+    static const char *amac[] = { "ADD", "SUB", "MOV", "AND", "XOR", "LEA", "SHL", "CMP" };
+    static const char *amic[] = { "ADD", "SUB", "ADD", "AND", "XOR", "ADD", "SHL", "SUB" };
+    grng g = { seed };
+    ginsn(*f)[G_MAXI] = calloc(G_NF, sizeof *f);
+    int *nin = calloc(G_NF, sizeof *nin);
+    int(*cnt)[G_MAXI] = calloc(G_NF, sizeof *cnt);
+    for (int k = 0; k < G_NF; k++) {
+        uint64_t pc = 0x401000 + (uint64_t)k * 0x180;
+        int n = 8 + (int)(gr(&g) % (G_MAXI - 8)), calls = 0;
+        nin[k] = n;
+        for (int i = 0; i < n; i++) {
+            ginsn *x = &f[k][i];
+            x->pc = pc;
+            x->len = 1 + (int)(gr(&g) % 7);
+            pc += (uint64_t)x->len;
+            unsigned r = (unsigned)(gr(&g) % 100);
+            x->kind = i == n - 1 ? G_RET : r < 40 ? G_ALU : r < 62 ? G_LOAD : r < 75 ? G_STORE : r < 90 ? G_COND : G_CALL;
+            if (x->kind == G_CALL && (k % 4 == 3 || calls == 2)) x->kind = G_ALU;
+            if (x->kind == G_COND && i < 3) x->kind = G_ALU;
+            x->s1 = (int)(gr(&g) % 16);
+            x->s2 = (int)(gr(&g) % 17) - 1;
+            x->d = (int)(gr(&g) % 16);
+            int a = (int)(gr(&g) % 8);
+            x->mac = amac[a];
+            x->mic = amic[a];
+            x->imm = gr(&g) % 3 ? 0 : (int64_t)(gr(&g) % 512) - 128;
+            x->mem = (int)(gr(&g) % 3);
+            if (x->kind == G_COND) {
+                x->to = i - 1 - (int)(gr(&g) % 3); /* a short loop back */
+                x->trip = 1 + (int)(gr(&g) % 3);
+            }
+            if (x->kind == G_CALL) {
+                x->to = (k / 4 * 4 + 4 + k % 4 + 1 + 4 * (int)(gr(&g) % 8)) % G_NF;
+                if (x->to % 4 != k % 4 + 1) x->to = x->to - x->to % 4 + k % 4 + 1;
+                calls++;
+            }
+        }
+    }
+    gout o = { NULL, 0, 0 };
+    uint64_t sp = 0x7ffd0000, arr[G_NF] = { 0 };
+    int st[8][2], depth;
+    while (o.n < want) {
+        depth = 0;
+        uint64_t r = gr(&g) % 100;
+        st[0][0] = (int)(r * (gr(&g) % 100) / 100) * 4; /* layer 0, the first ones most */
+        st[0][1] = 0;
+        depth = 1;
+        while (depth > 0 && o.n < want) {
+            int k = st[depth - 1][0], i = st[depth - 1][1];
+            ginsn *x = &f[k][i];
+            uint64_t ft = x->pc + (uint64_t)x->len;
+            uint64_t ma = x->mem == 0 ? sp - 64 + (uint64_t)(x->s1 * 8) : x->mem == 1 ? 0x601000 + (uint64_t)k * 128 + (uint64_t)i * 8
+                                                                         : 0x10000000 + (uint64_t)k * 0x10000 + (arr[k]++ % 512) * 8;
+            int next = i + 1;
+            switch (x->kind) {
+            case G_ALU:
+                emit(&o, 1, x->pc, x->s1, x->s2, x->d, x->imm ? 'R' : '-', '-', '-', x->imm, 0, ft, 0, x->mac, x->imm ? "ADD_IMM" : x->mic);
+                break;
+            case G_LOAD:
+                emit(&o, 1, x->pc, x->s1, -1, 45, '-', '-', 'L', (int64_t)(ma & 0xff), ma, ft, 0, x->mac, "LOAD");
+                emit(&o, 2, x->pc, 45, x->s2, x->d, 'R', '-', '-', 0, 0, ft, 0, x->mac, x->mic);
+                break;
+            case G_STORE:
+                emit(&o, 1, x->pc, x->s1, x->s2, -1, '-', '-', 'S', 0, ma, ft, 0, x->mac, "STORE");
+                break;
+            case G_COND: {
+                int taken = cnt[k][i] < x->trip;
+                cnt[k][i] = taken ? cnt[k][i] + 1 : 0;
+                uint64_t t = f[k][x->to].pc;
+                emit(&o, 1, x->pc, -1, -1, -1, 'R', taken ? 'T' : 'N', '-', (int64_t)(t - ft), 0, ft, t, "J", "JMP_IMM");
+                if (taken) next = x->to;
+                break;
+            }
+            case G_CALL:
+                emit(&o, 1, x->pc, 4, -1, -1, '-', '-', 'S', 0, sp - 8, ft, 0, "CALLQ", "STORE");
+                emit(&o, 2, x->pc, -1, -1, -1, '-', 'T', '-', 0, 0, ft, f[x->to][0].pc, "CALLQ", "JMP_IMM");
+                break;
+            default: {
+                uint64_t ret = depth > 1 ? f[st[depth - 2][0]][st[depth - 2][1] - 1].pc : 0x400800;
+                ret += depth > 1 ? (uint64_t)f[st[depth - 2][0]][st[depth - 2][1] - 1].len : 0;
+                emit(&o, 1, x->pc, 4, -1, 45, '-', '-', 'L', 0, sp, ft, 0, "RETQ", "LOAD");
+                emit(&o, 2, x->pc, 45, -1, -1, '-', 'T', '-', 0, 0, ft, ret, "RETQ", "JMP_REG");
+            }
+            }
+            if (x->kind == G_RET) {
+                depth--;
+                sp += 8;
+                continue;
+            }
+            st[depth - 1][1] = next;
+            if (x->kind == G_CALL && depth < 8) {
+                st[depth][0] = x->to;
+                st[depth][1] = 0;
+                depth++;
+                sp -= 8;
+            }
+        }
+    }
+    free(f);
+    free(nin);
+    free(cnt);
+    *len = o.n;
+    return o.p;
+}
+
+/* Archives through the library: a sink in memory and a source that gives
+ * short reads, as a pipe does. */
+typedef struct ksink {
+    uint8_t *p;
+    size_t n, cap;
+} ksink;
+
+static int64_t ksink_write(void *o, const void *buf, size_t n)
+{
+    ksink *s = o;
+    if (s->n + n > s->cap) {
+        size_t c = s->cap ? s->cap : 1 << 16;
+        while (c < s->n + n) c *= 2;
+        uint8_t *q = realloc(s->p, c);
+        if (!q) return -1;
+        s->p = q;
+        s->cap = c;
+    }
+    memcpy(s->p + s->n, buf, n);
+    s->n += n;
+    return (int64_t)n;
+}
+
+typedef struct ksrc {
+    const uint8_t *p;
+    size_t n, pos;
+} ksrc;
+
+static int64_t ksrc_read(void *o, void *buf, size_t n)
+{
+    ksrc *s = o;
+    if (n > s->n - s->pos) n = s->n - s->pos;
+    if (n > 10000) n = 10000;
+    memcpy(buf, s->p + s->pos, n);
+    s->pos += n;
+    return (int64_t)n;
+}
+
+static ksink kcompress(const uint8_t *in, size_t n, int level, int threads, int64_t chunk, int64_t restart)
+{
+    ksink a = { NULL, 0, 0 };
+    trz_cctx *c = trz_cctx_create();
+    trz_cctx_set(c, TRZ_C_LEVEL, level);
+    trz_cctx_set(c, TRZ_C_CHUNK_BYTES, chunk);
+    trz_cctx_set(c, TRZ_C_THREADS, threads);
+    trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    ksrc s = { in, n, 0 };
+    trz_io iio = { &s, ksrc_read, NULL, NULL, NULL }, oio = { &a, NULL, ksink_write, NULL, NULL };
+    if (trz_compress(c, &iio, &oio) != TRZ_OK) {
+        free(a.p);
+        a.p = NULL;
+        a.n = 0;
+    }
+    trz_cctx_free(c);
+    return a;
+}
+
+/* The whole archive back, through the index or a pipe, with threads. */
+static int kreads_back(const ksink *a, const uint8_t *in, size_t n, int pipe, int threads)
+{
+    trz_reader *r;
+    ksrc s = { a->p, a->n, 0 };
+    trz_io io = { &s, ksrc_read, NULL, NULL, NULL };
+    int rc = pipe ? trz_reader_open_io(&r, &io) : trz_reader_open_mem(&r, a->p, a->n);
+    if (rc) {
+        trz_reader_close(r);
+        return 0;
+    }
+    trz_reader_set(r, TRZ_R_THREADS, threads);
+    uint8_t *back = malloc(n + 1);
+    size_t got = 0;
+    int64_t k;
+    while ((k = trz_read_bytes(r, back + got, n + 1 - got)) > 0) got += (size_t)k;
+    int ok = k == 0 && got == n && memcmp(back, in, n) == 0;
+    free(back);
+    trz_reader_close(r);
+    return ok;
+}
+
+typedef struct {
+    int know, codec_layout;
+} kcount;
+
+static void kstreams(void *ctx, const char *format, unsigned id, const char *name, uint64_t raw, uint64_t stored)
+{
+    (void)format;
+    (void)name;
+    kcount *c = ctx;
+    if (id == TRZ_KNOW_STREAM && raw) {
+        c->know = 1;
+        c->codec_layout = raw == stored; /* range-coded: stored as it is */
+    }
+}
+
+/* Seeks to lines across the archive, forward and back; the bytes after each
+ * must be the input's from that line on. */
+static int kseeks(const ksink *a, const uint8_t *in, size_t n, int tries)
+{
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) nl += in[i] == '\n';
+    size_t *off = malloc((nl + 1) * sizeof *off), j = 0;
+    off[j++] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (in[i] == '\n' && i + 1 < n) off[j++] = i + 1;
+    trz_reader *r;
+    int bad = trz_reader_open_mem(&r, a->p, a->n) != TRZ_OK;
+    uint8_t buf[4000];
+    grng g = { 0x9e3779b97f4a7c15ull };
+    for (int t = 0; t < tries && !bad; t++) {
+        size_t line = t == 0 ? j / 2 : t == 1 ? j - 1 : (size_t)(gr(&g) % j);
+        if (trz_seek(r, line) != TRZ_OK) {
+            bad++;
+            break;
+        }
+        size_t want = n - off[line] < sizeof buf ? n - off[line] : sizeof buf, got = 0;
+        int64_t k;
+        while (got < want && (k = trz_read_bytes(r, buf + got, want - got)) > 0) got += (size_t)k;
+        if (got != want || memcmp(buf, in + off[line], want) != 0) bad++;
+    }
+    trz_reader_close(r);
+    free(off);
+    return bad == 0;
+}
+
+static void know_archives(const uint8_t *in, size_t n)
+{
+    /* 64 KiB chunks, groups of 16 of them */
+    const int64_t chunk = 64 << 10, restart = 1 << 20;
+    ksink a1 = kcompress(in, n, 9, 1, chunk, restart), a2 = kcompress(in, n, 9, 2, chunk, restart),
+          a3 = kcompress(in, n, 9, 3, chunk, restart), v1 = kcompress(in, n, 9, 1, chunk, 0);
+    check(a1.n && a1.p[4] == 3, "uop archive of small chunks: container version 3");
+    check(a1.n == a2.n && a1.n == a3.n && memcmp(a1.p, a2.p, a1.n) == 0 && memcmp(a1.p, a3.p, a1.n) == 0,
+          "uop knowledge: the same archive for 1, 2 and 3 threads");
+    check(kreads_back(&a1, in, n, 0, 1), "uop knowledge: reads back through the index");
+    check(kreads_back(&a1, in, n, 1, 1), "uop knowledge: reads back through a pipe");
+    check(kreads_back(&a1, in, n, 0, 3), "uop knowledge: reads back with 3 threads");
+    check(kreads_back(&a1, in, n, 1, 2), "uop knowledge: reads back from a pipe with 2 threads");
+    check(kseeks(&a1, in, n, 300), "uop knowledge: 300 seeks into the middle of groups read the right lines");
+    kcount kc = { 0, 0 };
+    trz_reader *r;
+    if (trz_reader_open_mem(&r, a1.p, a1.n) == TRZ_OK) trz_reader_streams(r, kstreams, &kc);
+    trz_reader_close(r);
+    check(kc.know && kc.codec_layout, "uop knowledge: knowledge streams, in the codec's layout");
+    check(v1.n && v1.p[4] == 1 && kreads_back(&v1, in, n, 0, 1), "uop --restart=0: version 1, reads back");
+    printf("uop knowledge, %zu bytes in 64 KiB chunks: %zu with knowledge, %zu without\n", n, a1.n, v1.n);
+    check(a1.n < v1.n, "uop knowledge: a program's trace in small chunks is smaller with it");
+    /* the zstd variant (level 3) and mid-line cuts (chunks of 20,000 bytes
+     * hardly ever end a line) */
+    ksink z1 = kcompress(in, n, 3, 1, chunk, restart), z3 = kcompress(in, n, 3, 3, chunk, restart);
+    check(z1.n && z1.p[4] == 3 && z1.n == z3.n && memcmp(z1.p, z3.p, z1.n) == 0 && kreads_back(&z1, in, n, 1, 2) &&
+              kseeks(&z1, in, n, 100),
+          "uop knowledge, level 3: one archive for 1 and 3 threads, reads back, seeks");
+    ksink m1 = kcompress(in, n < 600000 ? n : 600000, 9, 2, 20000, 200000);
+    check(m1.n && m1.p[4] == 3 && kreads_back(&m1, in, n < 600000 ? n : 600000, 0, 2) &&
+              kseeks(&m1, in, n < 600000 ? n : 600000, 100),
+          "uop knowledge: chunks cut inside lines read back and seek");
+    free(a1.p);
+    free(a2.p);
+    free(a3.p);
+    free(v1.p);
+    free(z1.p);
+    free(z3.p);
+    free(m1.p);
+}
+
+/* The facts chunk a teaches, added to s as the writer adds them. */
+static void learn_into(trz_kstore *s, const uint8_t *p, size_t n)
+{
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, s);
+    trz_know before = trz_kstore_view(s, trz_kstore_count(s));
+    uint64_t nrec = 0;
+    for (size_t i = 0; i < n; i++) nrec += p[i] == '\n';
+    trz_codec_uop.learn(&before, p, n, nrec, TRZ_BO_NONE, trz_kdelta_add, &d);
+    trz_kdelta_free(&d);
+}
+
+/* Encode with k, decode with k: the bytes back; then decode with other
+ * (facts the encoder did not have): anything but a crash. */
+static int lossless_with(const uint8_t *p, size_t n, int level, const trz_know *k, const trz_know *other)
+{
+    enc_out e;
+    uint8_t *out = malloc(n + 1);
+    int ok = encode_k(p, n, level, k, &e) == TRZ_CODEC_OK && decode_k(&e, NULL, NULL, out, n, k) == TRZ_CODEC_OK &&
+             memcmp(out, p, n) == 0;
+    if (other) (void)decode_k(&e, NULL, NULL, out, n, other);
+    free(out);
+    enc_free(&e);
+    return ok;
+}
+
+/* A store of hostile facts about the lines of p: entry facts of every
+ * length with random fields (indices in range or not), address facts,
+ * strings at the first indices and beyond a gap. */
+static trz_kstore *hostile_store(const uint8_t *p, size_t n, grng *g)
+{
+    trz_kstore *s = trz_kstore_create();
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, s);
+    uint8_t v[64];
+    unsigned nstr = (unsigned)(gr(g) % 40);
+    for (unsigned j = 0; j < 2; j++)
+        for (unsigned i = 0; i < nstr + 3; i++) {
+            size_t len = 1 + gr(g) % 12;
+            for (size_t b = 0; b < len; b++) v[b] = gr(g) % 3 ? (uint8_t)"ADDSUBLOADSTOREJMP"[gr(g) % 18] : (uint8_t)gr(g);
+            trz_kdelta_add(&d, ((uint64_t)j << 12 | (i == nstr + 2 ? 3000 : i)) << 8, v, len);
+        }
+    for (const uint8_t *q = p, *e = p + n; q < e;) {
+        const uint8_t *nl = memchr(q, '\n', (size_t)(e - q));
+        unsigned long pc = 0;
+        int u = 0;
+        if (sscanf((const char *)q, "%d %lx", &u, &pc) == 2 && gr(g) % 2) {
+            uint64_t key = (uint64_t)pc << 8 | (uint64_t)(u + (int)(gr(g) % 3) - 1);
+            size_t len = gr(g) % 4 ? 24 : gr(g) % 40 + 1;
+            for (size_t b = 0; b < len; b++) v[b] = (uint8_t)gr(g);
+            if (len >= 4 && gr(g) % 2) { /* indices that the dictionaries hold */
+                v[0] = (uint8_t)(gr(g) % (nstr + 1));
+                v[1] = 0;
+                v[2] = (uint8_t)(gr(g) % (nstr + 1));
+                v[3] = 0;
+            }
+            if (len >= 6 && gr(g) % 2) v[5] = "TN-"[gr(g) % 3];
+            trz_kdelta_add(&d, key, v, len);
+            trz_kdelta_add(&d, key | (1ull << 63), v + 8, gr(g) % 5 ? 8 : 1 + gr(g) % 20);
+        }
+        q = nl ? nl + 1 : e;
+    }
+    trz_kdelta_free(&d);
+    return s;
+}
+
+static void know_codec(const uint8_t *in, size_t n)
+{
+    size_t half = n / 2;
+    while (half < n && in[half - 1] != '\n') half++;
+    const uint8_t *a = in, *b = in + half;
+    size_t na = half, nb = n - half < 400000 ? n - half : 400000;
+    trz_kstore *s = trz_kstore_create(), *empty = trz_kstore_create();
+    learn_into(s, a, na);
+    uint32_t after_a = trz_kstore_count(s);
+    learn_into(s, b, nb);
+    trz_know k = trz_kstore_view(s, trz_kstore_count(s)), ka = trz_kstore_view(s, after_a),
+             k0 = trz_kstore_view(empty, 0);
+    check(after_a > 100, "uop learn: a chunk of a program teaches facts");
+    check(trz_kstore_count(s) > after_a, "uop learn: a later chunk states addresses of code seen before");
+    int ok = 1;
+    for (int level = 3; level <= 9; level += 6) {
+        ok &= lossless_with(b, nb, level, &k, &ka);
+        ok &= lossless_with(b, nb, level, &k0, &k);
+        /* written without knowledge, read in a group of its own (join) */
+        enc_out e;
+        uint8_t *out = malloc(nb);
+        ok &= encode_k(b, nb, level, NULL, &e) == TRZ_CODEC_OK && decode_k(&e, NULL, NULL, out, nb, &k0) == TRZ_CODEC_OK &&
+              memcmp(out, b, nb) == 0;
+        free(out);
+        enc_free(&e);
+    }
+    check(ok, "uop knowledge: lossless with the facts, with none, and a chunk without knowledge in an empty group");
+    /* hostile facts: still lossless, whatever they say */
+    grng g = { 77 };
+    int bad = 0;
+    for (int t = 0; t < 12; t++) {
+        trz_kstore *h = hostile_store(b, 40000, &g);
+        trz_know hk = trz_kstore_view(h, trz_kstore_count(h));
+        bad += !lossless_with(b, 40000 + (size_t)t * 7000 < nb ? 40000 + (size_t)t * 7000 : nb, t % 2 ? 9 : 3, &hk, &k);
+        bad += !lossless_with(b, 60000, 9, &k, &hk);
+        trz_kstore_free(h);
+    }
+    check(bad == 0, "uop knowledge: hostile facts decode safely and lossless");
+    /* the knowledge stream: the codec's layout, read back; damaged, refused */
+    trz_kstore *w = trz_kstore_create(), *t0 = trz_kstore_create();
+    trz_kdelta d = { 0 };
+    trz_kdelta_reset(&d, w);
+    learn_into(w, a, na);
+    trz_kdelta_reset(&d, w);
+    trz_know before = trz_kstore_view(w, trz_kstore_count(w));
+    uint64_t nrec = 0;
+    for (size_t i = 0; i < nb; i++) nrec += b[i] == '\n';
+    trz_codec_uop.learn(&before, b, nb, nrec, TRZ_BO_NONE, trz_kdelta_add, &d);
+    trz_buf ks = { 0 };
+    ok = trz_kdelta_write(&d, &trz_codec_uop, before, 9, &ks) == TRZ_OK && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC;
+    check(ok, "uop knowledge stream: the codec's layout (strings, entries and addresses)");
+    trz_kstore *r = trz_kstore_create();
+    learn_into(r, a, na);
+    check(ok && trz_know_apply(r, &trz_codec_uop, ks.p, ks.n) == TRZ_OK && trz_kstore_count(r) == trz_kstore_count(w),
+          "uop knowledge stream: applies to the same facts");
+    int rejected = 0, runs = 0;
+    uint8_t *m = malloc(ks.n + 64);
+    for (int it = 0; it < 400 && ok; it++) {
+        size_t mn = ks.n;
+        memcpy(m, ks.p, ks.n);
+        unsigned mode = (unsigned)(gr(&g) % 4);
+        if (mode == 0) mn = 1 + gr(&g) % (ks.n - 1);
+        else if (mode == 1) m[1 + gr(&g) % (ks.n - 1)] ^= (uint8_t)(1 + gr(&g) % 255);
+        else if (mode == 2) for (size_t i = 1 + gr(&g) % (ks.n - 1); i < ks.n; i++) m[i] = (uint8_t)gr(&g);
+        else {
+            mn = 2 + gr(&g) % 60;
+            for (size_t i = 1; i < mn; i++) m[i] = (uint8_t)gr(&g);
+        }
+        trz_kstore_clear(r);
+        if (it % 2) learn_into(r, a, na);
+        runs++;
+        rejected += trz_know_apply(r, &trz_codec_uop, m, mn) != TRZ_OK;
+        /* whatever it added, a chunk decodes with it without harm */
+        if (it % 50 == 0) {
+            trz_know rk = trz_kstore_view(r, trz_kstore_count(r));
+            (void)lossless_with(b, 30000, 9, &k, &rk);
+        }
+    }
+    printf("damaged uop knowledge streams: %d of %d refused (no crash)\n", rejected, runs);
+    check(rejected > runs / 2, "uop knowledge stream: damage mostly refused");
+    free(m);
+    free(ks.p);
+    trz_kdelta_free(&d);
+    trz_kstore_free(r);
+    trz_kstore_free(w);
+    trz_kstore_free(t0);
+    trz_kstore_free(s);
+    trz_kstore_free(empty);
+}
+
+static void knowledge(void)
+{
+    size_t n;
+    char *p = gen_program(3u << 20, 1, &n);
+    know_archives((const uint8_t *)p, n);
+    know_codec((const uint8_t *)p, n < (1u << 20) ? n : (1u << 20));
+    free(p);
+}
+
 int main(void)
 {
     edge_cases();
     corpus();
+    knowledge();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

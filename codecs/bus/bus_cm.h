@@ -474,6 +474,12 @@ static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
     return rc;
 }
 
+/* For listings: the arithmetic path's variant by its first byte. */
+static inline const char *bus_cm_variant(uint8_t v)
+{
+    return v == 7 ? "arith-fast" : v == 6 ? "arith-mixed" : v == 4 ? "arith" : "arith-?";
+}
+
 #define BUS_SAMPLE 65536 /* records of a chunk's prefix that pick its path */
 
 /* The modelled path does not win everywhere: traces with long exact

@@ -8,6 +8,7 @@
 #include "addrmodel.h"
 #include "bus_cm.h"
 #include "cachesim.h"
+#include "lean.h"
 
 #define T_FRESH 2         /* time contexts split by "line not seen lately" */
 #define T_ESC 255         /* time byte: escape, value follows in timeraw */
@@ -16,7 +17,9 @@
 #define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
 #define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
 #define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
+#define CS_FAST_SETS 2    /* levels below BUS_CM_LEVEL choose the cache on 1/2^2 of its sets */
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
+#define LN_TCTX (2 * T_FRESH) /* the lean model's time contexts: fetch or not, and fresh */
 enum {
     S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
     S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CACHE, S_LAYOUT, S_CM, S_TIME0 = 16,
@@ -37,11 +40,15 @@ static const char *const stream_names[S_TIME0] = {
 typedef struct byu_state {
     am_model am;
     am_proc *procs[256];
+    ln_model ln;                      /* the lean model's tables (instead of am's) */
+    ln_proc *lprocs[256];
+    int lean;                         /* decoder: the chunk uses the lean model */
     uint32_t *lines;
     cs_cache cache;                   /* stream path: the simulated cache, when the chunk names one */
     int ilv;                          /* decoder: address codes interleaved with the kinds in S_KIND */
     struct byu_groups *grp;           /* decoder: streams grouped by processor, or NULL */
     uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
+    uint32_t kinfo[256];              /* id -> kind | its class << 24; UINT32_MAX past the known ids */
     uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
     unsigned nkinds;
     unsigned prevcls;
@@ -57,20 +64,38 @@ static unsigned req_class(uint8_t req)
     }
 }
 
-static int st_init(byu_state *s, uint64_t nrec)
+/* State for a chunk of nrec records, with the lean model's tables or
+ * addrmodel.h's.  0, or -1 on no memory (st_free frees what was made). */
+static int st_init_model(byu_state *s, uint64_t nrec, int lean)
 {
     memset(s, 0, sizeof *s);
+    memset(s->kinfo, 0xff, sizeof s->kinfo);
+    s->lean = lean;
     s->lines = trz_big_calloc(((size_t)1 << LINE_BITS) * sizeof *s->lines);
-    if (am_init(&s->am, nrec) != 0 || !s->lines) return -1;
+    if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0 || !s->lines) return -1;
     return 0;
 }
+
+static int st_init(byu_state *s, uint64_t nrec) { return st_init_model(s, nrec, 0); }
 
 static void st_free(byu_state *s)
 {
     am_free(&s->am);
+    ln_free(&s->ln);
     trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
     cs_close(&s->cache);
-    for (int i = 0; i < 256; i++) free(s->procs[i]);
+    for (int i = 0; i < 256; i++) {
+        free(s->procs[i]);
+        free(s->lprocs[i]);
+    }
+}
+
+/* The lean model's state of processor proc (made on first use); NULL on
+ * no memory. */
+static ln_proc *st_lproc(byu_state *s, uint8_t proc)
+{
+    if (!s->lprocs[proc] && (s->lprocs[proc] = malloc(sizeof(ln_proc)))) ln_proc_init(s->lprocs[proc]);
+    return s->lprocs[proc];
 }
 
 static am_proc *st_proc(byu_state *s, uint8_t proc)
@@ -84,7 +109,7 @@ static am_proc *st_proc(byu_state *s, uint8_t proc)
 
 /* "The 64-byte line was not seen lately": the last line stored in its
  * slot of a direct-mapped table was another. */
-static unsigned line_fresh(uint32_t *lines, uint32_t addr)
+AM_HOT unsigned line_fresh(uint32_t *lines, uint32_t addr)
 {
     uint32_t line = addr >> 6;
     uint32_t *e = &lines[am_hash(line, LINE_BITS)];
@@ -103,12 +128,16 @@ AM_HOT unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
 }
 
 /* Encoder: the cache geometry that best explains the times of the
- * chunk's prefix (cachesim.h).  Returns 1 and sets *g, 0 when none beats
- * line_fresh, or -1 on no memory. */
-static int pick_cache(const trz_enc_args *a, cs_geom *g)
+ * chunk's prefix (cachesim.h), simulated in the sets whose addresses have
+ * bits 6 .. 6 + sets - 1 clear (every set of every geometry tried, sets =
+ * 0; 1 / 2^sets of them otherwise: each simulated set still sees all its
+ * requests, so its hits and misses are exact).  Returns 1 and sets *g, 0
+ * when none beats line_fresh, or -1 on no memory. */
+static int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets)
 {
     uint64_t n = a->nrec < CS_SAMPLE ? a->nrec : CS_SAMPLE;
     if (n < CS_MIN) return 0;
+    const uint32_t smask = ((1u << sets) - 1) << 6;
     cs_pick_state *p = malloc(sizeof *p);
     uint32_t *lines = trz_big_calloc(((size_t)1 << LINE_BITS) * sizeof *lines);
     int rc = p && lines && cs_pick_init(p, AM_NCLS * AM_NCLS) == 0 ? 0 : -1;
@@ -118,10 +147,11 @@ static int pick_cache(const trz_enc_args *a, cs_geom *g)
             const uint8_t *r = a->in + i * 12;
             unsigned cls = req_class(r[4]);
             uint32_t addr = trz_ld_le32(r);
-            cs_pick_add(p, cls == AM_FETCH, addr, trz_ld_le32(r + 8), cls * AM_NCLS + prev, (int)line_fresh(lines, addr));
+            unsigned fresh = line_fresh(lines, addr);
+            if (!(addr & smask)) cs_pick_add(p, cls == AM_FETCH, addr, trz_ld_le32(r + 8), cls * AM_NCLS + prev, (int)fresh);
             prev = cls;
         }
-        rc = cs_pick_best(p, g);
+        rc = cs_pick_best(p, g, 1024.0 / (1u << sets));
         cs_pick_free(p);
     }
     free(p);
@@ -146,6 +176,7 @@ static void kind_add(byu_state *s, uint32_t k)
 {
     uint16_t *e = kind_slot(s, k);
     if (*e == 0 && s->nkinds < K_ESC) {
+        s->kinfo[s->nkinds] = k | req_class((uint8_t)k) << 24;
         s->kinds[s->nkinds++] = k;
         *e = (uint16_t)s->nkinds;
     }
@@ -196,10 +227,175 @@ AM_HOT void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
     s->prevcls = c;
 }
 
+/* The lean model's coding runs over blocks of LN_BLOCK records in two
+ * passes, the addresses and kinds first, then the times: each pass keeps
+ * its own state in registers (one loop for both spilled it to memory) and
+ * the block stays in the first-level cache between them. */
+#define LN_BLOCK 2048
+
+/* The miss bit of the time contexts: from line_fresh (cmode 0), a
+ * direct-mapped cache (1) or cs_access (2). */
+AM_HOT unsigned ln_fresh(byu_state *s, unsigned c, uint32_t addr, const int cmode)
+{
+    if (cmode == 2) return !cs_access(&s->cache, c == AM_FETCH, addr);
+    if (cmode == 0) return line_fresh(s->lines, addr);
+    uint32_t line = addr >> s->cache.g.lline, *e = (c == AM_FETCH ? s->cache.itag : s->cache.tag) + (line & s->cache.smask);
+    unsigned fresh = *e != line + 1;
+    *e = line + 1;
+    return fresh;
+}
+
+/* Where a processor's run stands between blocks. */
+typedef struct ln_run {
+    ln_proc *p;           /* the processor of the run */
+    const uint8_t *start; /* encoder: the run's first record */
+    uint64_t n;           /* decoder: records of the run still to come */
+    uint32_t proc;
+} ln_run;
+
+/* The encoder's time streams: write positions and ends. */
+typedef struct ln_tw {
+    uint8_t *wp[LN_TCTX], *we[LN_TCTX];
+} ln_tw;
+
+/* Encoder, first pass: kind ids and address codes of records [r, e) into
+ * kc, new kinds, near deltas and whole addresses into their streams, the
+ * processor runs into theirs as they end. */
+AM_HOT int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, const uint8_t *e, uint8_t *kc,
+                       uint8_t *cls)
+{
+    uint8_t *cl = cls;
+    uint32_t *succ = s->ln.succ;
+    ln_slot *slot = s->ln.slot;
+    const unsigned sh = 32u - (unsigned)s->ln.bits;
+    ln_proc *p = u->p;
+    uint32_t pc = p->pc, step = p->step, k = p->k, last[AM_NCLS], stride[AM_NCLS], proc = u->proc;
+    memcpy(last, p->last, sizeof last);
+    memcpy(stride, p->stride, sizeof stride);
+    for (; r < e; r += 12, kc += 2) {
+        if (r[7] != proc) { /* a new run: the last one's state out, this one's in */
+            p->pc = pc, p->step = step, p->k = k;
+            memcpy(p->last, last, sizeof last);
+            memcpy(p->stride, stride, sizeof stride);
+            trz_put_u8(&st[S_PROC], (uint8_t)proc);
+            trz_put_uvarint(&st[S_RUNLEN], (uint64_t)(r - u->start) / 12 - 1);
+            u->start = r;
+            proc = r[7];
+            if (!(p = st_lproc(s, (uint8_t)proc))) return TRZ_CODEC_NOMEM;
+            pc = p->pc, step = p->step, k = p->k;
+            memcpy(last, p->last, sizeof last);
+            memcpy(stride, p->stride, sizeof stride);
+        }
+        uint32_t tup = trz_ld_le32(r + 4) & 0xffffff, addr = trz_ld_le32(r);
+        uint16_t *ks = kind_slot(s, tup);
+        unsigned code, c;
+        if (*ks) {
+            kc[0] = (uint8_t)(*ks - 1);
+            c = s->kinfo[*ks - 1] >> 24;
+        } else {
+            kc[0] = K_ESC;
+            trz_put_u8(&st[S_REQ], r[4]);
+            trz_put_u8(&st[S_SIZE], r[5]);
+            trz_put_u8(&st[S_ATTR], r[6]);
+            kind_add(s, tup);
+            c = req_class(r[4]);
+        }
+        *cl++ = (uint8_t)c;
+        if (c == AM_FETCH) {
+            uint32_t *sp = &succ[(pc * 0x9E3779B1u) >> sh], ft = pc + step;
+            code = addr == ft ? 0 : addr == *sp ? 1 : addr == pc ? 2
+                 : addr - pc + LN_NEAR_MAX < 2u * LN_NEAR_MAX ? LN_NEAR : LN_FAR;
+            if (code >= LN_NEAR) ln_put_miss(&st[S_FDELTA], &st[S_FNEAR], code, addr, pc);
+            if (addr != ft) *sp = addr;
+            pc = addr;
+            step = tup >> 8 & 255;
+            k = 0;
+        } else {
+            ln_slot *sl = &slot[((pc ^ k * 0x5bd1e995u) * 0x9E3779B1u) >> sh];
+            const uint32_t sla = sl->last;
+            code = addr == sla + sl->stride ? 0 : addr == sla ? 1 : addr == last[c] + stride[c] ? 2
+                 : addr == last[c] ? 3 : addr - sla + LN_NEAR_MAX < 2u * LN_NEAR_MAX ? LN_NEAR : LN_FAR;
+            if (code >= LN_NEAR) ln_put_miss(&st[S_DDELTA], &st[S_DNEAR], code, addr, sla);
+            sl->stride = addr - sla;
+            sl->last = addr;
+            k += k < LN_KMAX;
+        }
+        kc[1] = (uint8_t)code;
+        stride[c] = addr - last[c];
+        last[c] = addr;
+    }
+    p->pc = pc, p->step = step, p->k = k;
+    memcpy(p->last, last, sizeof last);
+    memcpy(p->stride, stride, sizeof stride);
+    u->p = p, u->proc = proc;
+    return TRZ_CODEC_OK;
+}
+
+/* Encoder, second pass: the time bytes of records [r, e) into their
+ * context streams. */
+AM_HOT int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, const uint8_t *e, const uint8_t *cls,
+                       const int cmode)
+{
+    uint32_t *const ctag[2] = { s->cache.tag, s->cache.itag }, cll = s->cache.g.lline, cmask = s->cache.smask;
+    for (; r < e; r += 12) {
+        uint32_t addr = trz_ld_le32(r), t = trz_ld_le32(r + 8);
+        unsigned c = *cls++, fresh;
+        if (cmode == 1) {
+            uint32_t line = addr >> cll, *q = ctag[c == AM_FETCH] + (line & cmask);
+            fresh = *q != line + 1;
+            *q = line + 1;
+        } else fresh = ln_fresh(s, c, addr, cmode);
+        unsigned ctx = (c != AM_FETCH) * T_FRESH + fresh;
+        if (w->wp[ctx] == w->we[ctx]) { /* grow the context's stream */
+            trz_buf *b = &st[S_TIME0 + ctx];
+            if (w->wp[ctx]) b->n = (size_t)(w->wp[ctx] - b->p);
+            if (trz_buf_reserve(b, b->cap - b->n + 4096) != 0) return TRZ_CODEC_NOMEM;
+            w->wp[ctx] = b->p + b->n;
+            w->we[ctx] = b->p + b->cap;
+        }
+        *w->wp[ctx]++ = (uint8_t)(t < T_ESC ? t : T_ESC);
+        if (t >= T_ESC) trz_put_uvarint(&st[S_TRAW], t - T_ESC);
+    }
+    return TRZ_CODEC_OK;
+}
+
+AM_HOT int ln_enc_loop(byu_state *s, const trz_enc_args *a, const int cmode)
+{
+    trz_buf *st = a->streams;
+    if (!a->nrec) return TRZ_CODEC_OK;
+    if (trz_buf_reserve(&st[S_KIND], 2 * a->nrec) != 0) return TRZ_CODEC_NOMEM;
+    uint8_t *kc = st[S_KIND].p + st[S_KIND].n;
+    st[S_KIND].n += 2 * a->nrec;
+    ln_tw w;
+    memset(&w, 0, sizeof w);
+    ln_run u = { st_lproc(s, a->in[7]), a->in, 0, a->in[7] };
+    uint8_t cls[LN_BLOCK];
+    int rc = u.p ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i += LN_BLOCK) {
+        uint64_t n = a->nrec - i < LN_BLOCK ? a->nrec - i : LN_BLOCK;
+        const uint8_t *r = a->in + i * 12;
+        rc = ln_enc_addr(s, st, &u, r, r + n * 12, kc + 2 * i, cls);
+        if (rc == TRZ_CODEC_OK) rc = ln_enc_time(s, st, &w, r, r + n * 12, cls, cmode);
+    }
+    trz_put_u8(&st[S_PROC], (uint8_t)u.proc);
+    trz_put_uvarint(&st[S_RUNLEN], (uint64_t)(a->in + a->nrec * 12 - u.start) / 12 - 1);
+    for (int i = 0; i < LN_TCTX; i++)
+        if (w.wp[i]) st[S_TIME0 + i].n = (size_t)(w.wp[i] - st[S_TIME0 + i].p);
+    return rc;
+}
+
+/* The lean model's streams of a chunk; the cache, when named, is open. */
+TRZ_HOT_CLONES static int ln_enc_all(byu_state *s, const trz_enc_args *a)
+{
+    if (!s->cache.tag) return ln_enc_loop(s, a, 0);
+    return s->cache.g.ways == 1 ? ln_enc_loop(s, a, 1) : ln_enc_loop(s, a, 2);
+}
+
 /* The encoder's choices for a chunk's stream path. */
 typedef struct zs_opts {
     int cache; /* 1: time contexts from the cache g */
     cs_geom g;
+    int lean;  /* 1: the lean model */
 } zs_opts;
 
 /* Streams grouped by processor (layout flag L_GROUP): each holds one
@@ -208,6 +404,7 @@ typedef struct zs_opts {
  * one's kinds and codes apart; grouped, the back-end finds them again. */
 #define L_ILV 1   /* layout flag: address codes interleaved with the kinds */
 #define L_GROUP 2 /* layout flag: the streams g_stream grouped by processor */
+#define L_LEAN 4  /* layout flag: the lean model (its codes always beside the kinds) */
 #define G_NS 3
 static const int g_stream[G_NS] = { S_KIND, S_FCODE, S_DCODE };
 
@@ -220,10 +417,12 @@ typedef struct byu_groups { /* decoder: the sections of the grouped streams */
 
 /* Encoder: the chunk's grouped streams regrouped by processor when that
  * compresses smaller at BUS_LAYOUT_ZLEVEL; the layout stream then gets
- * the section table.  Returns 1 when grouped, 0 when kept, -1 on no memory. */
-static int pick_group(const trz_enc_args *a, int ilv)
+ * flags | L_GROUP and the section table.  Returns 1 when grouped, 0 when
+ * kept, -1 on no memory. */
+static int pick_group(const trz_enc_args *a, unsigned flags)
 {
     trz_buf *st = a->streams;
+    int ilv = (flags & (L_ILV | L_LEAN)) != 0; /* two bytes a record in S_KIND */
     size_t j = 1; /* stream 0 has a byte per processor run: one processor when they are all the same */
     while (j < st[S_PROC].n && st[S_PROC].p[j] == st[S_PROC].p[0]) j++;
     if (j >= st[S_PROC].n) return 0;
@@ -265,7 +464,7 @@ static int pick_group(const trz_enc_args *a, int ilv)
     }
     if (after < before) {
         rc = 1;
-        trz_put_u8(&st[S_LAYOUT], (uint8_t)(L_GROUP | (ilv ? L_ILV : 0)));
+        trz_put_u8(&st[S_LAYOUT], (uint8_t)(L_GROUP | flags));
         trz_put_uvarint(&st[S_LAYOUT], nproc - 1);
         for (int q = 0; q < 256; q++) {
             if (!cnt[q][0]) continue;
@@ -291,7 +490,7 @@ static int pick_layout(const trz_enc_args *a)
     if (a->nrec < CS_MIN || n != a->nrec || st[S_FCODE].n + st[S_DCODE].n != n) return 0;
     int ilv = bus_interleave(a, st, S_KIND, S_FCODE, S_DCODE, a->in, 12, 4, req_class, BUS_LAYOUT_ZLEVEL);
     if (ilv < 0) return -1;
-    int grp = pick_group(a, ilv);
+    int grp = pick_group(a, ilv ? L_ILV : 0);
     if (grp < 0) return -1;
     if (ilv && !grp) trz_put_u8(&st[S_LAYOUT], L_ILV);
     return 0;
@@ -305,7 +504,7 @@ TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
     byu_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
     int rc = TRZ_CODEC_OK;
-    if (st_init(s, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
+    if (st_init_model(s, a->nrec, o->lean) != 0) rc = TRZ_CODEC_NOMEM;
     else if (o->cache) {
         trz_put_u8(&a->streams[S_CACHE], o->g.lline);
         trz_put_u8(&a->streams[S_CACHE], o->g.lsets);
@@ -316,7 +515,8 @@ TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
 
     uint64_t left = 0;
     am_proc *p = NULL;
-    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++) {
+    if (rc == TRZ_CODEC_OK && o->lean) rc = ln_enc_all(s, a);
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && !o->lean && i < a->nrec; i++) {
         const uint8_t *r = a->in + i * 12;
         if (left == 0) {
             left = enc_proc_run(a->streams, a->in, i, a->nrec);
@@ -327,7 +527,11 @@ TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
     }
     st_free(s);
     free(s);
-    if (rc == TRZ_CODEC_OK && pick_layout(a) != 0) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && o->lean) {
+        int grp = a->nrec >= CS_MIN ? pick_group(a, L_LEAN) : 0;
+        if (grp < 0) rc = TRZ_CODEC_NOMEM;
+        else if (!grp) trz_put_u8(&a->streams[S_LAYOUT], L_LEAN);
+    } else if (rc == TRZ_CODEC_OK && pick_layout(a) != 0) rc = TRZ_CODEC_NOMEM;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
     return rc;
@@ -339,18 +543,40 @@ typedef struct byu_rds {
     trz_rd r[S_COUNT];
 } byu_rds;
 
+/* A record's kind: its id from S_KIND, a new kind's bytes from their
+ * streams.  Returns the kind (reqtype | size << 8 | attr << 16), or
+ * UINT32_MAX when corrupt. */
+AM_HOT uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
+{
+    if (id < s->nkinds) return s->kinds[id];
+    if (id != K_ESC) return UINT32_MAX;
+    uint32_t tup = trz_get_u8(&d->r[S_REQ]);
+    tup |= (uint32_t)trz_get_u8(&d->r[S_SIZE]) << 8;
+    tup |= (uint32_t)trz_get_u8(&d->r[S_ATTR]) << 16;
+    if (*kind_slot(s, tup)) return UINT32_MAX; /* a known kind must use its id */
+    kind_add(s, tup);
+    return tup;
+}
+
+/* The time of a class-c record at addr: its byte in its context's stream,
+ * 255 and a varint for larger ones.  0, or -1 when corrupt. */
+AM_HOT int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t *out)
+{
+    uint32_t t = trz_get_u8(&d->r[S_TIME0 + time_ctx(s, c, addr)]);
+    if (t == T_ESC) {
+        uint64_t v = trz_get_uvarint(&d->r[S_TRAW]);
+        if (v > 0xffffffffu - T_ESC) return -1;
+        t = (uint32_t)v + T_ESC;
+    }
+    trz_st_le32(out + 8, t);
+    s->prevcls = c;
+    return 0;
+}
+
 AM_HOT int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
 {
-    uint32_t tup;
-    uint8_t id = trz_get_u8(&d->r[S_KIND]);
-    if (id < s->nkinds) tup = s->kinds[id];
-    else if (id == K_ESC) {
-        tup = trz_get_u8(&d->r[S_REQ]);
-        tup |= (uint32_t)trz_get_u8(&d->r[S_SIZE]) << 8;
-        tup |= (uint32_t)trz_get_u8(&d->r[S_ATTR]) << 16;
-        if (*kind_slot(s, tup)) return -1; /* a known kind must use its id */
-        kind_add(s, tup);
-    } else return -1;
+    uint32_t tup = dec_kind(s, d, trz_get_u8(&d->r[S_KIND]));
+    if (tup == UINT32_MAX) return -1;
     out[4] = (uint8_t)tup;
     out[5] = (uint8_t)(tup >> 8);
     out[6] = (uint8_t)(tup >> 16);
@@ -366,16 +592,7 @@ AM_HOT int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
     } else return -1;
     am_update(&s->am, p, c, addr, out[5]);
     trz_st_le32(out, addr);
-
-    uint32_t t = trz_get_u8(&d->r[S_TIME0 + time_ctx(s, c, addr)]);
-    if (t == T_ESC) {
-        uint64_t v = trz_get_uvarint(&d->r[S_TRAW]);
-        if (v > 0xffffffffu - T_ESC) return -1;
-        t = (uint32_t)v + T_ESC;
-    }
-    trz_st_le32(out + 8, t);
-    s->prevcls = c;
-    return 0;
+    return dec_time(s, d, c, addr, out);
 }
 
 /* Grouped streams: put the readers of the processor whose run ends back
@@ -392,6 +609,8 @@ static int grp_switch(byu_groups *g, byu_rds *d, int proc)
     }
     return proc >= 0 && g->cur < 0;
 }
+
+static int dec_end(byu_state *s, byu_rds *d);
 
 TRZ_HOT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
 {
@@ -412,6 +631,12 @@ TRZ_HOT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *
         out[7] = proc;
         if (dec_record(s, p, d, out) != 0) return TRZ_CODEC_CORRUPT;
     }
+    return dec_end(s, d);
+}
+
+/* After the last record: every section and stream read to its end. */
+static int dec_end(byu_state *s, byu_rds *d)
+{
     if (s->grp) {
         byu_groups *g = s->grp;
         if (g->cur >= 0) grp_switch(g, d, -1);
@@ -424,6 +649,118 @@ TRZ_HOT_CLONES static int dec_all(byu_state *s, byu_rds *d, const trz_dec_args *
     return TRZ_CODEC_OK;
 }
 
+/* The lean model's records (lean.h), with the time contexts' miss bit
+ * from line_fresh (cmode 0), a direct-mapped cache (1) or cs_access (2).
+ * The model's state lives in locals while the records are written: a
+ * store through the output's bytes may alias anything in memory, which
+ * would reload every field after it. */
+AM_HOT int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a, const int cmode)
+{
+    const uint8_t *tp[LN_TCTX], *te[LN_TCTX];
+    for (int i = 0; i < LN_TCTX; i++) {
+        tp[i] = d->r[S_TIME0 + i].p;
+        te[i] = d->r[S_TIME0 + i].end;
+    }
+    uint32_t *succ = s->ln.succ;
+    ln_slot *slot = s->ln.slot;
+    const unsigned sh = 32u - (unsigned)s->ln.bits;
+    const uint32_t *kinfo = s->kinfo;
+    uint32_t *ctag[AM_NCLS] = { s->cache.itag, s->cache.tag, s->cache.tag, s->cache.tag };
+    const uint32_t cmask = s->cache.smask, cll = s->cache.g.lline;
+    uint32_t pc = 0, step = 0, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    ln_proc *p = NULL;
+    const uint8_t *kc = d->r[S_KIND].p, *ke = d->r[S_KIND].end;
+    uint8_t *out = a->out, *end = a->out + a->nrec * 12;
+    while (out < end) {
+        /* a processor run: its state in, the last one's out */
+        if (p) {
+            p->pc = pc, p->step = step, p->k = k;
+            memcpy(p->last, last, sizeof last);
+            memcpy(p->stride, stride, sizeof stride);
+        }
+        uint32_t proc = trz_get_u8(&d->r[S_PROC]);
+        uint64_t n = trz_get_uvarint(&d->r[S_RUNLEN]);
+        if (d->r[S_RUNLEN].err || n >= (uint64_t)(end - out) / 12) return TRZ_CODEC_CORRUPT;
+        if (!(p = st_lproc(s, (uint8_t)proc))) return TRZ_CODEC_NOMEM;
+        pc = p->pc, step = p->step, k = p->k;
+        memcpy(last, p->last, sizeof last);
+        memcpy(stride, p->stride, sizeof stride);
+        if (s->grp) {
+            d->r[S_KIND].p = kc;
+            if (grp_switch(s->grp, d, (int)proc) != 0) return TRZ_CODEC_CORRUPT;
+            kc = d->r[S_KIND].p, ke = d->r[S_KIND].end;
+        }
+        if ((uint64_t)(ke - kc) < 2 * (n + 1)) return TRZ_CODEC_CORRUPT; /* the run's kinds and codes */
+        proc <<= 24;
+        for (uint8_t *run = out + (n + 1) * 12; out < run; out += 12, kc += 2) {
+            unsigned code = kc[0 + 1];
+            uint32_t ki = kinfo[kc[0]], addr;
+            if (ki == UINT32_MAX) { /* a new kind, or corrupt */
+                uint32_t tup = dec_kind(s, d, kc[0]);
+                if (tup == UINT32_MAX) return TRZ_CODEC_CORRUPT;
+                ki = tup | req_class((uint8_t)tup) << 24;
+            }
+            unsigned c = ki >> 24;
+            if (c == AM_FETCH) {
+                uint32_t *sp = &succ[(pc * 0x9E3779B1u) >> sh], ft = pc + step;
+                if (code == 0) addr = ft;
+                else if (code == 1) addr = *sp;
+                else if (code == 2) addr = pc;
+                else {
+                    const uint32_t cand[4] = { 0, 0, 0, 0 };
+                    if ((code != LN_NEAR && code != LN_FAR) ||
+                        ln_addr(cand, c, code, pc, &d->r[S_FDELTA], &d->r[S_FNEAR], &addr) != 0)
+                        return TRZ_CODEC_CORRUPT;
+                }
+                if (addr != ft) *sp = addr;
+                pc = addr;
+                step = ki >> 8 & 255;
+                k = 0;
+            } else {
+                ln_slot *sl = &slot[((pc ^ k * 0x5bd1e995u) * 0x9E3779B1u) >> sh];
+                const uint32_t sla = sl->last, cand[4] = { sla + sl->stride, sla, last[c] + stride[c], last[c] };
+                if (code < 4) addr = cand[code];
+                else if (code >= LN_NCODE ||
+                         ln_addr(cand, c, code, sla, &d->r[S_DDELTA], &d->r[S_DNEAR], &addr) != 0)
+                    return TRZ_CODEC_CORRUPT;
+                sl->stride = addr - sla;
+                sl->last = addr;
+                k += k < LN_KMAX;
+            }
+            stride[c] = addr - last[c];
+            last[c] = addr;
+
+            unsigned fresh;
+            if (cmode == 2) fresh = !cs_access(&s->cache, c == AM_FETCH, addr);
+            else if (cmode == 1) {
+                uint32_t line = addr >> cll, *e = ctag[c] + (line & cmask);
+                fresh = *e != line + 1;
+                *e = line + 1;
+            } else fresh = line_fresh(s->lines, addr);
+            unsigned ctx = (c != AM_FETCH) * T_FRESH + fresh;
+            if (tp[ctx] == te[ctx]) return TRZ_CODEC_CORRUPT;
+            uint32_t t = *tp[ctx]++;
+            if (t == T_ESC) {
+                uint64_t v = trz_get_uvarint(&d->r[S_TRAW]);
+                if (v > 0xffffffffu - T_ESC) return TRZ_CODEC_CORRUPT;
+                t = (uint32_t)v + T_ESC;
+            }
+            trz_st_le32(out, addr);
+            trz_st_le32(out + 4, (ki & 0xffffff) | proc);
+            trz_st_le32(out + 8, t);
+        }
+    }
+    d->r[S_KIND].p = kc;
+    for (int i = 0; i < LN_TCTX; i++) d->r[S_TIME0 + i].p = tp[i];
+    return dec_end(s, d);
+}
+
+TRZ_HOT_CLONES static int ln_dec_all(byu_state *s, byu_rds *d, const trz_dec_args *a)
+{
+    if (!s->cache.tag) return ln_dec_loop(s, d, a, 0);
+    return s->cache.g.ways == 1 ? ln_dec_loop(s, d, a, 1) : ln_dec_loop(s, d, a, 2);
+}
+
 /* Stream 14, when not empty: the layout flags, then with L_GROUP the
  * section table (processors - 1, then per processor in ascending order its
  * byte and each grouped stream's section length).  The sections must
@@ -432,8 +769,9 @@ static int dec_layout(byu_state *s, byu_rds *d)
 {
     trz_rd *l = &d->r[S_LAYOUT];
     unsigned f = trz_get_u8(l);
-    if (f == 0) return TRZ_CODEC_CORRUPT;
-    if (f > (L_ILV | L_GROUP)) return TRZ_CODEC_UNSUPPORTED; /* a later version's layout */
+    if (f == 0 || f == (L_LEAN | L_ILV) || f == (L_LEAN | L_GROUP | L_ILV)) return TRZ_CODEC_CORRUPT;
+    if (f > (L_LEAN | L_GROUP | L_ILV)) return TRZ_CODEC_UNSUPPORTED; /* a later version's layout */
+    if (!(f & L_LEAN) != !s->lean) return TRZ_CODEC_CORRUPT; /* the state was made for the other model */
     s->ilv = f & L_ILV;
     if (f & L_GROUP) {
         byu_groups *g = s->grp = malloc(sizeof *g);
@@ -473,7 +811,8 @@ static int zs_decode(const trz_dec_args *a)
         trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
     byu_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
-    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int lean = trz_rd_left(&d.r[S_LAYOUT]) && (d.r[S_LAYOUT].p[0] & L_LEAN); /* dec_layout checks the rest */
+    int rc = st_init_model(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_CACHE])) { /* the chunk names a cache */
         cs_geom g;
         g.lline = trz_get_u8(&d.r[S_CACHE]);
@@ -484,7 +823,7 @@ static int zs_decode(const trz_dec_args *a)
         else if (cs_open(&s->cache, g) != 0) rc = TRZ_CODEC_NOMEM;
     }
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d);
-    if (rc == TRZ_CODEC_OK) rc = dec_all(s, &d, a);
+    if (rc == TRZ_CODEC_OK) rc = s->lean ? ln_dec_all(s, &d, a) : dec_all(s, &d, a);
     free(s->grp);
     st_free(s);
     free(s);
@@ -805,14 +1144,14 @@ static int cm_decode(const trz_dec_args *a) { return bus_cm_decode(&cm_path, a);
 static int byu_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    zs_opts o = { 0, { 0, 0, 0, 0 } }; /* chosen once: every stream-path encoding below uses them */
+    zs_opts o = { 0, { 0, 0, 0, 0 }, a->level < BUS_CM_LEVEL }; /* chosen once: every stream-path encoding below uses them */
     if (a->level >= BUS_CM_LEVEL && a->level < BUS_CM_MIX_LEVEL) {
         /* the fast model, unless the stream path wins without a cache
          * simulator (which costs more than the fast model itself) */
         int r = bus_fast_try(&cm_path, a, zs_encode_opt, &o);
         if (r != BUS_FAST_NOGAIN) return r;
     }
-    o.cache = pick_cache(a, &o.g);
+    o.cache = pick_cache(a, &o.g, o.lean ? CS_FAST_SETS : 0);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
     if (a->level < BUS_CM_MIX_LEVEL) return zs_encode_opt(a, &o);
     int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
@@ -914,6 +1253,17 @@ static void byu_convert(uint8_t *recs, size_t len, int from, int to)
     }
 }
 
+/* For listings: the arithmetic path's variant, or the stream path's
+ * address model (the lean one at the fast levels). */
+static const char *byu_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
+    if (len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN)) return "lean";
+    for (unsigned i = 0; i < S_COUNT; i++)
+        if (len[i]) return "streams";
+    return "-";
+}
+
 const trz_codec trz_codec_byu = {
     .id = TRZ_CODEC_BYU,
     .name = "byu",
@@ -923,6 +1273,7 @@ const trz_codec trz_codec_byu = {
     .encode_chunk = byu_encode,
     .decode_chunk = byu_decode,
     .stream_name = byu_stream_name,
+    .variant = byu_variant,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,
     .convert = byu_convert,

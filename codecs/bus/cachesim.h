@@ -210,14 +210,14 @@ static inline double cs_cost(uint32_t (*h)[2][CS_NB], unsigned nctx)
 }
 
 /* The best geometry, or 0 when none beats the caller's guess by 10% and
- * 1024 bits (then the caller keeps its guess: the estimate ignores what
+ * minbits bits (then the caller keeps its guess: the estimate ignores what
  * more streams cost the back-end, and a small gain can be a loss). */
-static inline int cs_pick_best(const cs_pick_state *p, cs_geom *g)
+static inline int cs_pick_best(const cs_pick_state *p, cs_geom *g, double minbits)
 {
     double best = cs_cost(p->base, p->nctx);
     uint32_t (*h)[2][CS_NB] = malloc((size_t)p->nctx * sizeof *h);
     if (!h) return 0; /* keep the caller's guess */
-    double need = best * 0.9 < best - 1024 ? best * 0.9 : best - 1024;
+    double need = best * 0.9 < best - minbits ? best * 0.9 : best - minbits;
     int found = 0;
     for (unsigned cfg = 0; cfg < CS_NCFG; cfg++) {
         unsigned w = cfg % CS_NW, s = cfg / CS_NW % 2, ab = cfg / CS_NW / 2; /* ab = a * CS_NLS + b */

@@ -7,12 +7,17 @@
 #include "hot.h"
 #include "addrmodel.h"
 #include "bus_cm.h"
+#include "lean.h"
 
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_MODE, S_COUNT, S_CM = 15 };
-/* Stream path models, named by stream S_MODE (absent = M_CYCLE). */
-enum { M_CYCLE, M_EXACT, M_EXACT_ILV };
+/* Stream path models, named by stream S_MODE (absent = M_CYCLE); the lean
+ * ones code addresses with lean.h, their codes beside the kinds in S_CTL. */
+enum { M_CYCLE, M_EXACT, M_EXACT_ILV, M_LEAN_CYCLE, M_LEAN_EXACT };
+#define M_LAST M_LEAN_EXACT /* modes above are another version's */
+#define LN_BE 8 /* lean cycle model: code bit "the byte enables follow in S_BE" */
 #define K_ESC 255    /* exact model: kind id escape, the kind follows in becode */
 #define MODE_SAMPLE 65536 /* records of a chunk's prefix that choose the model */
+#define LN_MODE_SAMPLE 16384 /* the same for the lean models (the fast levels) */
 
 static const char *const stream_names[S_COUNT] = {
     "ctl", "fetchcode", "datacode", "fetchmiss", "datamiss", "becode", "be", "fetchnear", "datanear", "mode",
@@ -21,6 +26,7 @@ static const char *const stream_names[S_COUNT] = {
 typedef struct pbus_state {
     am_model am;
     am_proc proc;
+    ln_model ln;        /* the lean models' tables (instead of am's) */
     uint8_t be[16 * 8]; /* last byte enables per (type, address & 7) */
     int mode;           /* stream path: M_CYCLE, M_EXACT or M_EXACT_ILV */
     /* exact model: kinds (control byte, run length 0-8) get ids in order of
@@ -74,6 +80,18 @@ static int st_init(pbus_state *s, uint64_t nrec)
     memset(s, 0, sizeof *s);
     s->proc.step = 8;
     return am_init(&s->am, nrec);
+}
+
+static int st_init_lean(pbus_state *s, uint64_t nrec)
+{
+    memset(s, 0, sizeof *s);
+    return ln_init(&s->ln, nrec);
+}
+
+static void st_free(pbus_state *s)
+{
+    am_free(&s->am);
+    ln_free(&s->ln);
 }
 
 /* ---- encoder ------------------------------------------------------------- */
@@ -165,6 +183,99 @@ static int zs_encode(const trz_enc_args *a)
     return mode < 0 ? mode : zs_encode_mode(a, mode, BUS_LAYOUT_ZLEVEL);
 }
 
+/* ---- the lean models (lean.h) --------------------------------------------- */
+
+/* Encoder: the chunk with the lean cycle model (exact = 0) or the lean
+ * exact model: each record's kind byte (the control byte, or the exact
+ * model's kind id) and address code side by side in S_CTL; in the cycle
+ * model the code's bit LN_BE says the byte enables differ from the table's
+ * and follow in S_BE.  The state lives in locals (stores through the
+ * streams' bytes would reload every field after them). */
+TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, int exact)
+{
+    trz_buf *st = a->streams;
+    pbus_state *s = malloc(sizeof *s);
+    if (!s) return TRZ_CODEC_NOMEM;
+    int rc = st_init_lean(s, a->nrec) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0 ? TRZ_CODEC_NOMEM
+                                                                                            : TRZ_CODEC_OK;
+    uint8_t *kc = rc == TRZ_CODEC_OK ? st[S_CTL].p + st[S_CTL].n : NULL;
+    if (kc) st[S_CTL].n += 2 * a->nrec;
+    uint32_t *succ = s->ln.succ;
+    ln_slot *slot = s->ln.slot;
+    const unsigned sh = 32u - (unsigned)s->ln.bits;
+    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    const uint8_t *r = a->in, *end = a->in + (kc ? a->nrec * 6 : 0);
+    for (; r < end; r += 6, kc += 2) {
+        uint8_t ctl = r[5], be = r[4];
+        unsigned c = ctl_class(ctl), off = 0, len = 0, code;
+        uint32_t addr = trz_ld_be32(r), fstep = 8;
+        if (exact) {
+            if ((addr & 7) != 0 || !be_run(be, &off, &len)) len = 0; /* byte enables follow whole */
+            uint8_t id = s->kid[ctl][len];
+            kc[0] = (uint8_t)(id ? id - 1 : K_ESC);
+            if (!id) {
+                trz_put_u8(&st[S_BECODE], ctl);
+                trz_put_u8(&st[S_BECODE], (uint8_t)len);
+                kind_add(s, ctl, len);
+            }
+            if (!len) trz_put_u8(&st[S_BE], be);
+            else fstep = len;
+            addr += off; /* the first requested byte */
+        } else kc[0] = ctl;
+        if (c == AM_FETCH) {
+            uint32_t *sp = &succ[(pc * 0x9E3779B1u) >> sh], ft = pc + step;
+            code = addr == ft ? 0 : addr == *sp ? 1 : addr == pc ? 2
+                 : addr - pc + LN_NEAR_MAX < 2u * LN_NEAR_MAX ? LN_NEAR : LN_FAR;
+            if (code >= LN_NEAR) ln_put_miss(&st[S_FDELTA], &st[S_FNEAR], code, addr, pc);
+            if (addr != ft) *sp = addr;
+            pc = addr;
+            step = fstep;
+            k = 0;
+        } else {
+            ln_slot *sl = &slot[((pc ^ k * 0x5bd1e995u) * 0x9E3779B1u) >> sh];
+            const uint32_t sla = sl->last;
+            code = addr == sla + sl->stride ? 0 : addr == sla ? 1 : addr == last[c] + stride[c] ? 2
+                 : addr == last[c] ? 3 : addr - sla + LN_NEAR_MAX < 2u * LN_NEAR_MAX ? LN_NEAR : LN_FAR;
+            if (code >= LN_NEAR) ln_put_miss(&st[S_DDELTA], &st[S_DNEAR], code, addr, sla);
+            sl->stride = addr - sla;
+            sl->last = addr;
+            k += k < LN_KMAX;
+        }
+        stride[c] = addr - last[c];
+        last[c] = addr;
+        if (!exact) {
+            uint8_t *bp = &s->be[(ctl >> 4) * 8 + (addr & 7)];
+            if (be != *bp) {
+                code |= LN_BE;
+                trz_put_u8(&st[S_BE], be);
+                *bp = be;
+            }
+        }
+        kc[1] = (uint8_t)code;
+    }
+    st_free(s);
+    free(s);
+    trz_put_u8(&st[S_MODE], exact ? M_LEAN_EXACT : M_LEAN_CYCLE);
+    for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
+        if (st[i].oom) rc = TRZ_CODEC_NOMEM;
+    return rc;
+}
+
+/* ln_encode_mode as bus_trial calls it: arg points to exact. */
+static int ln_encode_cb(const trz_enc_args *a, const void *arg) { return ln_encode_mode(a, *(const int *)arg); }
+
+/* Encoder: the lean model whose prefix sizes smaller (as pick_mode). */
+static int ln_encode(const trz_enc_args *a)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    size_t sz[2];
+    for (int m = 0; m < 2; m++) {
+        int rc = bus_trial(a, 6, LN_MODE_SAMPLE, ln_encode_cb, &m, BUS_LAYOUT_ZLEVEL, &sz[m]);
+        if (rc != TRZ_CODEC_OK) return rc;
+    }
+    return ln_encode_mode(a, sz[1] < sz[0]);
+}
+
 /* ---- decoder ------------------------------------------------------------- */
 
 AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
@@ -217,6 +328,88 @@ AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
     return 0;
 }
 
+/* Decoder of the lean models (ln_encode_mode); rd as zs_decode sets them
+ * up. */
+TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_args *a)
+{
+    const int exact = s->mode == M_LEAN_EXACT;
+    if (trz_rd_left(&rd[S_CTL]) != 2 * a->nrec) return TRZ_CODEC_CORRUPT; /* a kind and a code a record */
+    const uint8_t *kc = rd[S_CTL].p;
+    uint32_t *succ = s->ln.succ;
+    ln_slot *slot = s->ln.slot;
+    const unsigned sh = 32u - (unsigned)s->ln.bits;
+    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    uint8_t *out = a->out, *end = a->out + a->nrec * 6;
+    for (; out < end; out += 6, kc += 2) {
+        uint8_t ctl, be = 0;
+        unsigned len = 0, code = kc[1];
+        if (exact) {
+            unsigned id = kc[0], kind;
+            if (id < s->nkinds) kind = s->kinds[id];
+            else if (id == K_ESC) {
+                kind = trz_get_u8(&rd[S_BECODE]);
+                kind |= (unsigned)trz_get_u8(&rd[S_BECODE]) << 8;
+                if (kind >> 8 > 8 || s->kid[kind & 255][kind >> 8]) return TRZ_CODEC_CORRUPT; /* a known kind must use its id */
+                kind_add(s, (uint8_t)kind, kind >> 8);
+            } else return TRZ_CODEC_CORRUPT;
+            ctl = (uint8_t)kind;
+            len = kind >> 8;
+            if (!len) be = trz_get_u8(&rd[S_BE]);
+        } else ctl = kc[0];
+        unsigned c = ctl_class(ctl), cd = code & ~(unsigned)(exact ? 0 : LN_BE);
+        uint32_t addr;
+        if (c == AM_FETCH) {
+            uint32_t *sp = &succ[(pc * 0x9E3779B1u) >> sh], ft = pc + step;
+            if (cd == 0) addr = ft;
+            else if (cd == 1) addr = *sp;
+            else if (cd == 2) addr = pc;
+            else {
+                const uint32_t cand[4] = { 0, 0, 0, 0 };
+                if ((cd != LN_NEAR && cd != LN_FAR) || ln_addr(cand, c, cd, pc, &rd[S_FDELTA], &rd[S_FNEAR], &addr) != 0)
+                    return TRZ_CODEC_CORRUPT;
+            }
+            if (addr != ft) *sp = addr;
+            pc = addr;
+            k = 0;
+        } else {
+            ln_slot *sl = &slot[((pc ^ k * 0x5bd1e995u) * 0x9E3779B1u) >> sh];
+            const uint32_t sla = sl->last, cand[4] = { sla + sl->stride, sla, last[c] + stride[c], last[c] };
+            if (cd < 4) addr = cand[cd];
+            else if (cd >= LN_NCODE || ln_addr(cand, c, cd, sla, &rd[S_DDELTA], &rd[S_DNEAR], &addr) != 0)
+                return TRZ_CODEC_CORRUPT;
+            sl->stride = addr - sla;
+            sl->last = addr;
+            k += k < LN_KMAX;
+        }
+        stride[c] = addr - last[c];
+        last[c] = addr;
+        uint32_t bus = addr;
+        if (!exact) {
+            uint8_t *bp = &s->be[(ctl >> 4) * 8 + (addr & 7)];
+            if (code & LN_BE) {
+                uint8_t nb = trz_get_u8(&rd[S_BE]);
+                if (nb == *bp) return TRZ_CODEC_CORRUPT; /* the same byte goes without the bit */
+                *bp = nb;
+            }
+            be = *bp;
+            if (c == AM_FETCH) step = 8;
+        } else {
+            if (len) {
+                unsigned off = addr & 7;
+                if (off + len > 8) return TRZ_CODEC_CORRUPT; /* a run within the 8-byte cycle */
+                be = (uint8_t)~(((1u << len) - 1) << off);
+                bus = addr - off;
+            }
+            if (c == AM_FETCH) step = len ? len : 8;
+        }
+        trz_st_be32(out, bus);
+        out[4] = be;
+        out[5] = ctl;
+    }
+    rd[S_CTL].p = kc;
+    return TRZ_CODEC_OK;
+}
+
 TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
@@ -225,18 +418,23 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
     trz_rd rd[S_COUNT];
     for (int i = 0; i < S_COUNT; i++)
         trz_rd_init(&rd[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
+    int mode = M_CYCLE; /* the chunk names its model in S_MODE, one byte (the cycle model when empty) */
+    if (trz_rd_left(&rd[S_MODE])) {
+        mode = trz_get_u8(&rd[S_MODE]);
+        if (mode > M_LAST) return TRZ_CODEC_UNSUPPORTED; /* another version's model */
+        if (mode == M_CYCLE || trz_rd_left(&rd[S_MODE])) return TRZ_CODEC_CORRUPT;
+    }
+    int lean = mode >= M_LEAN_CYCLE;
     pbus_state *s = malloc(sizeof *s);
     if (!s) return TRZ_CODEC_NOMEM;
-    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
-    if (rc == TRZ_CODEC_OK && trz_rd_left(&rd[S_MODE])) { /* the chunk names its model */
-        s->mode = trz_get_u8(&rd[S_MODE]);
-        if (s->mode != M_EXACT && s->mode != M_EXACT_ILV) rc = TRZ_CODEC_CORRUPT;
-    }
-    for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
+    int rc = (lean ? st_init_lean(s, a->nrec) : st_init(s, a->nrec)) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    s->mode = mode;
+    if (rc == TRZ_CODEC_OK && lean) rc = ln_decode(s, rd, a);
+    for (uint64_t i = 0; rc == TRZ_CODEC_OK && !lean && i < a->nrec; i++)
         if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
-    am_free(&s->am);
+    st_free(s);
     free(s);
     return rc;
 }
@@ -395,7 +593,7 @@ static int zs_encode_cb(const trz_enc_args *a, const void *arg)
 static int pbus_encode(const trz_enc_args *a)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    if (a->level < BUS_CM_LEVEL) return zs_encode(a);
+    if (a->level < BUS_CM_LEVEL) return ln_encode(a);
     if (a->level < BUS_CM_MIX_LEVEL) {
         int r = bus_fast_try(&cm_path, a, zs_encode_cb, NULL);
         return r != BUS_FAST_NOGAIN ? r : zs_encode(a);
@@ -466,6 +664,16 @@ static void pbus_convert(uint8_t *recs, size_t len, int from, int to)
     for (size_t off = 0; off + 6 <= len; off += 6) trz_st_le32(recs + off, trz_ld_be32(recs + off));
 }
 
+/* For listings: the arithmetic path's variant, or the stream path's model
+ * (the lean ones at the fast levels). */
+static const char *pbus_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
+    if (!len[S_MODE]) return len[S_CTL] ? "cycle" : "-";
+    uint8_t m = head[S_MODE][0];
+    return m == M_LEAN_CYCLE ? "lean-cycle" : m == M_LEAN_EXACT ? "lean-exact" : "exact";
+}
+
 const trz_codec trz_codec_pbus = {
     .id = TRZ_CODEC_PBUS,
     .name = "pbus",
@@ -475,6 +683,7 @@ const trz_codec trz_codec_pbus = {
     .encode_chunk = pbus_encode,
     .decode_chunk = pbus_decode,
     .stream_name = pbus_stream_name,
+    .variant = pbus_variant,
     .dump_record = pbus_dump,
     .convert = pbus_convert,
 };

@@ -5,6 +5,7 @@
  * (cs_rc.h).  Encoder and decoder are one template, `cs_code`, instantiated
  * for each direction, so the models cannot diverge.  Spec: champsim.md. */
 #include "champsim_int.h"
+#include "cs_fast.h"
 #include "cs_rc.h"
 #ifdef CS_STATS /* model tuning only: bits and events per field */
 #include <math.h>
@@ -438,8 +439,6 @@ static unsigned code_len4(cs_model *m, cs_rc *c, const int enc, const cs_pc *le,
  * branch_taken and memory slot mask of the instruction's first record, its
  * fall-through length (0: not seen), and, when it was seen taken, its first
  * taken successor less its ip. */
-#define CS_FACT 12   /* without a successor */
-#define CS_FACT_T 20 /* with one */
 #define TRZ_KNOW_MAX_FACTS_CS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 /* An entry's static fields from values, as code_sig leaves them. */
@@ -518,27 +517,50 @@ static int by_first(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
+/* What instruction e led to, ip next: its fall-through length, or its
+ * first taken successor. */
+static void learn_after(lfact *e, uint64_t ip)
+{
+    uint64_t d = ip - e->ip;
+    if (!e->bt) {
+        if (!e->len && d >= 1 && d < 256) e->len = (uint8_t)d;
+    } else if (!e->has_t && cs_kind(e->regs) != CS_K_RET) {
+        e->target = d;
+        e->has_t = 1;
+    }
+}
+
+/* Nothing left to learn about e. */
+static int learn_done(const lfact *e)
+{
+    return e->known || (!e->bt ? e->len != 0 : e->has_t || cs_kind(e->regs) == CS_K_RET);
+}
+
+#define LEARN_DONE 8192
+
+RC_HOT int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
                          void *ctx, const cs_layout *L)
 {
     if (len % L->size || nrec != len / L->size) return TRZ_CODEC_UNSUPPORTED;
     ltab lt = { NULL, 0, 0 };
-    if (ltab_grow(&lt)) return TRZ_CODEC_NOMEM;
+    /* ips with nothing left to learn, direct-mapped: most records skip the
+     * table (which misses the cache), and what follows them teaches nothing */
+    uint64_t *done = calloc(LEARN_DONE, sizeof *done);
+    if (!done || ltab_grow(&lt)) { free(done); return TRZ_CODEC_NOMEM; }
     lfact *prev = NULL;
     size_t nnew = 0;
     for (size_t i = 0; i < nrec; i++) {
         const uint8_t *p = in + i * L->size;
         uint64_t ip = trz_ld_le64(p);
         if (prev && !prev->known) { /* what the previous instruction led to */
-            uint64_t d = ip - prev->ip;
-            if (!prev->bt) {
-                if (!prev->len && d >= 1 && d < 256) prev->len = (uint8_t)d;
-            } else if (!prev->has_t && cs_kind(prev->regs) != CS_K_RET) {
-                prev->target = d;
-                prev->has_t = 1;
-            }
+            learn_after(prev, ip);
+            if (learn_done(prev)) done[h32(prev->ip) & (LEARN_DONE - 1)] = prev->ip + 1;
         }
-        if (2 * (lt.n + 1) > lt.cap && ltab_grow(&lt)) { free(lt.t); return TRZ_CODEC_NOMEM; }
+        if (done[h32(ip) & (LEARN_DONE - 1)] == ip + 1) { /* ip + 1: 0 stays empty */
+            prev = NULL;
+            continue;
+        }
+        if (2 * (lt.n + 1) > lt.cap && ltab_grow(&lt)) { free(lt.t); free(done); return TRZ_CODEC_NOMEM; }
         lfact *e = ltab_slot(lt.t, lt.cap, ip);
         if (!e->used) {
             size_t n;
@@ -558,9 +580,11 @@ static int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint6
                 e->mm = r.mm;
                 nnew++;
             }
+            if (e->known) done[h32(ip) & (LEARN_DONE - 1)] = ip + 1;
         }
         prev = e;
     }
+    free(done);
     lfact **nw = malloc((nnew ? nnew : 1) * sizeof *nw);
     if (!nw) { free(lt.t); return TRZ_CODEC_NOMEM; }
     size_t m = 0;
@@ -1326,31 +1350,66 @@ static int cs_know_encode_impl(const trz_fact *f, size_t n, trz_buf *out, const 
     return cs_know_code(f, n, out, NULL, 0, NULL, NULL, 1, L);
 }
 
-static int cs_know_enc64(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+/* The fast levels state facts in bytes (cs_fast.c), so that a seek's
+ * replay of its group's facts costs no range decoding either. */
+static int cs_know_enc(const trz_fact *f, size_t n, int level, trz_buf *out, const cs_layout *L)
 {
-    (void)k;
-    return cs_know_encode_impl(f, n, out, &cs_layout64);
+    if (level <= CSF_MAX_LEVEL) {
+        for (size_t i = 0; i < n; i++) /* only facts learn writes */
+            if ((f[i].len != CS_FACT && f[i].len != CS_FACT_T) || (i && f[i].key <= f[i - 1].key))
+                return TRZ_CODEC_UNSUPPORTED;
+        return csf_know_encode(f, n, out, L);
+    }
+    return cs_know_encode_impl(f, n, out, L);
 }
-static int cs_know_enc96(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+static int cs_know_dec(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, const cs_layout *L)
+{
+    if (n && p[0] == CSF_KNOW_BYTES) return csf_know_decode(p, n, add, ctx, L);
+    return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, L);
+}
+static int cs_know_enc64(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
     (void)k;
-    return cs_know_encode_impl(f, n, out, &cs_layout96);
+    return cs_know_enc(f, n, level, out, &cs_layout64);
+}
+static int cs_know_enc96(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
+{
+    (void)k;
+    return cs_know_enc(f, n, level, out, &cs_layout96);
 }
 static int cs_know_dec64(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
 {
     (void)k;
-    return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, &cs_layout64);
+    return cs_know_dec(p, n, add, ctx, &cs_layout64);
 }
 static int cs_know_dec96(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
 {
     (void)k;
-    return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, &cs_layout96);
+    return cs_know_dec(p, n, add, ctx, &cs_layout96);
 }
 
-static int cs_encode64(const trz_enc_args *a) { return cs_encode_impl(a, &cs_layout64); }
-static int cs_encode96(const trz_enc_args *a) { return cs_encode_impl(a, &cs_layout96); }
-static int cs_decode64(const trz_dec_args *a) { return cs_decode_impl(a, &cs_layout64); }
-static int cs_decode96(const trz_dec_args *a) { return cs_decode_impl(a, &cs_layout96); }
+/* Levels up to CSF_MAX_LEVEL write the fast variant (cs_fast.c), which has
+ * no stream 0; a chunk with stream 0 is range-coded. */
+static int cs_encode(const trz_enc_args *a, const cs_layout *L)
+{
+    if (a->level <= CSF_MAX_LEVEL && a->nrec) {
+        if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
+        return csf_encode(a, L);
+    }
+    return cs_encode_impl(a, L);
+}
+static int cs_decode(const trz_dec_args *a, const cs_layout *L)
+{
+    if (a->nrec && !a->stream_len[S_MODEL]) {
+        if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
+        return csf_decode(a, L);
+    }
+    return cs_decode_impl(a, L);
+}
+static int cs_encode64(const trz_enc_args *a) { return cs_encode(a, &cs_layout64); }
+static int cs_encode96(const trz_enc_args *a) { return cs_encode(a, &cs_layout96); }
+static int cs_decode64(const trz_dec_args *a) { return cs_decode(a, &cs_layout64); }
+static int cs_decode96(const trz_dec_args *a) { return cs_decode(a, &cs_layout96); }
 static int cs_learn64(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
                       void *ctx)
 {
@@ -1364,7 +1423,15 @@ static int cs_learn96(const trz_know *k, const uint8_t *in, size_t len, uint64_t
     return cs_learn_impl(k, in, len, nrec, add, ctx, &cs_layout96);
 }
 
-static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : NULL; }
+/* Stream 0 is the range-coded variants', the others the fast variant's. */
+static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : csf_stream_name(id); }
+
+/* For listings: the fast variant (byte streams) or a range-coded one. */
+static const char *cs_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    (void)head;
+    return len[S_MODEL] ? "range" : len[CSF_SEQ] ? "bytes" : "-";
+}
 
 const trz_codec trz_codec_champsim = {
     .id = TRZ_CODEC_CHAMPSIM,
@@ -1375,6 +1442,7 @@ const trz_codec trz_codec_champsim = {
     .encode_chunk = cs_encode64,
     .decode_chunk = cs_decode64,
     .stream_name = cs_stream_name,
+    .variant = cs_variant,
     .dump_record = cs_dump64,
     .convert = cs_convert64,
     .learn = cs_learn64,
@@ -1391,6 +1459,7 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .encode_chunk = cs_encode96,
     .decode_chunk = cs_decode96,
     .stream_name = cs_stream_name,
+    .variant = cs_variant,
     .dump_record = cs_dump96,
     .convert = cs_convert96,
     .learn = cs_learn96,

@@ -98,6 +98,39 @@ static inline unsigned cs_kind(const uint8_t *regs)
 
 extern const char *const cs_kind_names[CS_NKIND];
 
+/* ---- carried knowledge: an instruction's static fields by its ip --------
+ * A fact (champsim.md, "Knowledge") holds the registers, is_branch,
+ * branch_taken and memory slot mask of the instruction's first record, its
+ * fall-through length (0: not seen), and, when it was seen taken, its first
+ * taken successor less its ip. */
+#define CS_FACT 12   /* without a successor */
+#define CS_FACT_T 20 /* with one */
+
+typedef struct cs_fact {
+    uint8_t regs[8]; /* the layout's missing registers 0 */
+    uint8_t ib, bt, mask, len;
+    int has_t;
+    uint64_t tgt;
+} cs_fact;
+
+/* The fact under ip, unpacked; 0 when there is none (k may be NULL).  Any
+ * bytes are taken: a fact is a prediction, never trusted. */
+static inline int cs_fact_get(const trz_know *k, const cs_layout *L, uint64_t ip, cs_fact *f)
+{
+    size_t n;
+    const uint8_t *v = trz_know_get(k, ip, &n);
+    if (!v || (n != CS_FACT && n != CS_FACT_T)) return 0;
+    memcpy(f->regs, v, 8);
+    for (unsigned j = L->ndreg; j < 4; j++) f->regs[j] = 0;
+    f->ib = v[8];
+    f->bt = v[9];
+    f->mask = v[10];
+    f->len = v[11];
+    f->has_t = n == CS_FACT_T;
+    f->tgt = f->has_t ? trz_ld_le64(v + 12) : 0;
+    return 1;
+}
+
 int cs_probe64(const uint8_t *buf, size_t len, int *byte_order);
 int cs_probe96(const uint8_t *buf, size_t len, int *byte_order);
 void cs_dump64(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order);

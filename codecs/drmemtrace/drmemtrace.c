@@ -1389,9 +1389,10 @@ static int dr_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     return rc;
 }
 
-static int dr_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+static int dr_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
     (void)k;
+    (void)level; /* one form at every level */
     for (size_t i = 0; i < n; i++) { /* only facts learn writes */
         unsigned type, len, nmem, elen;
         uint8_t eb[16];

@@ -884,6 +884,17 @@ static const char *rst_stream_name(unsigned id)
     return id < S_NSTREAMS ? stream_names[id] : NULL;
 }
 
+/* For listings: variant 0 (byte streams, the fast levels) or 1 and 2
+ * (range-coded). */
+static const char *rst_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    (void)head;
+    if (len[RST_S_RC]) return "range";
+    for (unsigned i = 0; i < S_NSTREAMS; i++)
+        if (len[i]) return "bytes";
+    return "-";
+}
+
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,
     .name = "rst",
@@ -893,6 +904,7 @@ const trz_codec trz_codec_rst = {
     .encode_chunk = rst_encode,
     .decode_chunk = rst_decode,
     .stream_name = rst_stream_name,
+    .variant = rst_variant,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,
     .convert = rst_convert,

@@ -1197,9 +1197,9 @@ static int know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p
     return rcode;
 }
 
-int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
+int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
-    (void)k;
+    (void)k, (void)level;
     if (n == 0 || n > RST_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
     for (size_t i = 0; i < n; i++) /* only facts learn states */
         if (f[i].len != RST_FACT_IW || (f[i].key & 3) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;

@@ -15,6 +15,6 @@ int rst_v1_encode(const trz_enc_args *a);
 int rst_v1_decode(const trz_dec_args *a);
 
 /* The knowledge stream: trz_codec.know_encode and know_decode. */
-int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
 int rst_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 #endif

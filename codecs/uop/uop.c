@@ -6,6 +6,7 @@
 #include "uop_fmt.h"
 #include "uop_cm.h"
 #include "uop_dict.h"
+#include "uop_know.h"
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -50,6 +51,11 @@ typedef struct {
     int64_t u, ftl, s[3], imm, stride, goff;
     uint32_t op[2];
     uint8_t ch[3], immu, ctr, next, used;
+    uint8_t known;       /* fresh, filled from the group's fact */
+    /* decoder: the entry's last line as rendered (its rlen bytes in the
+     * render cache, 0: none), where its address column lies, its branch
+     * character */
+    uint8_t rlen, raoff, ralen, rch1, rdig;
 } ent_t;
 
 /* Template per (macro-op, uop index): the static fields last seen with it,
@@ -77,9 +83,10 @@ typedef struct {
     uint64_t ras[RAS_N];
     unsigned rsp;
     uint8_t stored;      /* the current instruction had a store micro-op */
+    const trz_know *know; /* the member's facts, or NULL */
 } model_t;
 
-static int model_init(model_t *m, uint64_t nlines)
+static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 {
     memset(m, 0, sizeof *m);
     unsigned bits = 10;
@@ -91,6 +98,8 @@ static int model_init(model_t *m, uint64_t nlines)
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
     if (!m->tab || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
+    m->know = know;
+    if (know) uk_dicts(m->dict, know);
     return 0;
 }
 
@@ -120,6 +129,25 @@ static inline tmpl_t *tmpl_of(const model_t *m, uint32_t mac, int64_t u)
     return &m->tmpl[hash_key(mac, u) >> (24 - TMPL_BITS) & ((1u << TMPL_BITS) - 1)];
 }
 
+/* A claimed entry from the group's facts (uop.md, "Knowledge"): its
+ * address fact as its last address and, with an entry fact, its static
+ * fields and the flow kind likely to follow it. */
+static void know_fill(const model_t *m, ent_t *e)
+{
+    uk_static v;
+    e->last = uk_addr(m->know, e->pc, e->u);
+    if (!uk_entry(m->know, m->dict, e->pc, e->u, &v)) return;
+    e->known = 1;
+    e->op[0] = v.op[0];
+    e->op[1] = v.op[1];
+    e->ftl = v.ftl;
+    for (int i = 0; i < 3; i++) e->s[i] = v.s[i];
+    e->imm = v.imm;
+    e->immu = v.immu;
+    memcpy(e->ch, v.ch, 3);
+    e->next = uk_more(m->know, e->pc, e->u) ? F_CONT : F_NEW;
+}
+
 /* Look up / claim the entry for (pc, u); *fresh = 1 when claimed. */
 static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
 {
@@ -128,10 +156,13 @@ static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
     e->used = 1;
     e->pc = pc;
     e->u = u;
+    e->rlen = 0;
     e->op[0] = m->prev.op[0]; /* a later micro-op shares the macro-op */
     e->last = 0;
     e->stride = 0;
     e->goff = 0;
+    e->known = 0;
+    if (m->know) know_fill(m, e);
     *fresh = 1;
     return e;
 }
@@ -143,8 +174,12 @@ static const tmpl_t *entry_fill(model_t *m, ent_t *e)
 {
     const uop_t *p = &m->prev;
     const tmpl_t *t = tmpl_of(m, e->op[0], e->u);
-    int same_insn = p->pc == e->pc && e->u > 1;
-    if (!(t->used && t->mac == e->op[0] && t->u == e->u)) {
+    int same_insn = p->pc == e->pc && e->u > 1, has = t->used && t->mac == e->op[0] && t->u == e->u;
+    if (e->known) { /* the fact holds the static fields; the template still guesses the target */
+        e->goff = has ? t->goff : 0;
+        return has ? t : NULL;
+    }
+    if (!has) {
         e->ftl = (int64_t)(p->ft - p->pc);
         memcpy(e->s, p->s, sizeof e->s);
         e->imm = p->imm;
@@ -415,7 +450,7 @@ static int uop_encode_zstd(const trz_enc_args *a)
         const uint8_t *nl = memchr(q, '\n', (size_t)(end - q));
         q = nl ? nl + 1 : end;
     }
-    if (!c || !buf || model_init(&c->m, nlines) != 0) {
+    if (!c || !buf || model_init(&c->m, nlines, a->know) != 0) {
         if (c) model_free(&c->m);
         free(c);
         free(buf);
@@ -509,10 +544,17 @@ static int uop_encode(const trz_enc_args *a)
 
 /* ---- decoder ------------------------------------------------------------ */
 
+/* The render cache: a line whose entry kept its static fields and its
+ * branch outcome differs from the entry's last one only in the address
+ * column, so the decoder copies that line and renders the column alone
+ * (most lines: rendering all 14 columns was most of the decoding time). */
+#define RC_W 128 /* bytes kept per entry; longer lines are always rendered */
+
 typedef struct {
     trz_rd r[S_COUNT];
     model_t m;
     layout_t lay;
+    uint8_t *rtext; /* RC_W bytes per entry of m.tab */
 } dec_t;
 
 static int get_str_field(dec_t *c, int k, uint32_t *idx)
@@ -588,7 +630,9 @@ static int dec_addr(dec_t *c, const ent_t *e, unsigned code, uint64_t *a)
     return 0;
 }
 
-static int dec_line(dec_t *c, uop_t *x)
+/* Decode one line into x; *ep: its entry; *same: its static fields are
+ * the entry's of the line before (the render cache may serve it). */
+static int dec_line(dec_t *c, uop_t *x, ent_t **ep, int *same)
 {
     model_t *m = &c->m;
     unsigned ctl = trz_get_u8(&c->r[S_CTL]);
@@ -607,6 +651,8 @@ static int dec_line(dec_t *c, uop_t *x)
     const tmpl_t *t = fresh ? entry_fill(m, e) : NULL;
     int mask = dec_tuple(c, e, t, fresh, ctl, x);
     if (mask < 0) return -1;
+    *ep = e;
+    *same = !fresh && !mask && !(ctl & CTL_MAC);
     x->ft = x->pc + (uint64_t)e->ftl;
     x->tgt = e->tgt;
     memcpy(x->s, e->s, sizeof x->s);
@@ -654,7 +700,9 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
         int r = uop_cm_decode(a, h, &c->r[S_ESC], &c->lay, nlines, nesc);
         return r == TRZ_CODEC_OK ? 0 : r == TRZ_CODEC_NOMEM ? -2 : r == TRZ_CODEC_UNSUPPORTED ? -3 : -1;
     }
-    if (model_init(&c->m, nlines) != 0) return -2;
+    if (model_init(&c->m, nlines, a->know) != 0) return -2;
+    c->rtext = trz_big_malloc(((size_t)c->m.tmask + 1) * RC_W); /* read only past rlen, whose bytes later lines overwrite */
+    if (!c->rtext) return -2;
     uint8_t *o = a->out, *oe = a->out + a->len;
     uint64_t next_esc = nesc ? trz_get_uvarint(&c->r[S_ESC]) : UINT64_MAX;
     for (uint64_t i = 0; i < nlines; i++) {
@@ -665,15 +713,51 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
         }
         next_esc--;
         uop_t x;
-        if (dec_line(c, &x)) return -1;
+        ent_t *e;
+        int same;
+        if (dec_line(c, &x, &e, &same)) return -1;
         size_t left = (size_t)(oe - o);
-        if (left >= UOP_MAX_LINE) o += uop_render(&c->lay, &x, o);
-        else {
-            size_t n = uop_render(&c->lay, &x, buf);
-            if (n > left) return -1;
-            memcpy(o, buf, n);
-            o += n;
+        uint8_t *rt = c->rtext + (size_t)(e - c->m.tab) * RC_W;
+        if (same && e->rlen && e->rch1 == x.ch[1] && left >= UOP_MAX_LINE) {
+            unsigned nd = uop_hex_digits(x.addr);
+            if (nd == e->rdig && !(c->lay.c[9].flags & UF_LEFT)) {
+                /* right-aligned, as many digits: only they change */
+                memcpy(o, rt, RC_W);
+                uop_put_hex(o + e->raoff + e->ralen, x.addr, nd, c->lay.c[9].flags & UF_UPPER);
+                memcpy(rt + e->raoff + e->ralen - nd, o + e->raoff + e->ralen - nd, nd);
+                o += e->rlen;
+                goto next;
+            }
+            /* the column is rendered past the line's copy, then moved in */
+            size_t n = uop_render_col_addr(&c->lay, x.addr, o + RC_W);
+            if (n == e->ralen) {
+                uint8_t col[64];
+                memcpy(col, o + RC_W, 64); /* n <= sep + width + 2 + 16 < 64 */
+                memcpy(o, rt, RC_W);
+                memcpy(o + e->raoff, col, n);
+                memcpy(rt + e->raoff, col, n);
+                e->rdig = (uint8_t)nd;
+                o += e->rlen;
+                goto next;
+            }
         }
+        {
+            uint8_t *w = left >= UOP_MAX_LINE ? o : buf;
+            size_t aoff, alen, n = uop_render_addr(&c->lay, &x, w, &aoff, &alen);
+            if (n > left) return -1;
+            if (w == buf) memcpy(o, buf, n);
+            o += n;
+            e->rlen = 0;
+            if (n <= RC_W && alen < 64) {
+                memcpy(rt, w, n);
+                e->rlen = (uint8_t)n;
+                e->raoff = (uint8_t)aoff;
+                e->ralen = (uint8_t)alen;
+                e->rch1 = x.ch[1];
+                e->rdig = (uint8_t)uop_hex_digits(x.addr);
+            }
+        }
+    next:
         if ((i & 1023) == 0)
             for (int k = 0; k < S_COUNT; k++)
                 if (c->r[k].err) return -1;
@@ -695,6 +779,7 @@ static int uop_decode(const trz_dec_args *a)
     for (int k = cm ? UOP_S_ALL : S_COUNT; k < TRZ_MAX_STREAMS; k++)
         if (a->stream_len[k]) { free(c); free(buf); return TRZ_CODEC_CORRUPT; }
     int rc = dec_run(c, a, buf);
+    if (c->rtext) trz_big_free(c->rtext, ((size_t)c->m.tmask + 1) * RC_W);
     model_free(&c->m);
     free(c);
     free(buf);
@@ -720,6 +805,14 @@ static int uop_probe(const uint8_t *buf, size_t len, int *byte_order)
     return good * 4 >= all * 3 ? 90 : good * 2 >= all ? 50 : 0;
 }
 
+/* For listings: the byte-stream model (the fast levels) or the context
+ * model. */
+static const char *uop_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    (void)head;
+    return len[UOP_S_CMVER] ? "cm" : len[S_HDR] ? "bytes" : "-";
+}
+
 const trz_codec trz_codec_uop = {
     .id = TRZ_CODEC_UOP,
     .name = "uop",
@@ -729,5 +822,9 @@ const trz_codec trz_codec_uop = {
     .encode_chunk = uop_encode,
     .decode_chunk = uop_decode,
     .stream_name = uop_stream_name,
+    .variant = uop_variant,
     .dump_record = NULL,
+    .learn = uop_cm_learn,
+    .know_encode = uop_cm_know_encode,
+    .know_decode = uop_cm_know_decode,
 };

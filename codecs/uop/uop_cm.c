@@ -8,6 +8,7 @@
 #include "uop_cm.h"
 #include "uop_rc.h"
 #include "uop_dict.h"
+#include "uop_know.h"
 
 #ifdef UOP_STATS
 long uop_st[8];
@@ -36,7 +37,7 @@ enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5,
 
 enum {
     SF_MAC, SF_MIC, SF_CH0, SF_CH1, SF_CH2, SF_R0, SF_R1, SF_R2, SF_IL, SF_IS, SF_IM, SF_FT, SF_STRLEN,
-    SF_STRB, SF_N
+    SF_STRB, SF_KSAME, SF_KSEQ, SF_N
 };
 
 /* ---- state ------------------------------------------------------------------ */
@@ -123,6 +124,7 @@ typedef struct {
     rc_prob arec[2][RECENT_N];
     rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
     int16_t str[4096]; /* stretch */
+    const trz_know *know;   /* the member's facts, or NULL */
 } cm_t;
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -168,22 +170,27 @@ static void cm_free(cm_t *m)
     trz_big_free(m, sizeof *m);
 }
 
-static cm_t *cm_new(uint64_t nlines)
+/* kstream: the model of a knowledge stream, which codes static fields only:
+ * its other tables take their least size, and its hashed contexts at most a
+ * 16 MiB chunk's (so that it takes the block that chunk's model gave back,
+ * and adds nothing to the peak memory). */
+static cm_t *cm_new(uint64_t nlines, const trz_know *know, int kstream)
 {
     cm_t *m = trz_big_calloc(sizeof *m);
     if (!m) return NULL;
-    int eb = bits_for(nlines, 10, 16);
-    m->emask = (1u << eb) - 1;
-    m->fmask = (1u << bits_for(nlines, 10, 17)) - 1;
-    m->imask = (1u << bits_for(nlines / 4, 8, 14)) - 1;
-    m->bmask = (1u << bits_for(nlines / 2, 10, 16)) - 1;
-    m->apmask = (1u << bits_for(nlines / 2, 10, 18)) - 1;
+    m->know = know;
+    uint64_t nt = kstream ? 0 : nlines;
+    m->emask = (1u << bits_for(nt, 10, 16)) - 1;
+    m->fmask = (1u << bits_for(nt, 10, 17)) - 1;
+    m->imask = (1u << bits_for(nt / 4, 8, 14)) - 1;
+    m->bmask = (1u << bits_for(nt / 2, 10, 16)) - 1;
+    m->apmask = (1u << bits_for(nt / 2, 10, 18)) - 1;
     m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
     m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
     m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
     m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
     m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
-    m->hshift = 32 - bits_for(nlines / 2, 12, HT_BITS);
+    m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
     m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
@@ -236,6 +243,7 @@ static cm_t *cm_new(uint64_t nlines)
     rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
     rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
     rc_stretch_init(m->str);
+    if (know) uk_dicts(m->dict, know);
     return m;
 }
 
@@ -298,25 +306,10 @@ RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t
     return done - (1u << n);
 }
 
-/* A dictionary string: its index (the dictionary's size for a new one) as
- * a 12-bit symbol in the contexts h, then a new string's length and bytes
- * (each byte in the context of the one before). */
-RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
-                   size_t n, uint32_t *idx)
+/* A new dictionary string: its length, then each byte in the context of
+ * the one before; appended to dictionary k.  Returns its index or -1. */
+RC_HOT int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n)
 {
-    uop_dict *d = &m->dict[k];
-    int i = 0;
-    uint32_t slot = 0;
-    if (enc) {
-        i = dict_find(d, s, n, &slot);
-        if (i < 0) i = (int)d->n;
-    }
-    uint32_t v = cm_sym(m, c, enc, f, h, 4, 12, (uint32_t)i);
-    if (v < d->n) {
-        *idx = v;
-        return 0;
-    }
-    if (v > d->n) return -1;
     int fsave = 0;
 #ifdef UOP_STATS
     fsave = uop_field;
@@ -333,9 +326,29 @@ RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint
     }
     FLD(fsave);
     (void)fsave;
-    int r = dict_add(d, buf, len);
+    return dict_put(&m->dict[k], buf, len);
+}
+
+/* A dictionary string: its index (the dictionary's size for a new one) as
+ * a 12-bit symbol in the contexts h, then a new string (code_newstr). */
+RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+                   size_t n, uint32_t *idx)
+{
+    uop_dict *d = &m->dict[k];
+    int i = 0;
+    uint32_t slot = 0;
+    if (enc) {
+        i = dict_find(d, s, n, &slot);
+        if (i < 0) i = (int)d->n;
+    }
+    uint32_t v = cm_sym(m, c, enc, f, h, 4, 12, (uint32_t)i);
+    if (v < d->n) {
+        *idx = v;
+        return 0;
+    }
+    if (v > d->n) return -1;
+    int r = code_newstr(m, c, enc, k, s, n);
     if (r < 0) return -1;
-    if (enc) d->hash[slot] = (uint16_t)(r + 1);
     *idx = (uint32_t)r;
     return 0;
 }
@@ -481,6 +494,26 @@ RC_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
            same_str(&m->dict[1], e->op[1], x->sp[1], x->sl[1]);
 }
 
+/* A fresh entry from the group's facts about (pc, u): its address fact as
+ * its last address; and when it has an entry fact whose strings the
+ * dictionaries hold, its static fields and, if the instruction has a
+ * micro-op after this one, three "next micro-op" flow kinds (1 returned). */
+static int fact_fill(const cm_t *m, cent *e, uint64_t pc, int64_t u)
+{
+    e->last = uk_addr(m->know, pc, u);
+    uk_static v;
+    if (!uk_entry(m->know, m->dict, pc, u, &v)) return 0;
+    e->op[0] = v.op[0];
+    e->op[1] = v.op[1];
+    memcpy(e->ch, v.ch, 3);
+    e->immu = v.immu;
+    e->ftl = v.ftl;
+    memcpy(e->s, v.s, sizeof e->s);
+    e->imm = v.imm;
+    if (uk_more(m->know, pc, u)) e->nh = F_CONT << 4 | F_CONT << 2 | F_CONT;
+    return 1;
+}
+
 /* The recent addresses: the last address of each of the RECENT_N most
  * recently used 64-byte blocks, most recent first. */
 RC_HOT void recent_push(cm_t *m, uint64_t a)
@@ -545,7 +578,13 @@ RC_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         set[0].mru = mru;
         e->tag = tag;
         e->th = 6;
-        if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+        /* an entry the member knows starts from its fact: one bit if it holds */
+        if (m->know && fact_fill(m, e, x->pc, x->u)) {
+            FLD(1);
+            int miss = rcd_bit_s(&r->ctl, enc, &m->same[1], enc ? !static_same(m, e, x) : 0, 5);
+            if (miss && code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+        } else if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u))
+            return -1;
         memcpy(m->micch[e->op[1]], e->ch, 3);
         m->micch[e->op[1]][3] = 1;
     } else {
@@ -747,7 +786,7 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
 
 int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = cm_new(nlines);
+    cm_t *m = cm_new(nlines, a->know, 0);
     uint8_t *buf = malloc(UOP_MAX_LINE);
     if (!m || !buf) {
         cm_free(m);
@@ -755,7 +794,7 @@ int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
         return TRZ_CODEC_NOMEM;
     }
     trz_buf *st = a->streams;
-    trz_put_u8(&st[UOP_S_CMVER], UOP_CM_VERSION);
+    trz_put_u8(&st[UOP_S_CMVER], a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
     cm_rc r;
     rc_enc_init(&r.ctl, &st[UOP_S_CMCTL]);
     rc_enc_init(&r.stat, &st[UOP_S_CMSTAT]);
@@ -822,10 +861,12 @@ static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
 int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
                   uint64_t nesc)
 {
-    if (a->stream_len[UOP_S_CMVER] != 1 || a->stream[UOP_S_CMVER][0] != UOP_CM_VERSION)
-        return TRZ_CODEC_UNSUPPORTED;
+    /* version 2 decodes with the member's facts; version 1 without, also in
+     * a member with knowledge (where join puts it, as a group of its own) */
+    int ver = a->stream_len[UOP_S_CMVER] == 1 ? a->stream[UOP_S_CMVER][0] : 0;
+    if (ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know)) return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = cm_new(nlines);
+    cm_t *m = cm_new(nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
     uint8_t *buf = malloc(UOP_MAX_LINE);
     if (!m || !buf) {
         cm_free(m);
@@ -871,4 +912,420 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
     free(buf);
     cm_free(m);
     return rv == 0 ? TRZ_CODEC_OK : TRZ_CODEC_CORRUPT;
+}
+
+/* ---- the knowledge stream (uop.md, "Knowledge stream") -----------------------
+ * One range-coded stream: the counts; the chunk's new strings of each
+ * dictionary; its new entries by increasing (pc, u), each one's static fields
+ * coded as a fresh entry's in a chunk (code_static) with the entry before
+ * standing for the previous line; then its address facts, each address
+ * against the base register that the entry's fact names. */
+#define KNOW_VARIANT 0
+#define KNOW_HT 128 /* the hashed contexts are sized as for this many lines a fact */
+#define KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
+
+typedef struct {
+    rc_prob nextu, u1, ulen[RC_ULEN], ubits[RC_UBITS], glen[RC_ULEN], gbits[RC_UBITS];
+    rc_prob asame, aulen[2][RC_ULEN], aubits[RC_UBITS], aglen[RC_ULEN], agbits[RC_UBITS];
+    rc_prob alen[8][RC_ULEN], abits[RC_UBITS];
+} kmodel;
+
+/* Whether the encoder's facts are ones this layout states: strings at their
+ * dictionaries' next indices, entries whose values code_static gives back,
+ * address facts of 8 bytes; the counts set.  0 if not. */
+static int know_fits(const cm_t *m, const trz_fact *f, size_t n, uint32_t nstr[2], uint32_t *ne, uint32_t *na)
+{
+    size_t i = 0;
+    for (int j = 0; j < 2; j++) {
+        nstr[j] = 0;
+        while (i < n && m->dict[j].n + nstr[j] < UK_STR_MAX && f[i].key == uk_str(j, m->dict[j].n + nstr[j])) {
+            nstr[j]++;
+            i++;
+        }
+    }
+    size_t e0 = i;
+    for (; i < n && !(f[i].key & UK_ADDR); i++) {
+        const uint8_t *v = f[i].val;
+        uint64_t k = f[i].key;
+        if (uk_key(k >> 8, (int64_t)(k & 255)) != k || f[i].len != UK_ENTRY_LEN ||
+            trz_ld_le16(v) >= m->dict[0].n + nstr[0] || trz_ld_le16(v + 2) >= m->dict[1].n + nstr[1] || v[5] == 'N' ||
+            v[7] > 1)
+            return 0;
+    }
+    *ne = (uint32_t)(i - e0);
+    size_t a0 = i;
+    for (; i < n; i++) {
+        uint64_t k = f[i].key & ~UK_ADDR;
+        if (!(f[i].key & UK_ADDR) || uk_key(k >> 8, (int64_t)(k & 255)) != k || f[i].len != UK_ADDR_LEN) return 0;
+    }
+    *na = (uint32_t)(n - a0);
+    return n <= KNOW_MAX_FACTS;
+}
+
+/* Whether the instruction has another micro-op (SF_KSAME), and whether
+ * the next one executed is at its fall-through (SF_KSEQ): mixed from the
+ * previous entry's macro-op, micro-op and chars. */
+RC_HOT int key_bit(cm_t *m, rc *c, const int enc, unsigned f, const uop_t *pv, int bit)
+{
+    uint32_t h[2] = { H4(60 + f, pv->op[0], (uint64_t)pv->u, pv->op[1]), H4(62 + f, pv->op[1], pv->ch[1], pv->ch[2]) };
+    return (int)cm_sym(m, c, enc, f, h, 2, 1, (uint32_t)bit);
+}
+
+/* The new strings, nstr[j] of dictionary j, each at its next index. */
+static int know_strs(cm_t *m, rc *c, const int enc, const trz_fact *f, const uint32_t nstr[2], trz_know_add_fn add,
+                     void *ctx)
+{
+    size_t i = 0;
+    for (int j = 0; j < 2; j++)
+        for (uint32_t t = 0; t < nstr[j]; t++, i++) {
+            int r = code_newstr(m, c, enc, j, enc ? f[i].val : NULL, enc ? f[i].len : 0);
+            if (r < 0 || m->dict[j].len[r] == 0 || rc_dec_bad(c)) return -1;
+            if (!enc) add(ctx, uk_str(j, (uint32_t)r), m->dict[j].arena + m->dict[j].off[r], m->dict[j].len[r]);
+        }
+    return 0;
+}
+
+/* The entries: (pc, u) from the one before, then the static fields. */
+static int know_entries(cm_t *m, rc *c, const int enc, kmodel *km, const trz_fact *f, uint32_t ne,
+                        trz_know_add_fn add, void *ctx)
+{
+    uop_t *pv = &m->prev;
+    uint32_t nd[2] = { m->dict[0].n, m->dict[1].n };
+    for (uint32_t t = 0; t < ne; t++) {
+        uint64_t key = enc ? f[t].key : 0, pc = key >> 8, u = key & 255;
+        FLD(17);
+        if (t == 0) {
+            pc = rcd_direct64(c, enc, pc);
+            u = rcd_direct(c, enc, (uint32_t)u, 8);
+        } else if (key_bit(m, c, enc, SF_KSAME, pv, pc == pv->pc)) {
+            pc = pv->pc;
+            if (rcd_bit(c, enc, &km->nextu, u == (uint64_t)pv->u + 1)) u = (uint64_t)pv->u + 1;
+            else u = (uint64_t)pv->u + 2 + rcd_uint(c, enc, km->ulen, km->ubits, u - (uint64_t)pv->u - 2);
+            if (u <= (uint64_t)pv->u) return -1;
+        } else {
+            uint64_t seq = pv->ft, ppc = pv->pc;
+            if (seq > ppc && key_bit(m, c, enc, SF_KSEQ, pv, pc == seq)) pc = seq;
+            else pc = ppc + 1 + rcd_uint(c, enc, km->glen, km->gbits, pc - ppc - 1);
+            if (rcd_bit(c, enc, &km->u1, u == 1)) u = 1;
+            else u = rcd_direct(c, enc, (uint32_t)u, 8);
+            if (pc <= ppc) return -1;
+        }
+        if (u > 255 || uk_key(pc, (int64_t)u) == 0) return -1;
+        key = pc << 8 | u;
+        uop_t x;
+        memset(&x, 0, sizeof x);
+        cent e;
+        memset(&e, 0, sizeof e);
+        if (enc) {
+            uk_static v;
+            uk_get(&v, f[t].val);
+            for (int j = 0; j < 2; j++) {
+                x.sp[j] = m->dict[j].arena + m->dict[j].off[v.op[j]];
+                x.sl[j] = m->dict[j].len[v.op[j]];
+            }
+            memcpy(x.ch, v.ch, 3);
+            for (int j = 0; j < 3; j++) x.s[j] = v.s[j];
+            x.imm = v.imm;
+            x.immu = v.immu;
+            x.pc = pc;
+            x.u = (int64_t)u;
+            x.ft = pc + (uint64_t)(int64_t)v.ftl;
+        }
+        /* an entry's strings are stated before it, never inside it */
+        if (code_static(m, c, enc, 1, &e, &x, pc, (int64_t)u) || rc_dec_bad(c) || m->dict[0].n != nd[0] ||
+            m->dict[1].n != nd[1])
+            return -1;
+        memcpy(m->micch[e.op[1]], e.ch, 3);
+        m->micch[e.op[1]][3] = 1;
+        if (!enc) {
+            uk_static v = { { e.op[0], e.op[1] }, { e.ch[0], e.ch[1], e.ch[2] }, e.immu, e.ftl,
+                            { e.s[0], e.s[1], e.s[2] }, e.imm };
+            uint8_t val[UK_ENTRY_LEN];
+            uk_put(val, &v);
+            add(ctx, key, val, UK_ENTRY_LEN);
+        }
+        if (u == 1) m->hmac = pv->op[0];
+        pv->pc = pc;
+        pv->u = (int64_t)u;
+        pv->ft = pc + (uint64_t)(int64_t)e.ftl;
+        for (int j = 0; j < 3; j++) pv->s[j] = e.s[j];
+        pv->imm = e.imm;
+        pv->immu = e.immu;
+        pv->op[0] = e.op[0];
+        pv->op[1] = e.op[1];
+        memcpy(pv->ch, e.ch, 3);
+    }
+    return 0;
+}
+
+/* The address facts: (pc, u) from the one before; the address less the
+ * prediction from the base register of the entry's fact (the last address
+ * less immediate seen with that register, else the address before). */
+static int know_addrs(rc *c, const int enc, kmodel *km, const trz_know *k, const trz_fact *f, uint32_t na,
+                      trz_know_add_fn add, void *ctx)
+{
+    uint64_t kb[NREG] = { 0 }, prev = 0, ppc = 0, pu = 0;
+    for (uint32_t t = 0; t < na; t++) {
+        uint64_t key = enc ? f[t].key & ~UK_ADDR : 0, pc = key >> 8, u = key & 255;
+        FLD(17);
+        if (t == 0) {
+            pc = rcd_direct64(c, enc, pc);
+            u = rcd_direct(c, enc, (uint32_t)u, 8);
+        } else if (rcd_bit(c, enc, &km->asame, pc == ppc)) {
+            pc = ppc;
+            u = pu + 1 + rcd_uint(c, enc, km->aulen[0], km->aubits, u - pu - 1);
+            if (u <= pu) return -1;
+        } else {
+            pc = ppc + 1 + rcd_uint(c, enc, km->aglen, km->agbits, pc - ppc - 1);
+            u = 1 + rcd_uint(c, enc, km->aulen[1], km->aubits, u - 1);
+            if (pc <= ppc || u == 0) return -1;
+        }
+        if (u > 255 || uk_key(pc, (int64_t)u) == 0 || rc_dec_bad(c)) return -1;
+        ppc = pc;
+        pu = u;
+        key = pc << 8 | u;
+        uk_static v;
+        size_t n;
+        const uint8_t *fv = trz_know_get(k, key, &n);
+        if (fv && n == UK_ENTRY_LEN) uk_get(&v, fv);
+        else memset(&v, 0, sizeof v);
+        unsigned ri = (unsigned)((uint64_t)v.s[0] & (NREG - 1));
+        uint64_t pred = kb[ri] ? kb[ri] + (uint64_t)v.imm : prev;
+        uint64_t a = enc ? trz_ld_le64(f[t].val) : 0;
+        FLD(7);
+        a = pred + (uint64_t)rcd_sint(c, enc, km->alen[(kb[ri] != 0) * 4 + ls_ctx(v.ch[2])], km->abits,
+                                      (int64_t)(a - pred));
+        kb[ri] = a - (uint64_t)v.imm;
+        prev = a;
+        if (!enc) {
+            uint8_t val[UK_ADDR_LEN];
+            trz_st_le64(val, a);
+            add(ctx, key | UK_ADDR, val, UK_ADDR_LEN);
+        }
+    }
+    return 0;
+}
+
+RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
+                     trz_know_add_fn add, void *ctx, const int enc)
+{
+    rc c;
+    if (enc) rc_enc_init(&c, out);
+    else rc_dec_init(&c, p, plen);
+    uint32_t nstr[2] = { 0, 0 }, ne = 0, na = 0;
+    cm_t *m = NULL;
+    if (enc) {
+        size_t nent = 0; /* the model's size, as the decoder will know it */
+        for (size_t i = 0; i < n; i++) nent += f[i].key >= (uint64_t)UK_PC_MIN << 8 && !(f[i].key & UK_ADDR);
+        if (!(m = cm_new((uint64_t)nent * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (!know_fits(m, f, n, nstr, &ne, &na)) {
+            cm_free(m);
+            return TRZ_CODEC_UNSUPPORTED;
+        }
+    }
+    if (rcd_direct(&c, enc, KNOW_VARIANT, 8) != KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
+    for (int j = 0; j < 2; j++) nstr[j] = rcd_direct(&c, enc, nstr[j], 12);
+    ne = rcd_direct(&c, enc, ne, 20);
+    na = rcd_direct(&c, enc, na, 20);
+    if (!enc) {
+        if (ne + na > KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
+        if (!(m = cm_new((uint64_t)ne * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (m->dict[0].n + nstr[0] > UK_STR_MAX || m->dict[1].n + nstr[1] > UK_STR_MAX) {
+            cm_free(m);
+            return TRZ_CODEC_CORRUPT;
+        }
+    }
+    kmodel km;
+    rc_init(&km.nextu, sizeof km / sizeof(rc_prob));
+    size_t ns = (size_t)nstr[0] + nstr[1];
+    int bad = know_strs(m, &c, enc, f, nstr, add, ctx) || know_entries(m, &c, enc, &km, enc ? f + ns : NULL, ne, add, ctx) ||
+              know_addrs(&c, enc, &km, k, enc ? f + ns + ne : NULL, na, add, ctx);
+    int ret;
+    if (enc) ret = bad ? TRZ_CODEC_UNSUPPORTED : rc_enc_flush(&c) == 0 && !out->oom ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    else ret = !bad && rc_dec_ok(&c) ? TRZ_CODEC_OK : TRZ_CODEC_CORRUPT;
+#ifdef UOP_STATS
+    if (enc) {
+        for (int q = 0; q < 18; q++) fprintf(stderr, "%s %.0f  ", fname[q], uop_cost[q] / 8);
+        fprintf(stderr, "\n");
+        memset(uop_cost, 0, sizeof uop_cost);
+    }
+#endif
+    cm_free(m);
+    return ret;
+}
+
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
+{
+    (void)level; /* one form at every level */
+    return know_code(k, f, n, out, NULL, 0, NULL, NULL, 1);
+}
+
+int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
+{
+    return know_code(k, NULL, 0, NULL, p, n, add, ctx, 0);
+}
+
+/* ---- learn: the facts a chunk teaches (uop.md, "Knowledge") ------------------
+ * A scan: each line's (pc, u) from its first two tokens; the first line of
+ * each (pc, u) in the chunk is parsed with the chunk's layout when the group
+ * has no entry fact for it (it states one, and its strings when new) or
+ * only an entry fact (it states its address, when not 0): an address is
+ * stated only for code that runs in more than one chunk, where it may pay. */
+
+/* The (pc, u) keys of a chunk, each with a pending address: the first one
+ * of a key the group knows without its address, until a second line checks
+ * it. */
+typedef struct {
+    uint64_t key, addr;
+} kslot;
+
+typedef struct {
+    kslot *t;
+    size_t cap, n;
+} kset;
+
+/* A key's first slot: neighbouring instructions in neighbouring slots, so
+ * that the lines of a stretch of code probe a few cache lines. */
+static inline size_t kset_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key >> 6) ^ (key >> 26) * 0x9E3779B1u) & (cap - 1);
+}
+
+/* The slot of key (non-zero), *first set when it was not in the set before;
+ * NULL when out of memory. */
+static kslot *kset_add(kset *s, uint64_t key, int *first)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 8192;
+        kslot *t = calloc(nc, sizeof *t);
+        if (!t) return NULL;
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->t[i].key) continue;
+            size_t h = kset_slot(s->t[i].key, nc);
+            while (t[h].key) h = (h + 1) & (nc - 1);
+            t[h] = s->t[i];
+        }
+        free(s->t);
+        s->t = t;
+        s->cap = nc;
+    }
+    size_t h = kset_slot(key, s->cap);
+    while (s->t[h].key) {
+        if (s->t[h].key == key) {
+            *first = 0;
+            return &s->t[h];
+        }
+        h = (h + 1) & (s->cap - 1);
+    }
+    s->t[h].key = key;
+    s->n++;
+    *first = 1;
+    return &s->t[h];
+}
+
+static inline int ws_byte(uint8_t c) { return c == ' ' || (c >= 9 && c <= 13 && c != '\n'); }
+
+/* Hex digits' values + 1; 0 for other bytes. */
+static const uint8_t hex1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/* The key of a line's (pc, u) from its first two tokens (decimal, hex with
+ * an optional 0x), or 0. */
+static uint64_t quick_key(const uint8_t *p, const uint8_t *e)
+{
+    while (p < e && ws_byte(*p)) p++;
+    uint64_t u = 0;
+    int nd = 0;
+    for (; p < e && *p >= '0' && *p <= '9' && nd < 4; p++, nd++) u = u * 10 + (uint64_t)(*p - '0');
+    if (!nd || p == e || !ws_byte(*p)) return 0;
+    while (p < e && ws_byte(*p)) p++;
+    if (e - p >= 2 && p[0] == '0' && p[1] == 'x') p += 2;
+    const uint8_t *q = p, *qe = e - p > 17 ? p + 17 : e;
+    uint64_t pc = 0;
+    for (unsigned v; q < qe && (v = hex1[*q]) != 0; q++) pc = pc << 4 | (v - 1);
+    if (q == p || q - p > 16) return 0;
+    return uk_key(pc, (int64_t)u);
+}
+
+/* The index of a line's string in the group's dictionary d[j], stating it
+ * when new; -1 when the group has no room for it. */
+static int learn_str(uop_dict *d, int j, const uint8_t *s, size_t n, trz_know_add_fn add, void *ctx)
+{
+    uint32_t slot = 0;
+    int i = dict_find(&d[j], s, n, &slot);
+    if (i >= 0) return i;
+    if (n == 0 || d[j].n >= UK_STR_MAX || (i = dict_put(&d[j], s, n)) < 0) return -1;
+    add(ctx, uk_str(j, (uint32_t)i), s, n);
+    return i;
+}
+
+/* A parsed line's entry fact, and its strings when new to the group. */
+static void learn_entry(uop_dict *d, const uop_t *x, uint64_t key, trz_know_add_fn add, void *ctx)
+{
+    int mac = learn_str(d, 0, x->sp[0], x->sl[0], add, ctx);
+    int mic = mac < 0 ? -1 : learn_str(d, 1, x->sp[1], x->sl[1], add, ctx);
+    if (mic < 0) return;
+    uk_static v = { { (uint16_t)mac, (uint16_t)mic }, { x->ch[0], ch_cls(x->ch[1]), x->ch[2] }, x->immu,
+                    (int16_t)(int64_t)(x->ft - x->pc), { (int16_t)x->s[0], (int16_t)x->s[1], (int16_t)x->s[2] }, x->imm };
+    uint8_t f[UK_ENTRY_LEN];
+    uk_put(f, &v);
+    add(ctx, key, f, UK_ENTRY_LEN);
+}
+
+int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
+                 void *ctx)
+{
+    (void)nrec;
+    (void)byte_order;
+    layout_t lay;
+    layout_learn(&lay, in, len);
+    uop_dict *d = calloc(2, sizeof *d);
+    kset seen = { NULL, 0, 0 };
+    int rc = TRZ_CODEC_NOMEM;
+    if (!d || !(d[0].arena = trz_big_malloc(ARENA_MAX)) || !(d[1].arena = trz_big_malloc(ARENA_MAX))) goto out;
+    uk_dicts(d, k);
+    const uint8_t *p = in, *end = in + len;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        const uint8_t *le = nl ? nl + 1 : end;
+        size_t n = (size_t)(le - p), fl;
+        uint64_t key = quick_key(p, le);
+        const uint8_t *line = p;
+        p = le;
+        if (!key) continue;
+        int first;
+        kslot *ks = kset_add(&seen, key, &first);
+        if (!ks) goto out;
+        if (!first && !ks->addr) continue;
+        int known = first ? trz_know_get(k, key, &fl) != NULL : 1;
+        uop_t x;
+        if ((first && known && trz_know_get(k, key | UK_ADDR, &fl)) || n >= UOP_MAX_LINE ||
+            uop_parse(&lay, line, n, &x) || !fits(&x) || uk_key(x.pc, x.u) != key) {
+            ks->addr = 0;
+            continue;
+        }
+        if (!known) learn_entry(d, &x, key, add, ctx);
+        else if (first) ks->addr = x.addr;
+        else {
+            /* an address that repeats may again in later chunks */
+            if (x.addr == ks->addr || getenv("ADDR_ANY")) {
+                uint8_t f[UK_ADDR_LEN];
+                trz_st_le64(f, ks->addr);
+                add(ctx, key | UK_ADDR, f, UK_ADDR_LEN);
+            }
+            ks->addr = 0;
+        }
+    }
+    rc = TRZ_CODEC_OK;
+out:
+    if (d) {
+        trz_big_free(d[0].arena, ARENA_MAX);
+        trz_big_free(d[1].arena, ARENA_MAX);
+    }
+    free(d);
+    free(seen.t);
+    return rc;
 }

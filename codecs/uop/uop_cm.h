@@ -14,7 +14,8 @@ enum {
     UOP_S_CMADDR = 16, /* range-coded: memory addresses */
     UOP_S_ALL = 17
 };
-#define UOP_CM_VERSION 1
+#define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
+#define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
 
 /* Encode the chunk's lines with the context model; streams 0, 1, 13..16. */
 int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);
@@ -22,5 +23,12 @@ int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);
 /* Decode: hdr has been read up to nlines and nesc; esc is stream 1. */
 int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
                   uint64_t nesc);
+
+/* Carried knowledge (uop.md, "Knowledge"): trz_codec.learn, know_encode
+ * and know_decode. */
+int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
+                 void *ctx);
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
+int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 
 #endif

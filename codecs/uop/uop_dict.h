@@ -1,6 +1,6 @@
 /* uop_dict.h - the dictionary of mnemonic strings both uop variants keep:
  * strings in one arena, numbered in order of first use (the decoder adds
- * them as it reads them; only the encoder looks them up, by open hashing). */
+ * them as it reads them; the encoder looks them up, by open hashing). */
 #ifndef TRZ_UOP_DICT_H
 #define TRZ_UOP_DICT_H
 #include <stdint.h>
@@ -14,7 +14,7 @@ typedef struct {
     uint8_t *arena;
     uint32_t off[DICT_MAX];
     uint8_t len[DICT_MAX];
-    uint16_t hash[DICT_HASH]; /* index + 1, encoder only */
+    uint16_t hash[DICT_HASH]; /* index + 1 */
     uint32_t n, used;
 } uop_dict;
 
@@ -47,5 +47,16 @@ static inline int dict_find(const uop_dict *d, const uint8_t *s, size_t n, uint3
         if (d->len[v] == n && memcmp(d->arena + d->off[v], s, n) == 0) return (int)v;
         h = (h + 1) & (DICT_HASH - 1);
     }
+}
+
+/* Append a string and index it for dict_find (a string it holds already
+ * stays found at its first index).  Returns its index or -1. */
+static inline int dict_put(uop_dict *d, const uint8_t *s, size_t n)
+{
+    uint32_t slot = 0;
+    int old = dict_find(d, s, n, &slot);
+    int r = dict_add(d, s, n);
+    if (r >= 0 && old < 0) d->hash[slot] = (uint16_t)(r + 1);
+    return r;
 }
 #endif

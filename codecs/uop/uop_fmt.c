@@ -541,6 +541,46 @@ R_INLINE uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
     return emit_num(o, k, hex_pre, (k->flags & UF_0X) ? 2 : 0, s, (size_t)(e - s));
 }
 
+size_t uop_render_addr(const layout_t *l, const uop_t *x, uint8_t *out, size_t *aoff, size_t *alen)
+{
+    uint8_t *o = out;
+    const uop_col_t *k = l->c;
+    o = emit_dec(o, &k[0], x->u, 0);
+    o = emit_hex(o, &k[1], x->pc);
+    o = emit_dec(o, &k[2], x->s[0], 0);
+    o = emit_dec(o, &k[3], x->s[1], 0);
+    o = emit_dec(o, &k[4], x->s[2], 0);
+    for (int i = 0; i < 3; i++) o = emit_bytes(o, &k[5 + i], &x->ch[i], 1);
+    o = emit_dec(o, &k[8], x->imm, x->immu);
+    *aoff = (size_t)(o - out);
+    o = emit_hex(o, &k[9], x->addr);
+    *alen = (size_t)(o - out) - *aoff;
+    o = emit_hex(o, &k[10], x->ft);
+    o = emit_hex(o, &k[11], x->tgt);
+    o = emit_bytes(o, &k[12], x->sp[0], x->sl[0]);
+    o = emit_bytes(o, &k[13], x->sp[1], x->sl[1]);
+    memcpy(o, l->eol, l->eollen);
+    o += l->eollen;
+    return (size_t)(o - out);
+}
+
+unsigned uop_hex_digits(uint64_t v) { return v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1; }
+
+void uop_put_hex(uint8_t *end, uint64_t v, unsigned ndig, int upper)
+{
+    const char *hx = upper ? hex_up : hex_lo;
+    for (; ndig >= 2; ndig -= 2, v >>= 8) {
+        end -= 2;
+        memcpy(end, hx + 2 * (v & 255), 2);
+    }
+    if (ndig) end[-1] = (uint8_t)hx[2 * (v & 15) + 1];
+}
+
+size_t uop_render_col_addr(const layout_t *l, uint64_t addr, uint8_t *out)
+{
+    return (size_t)(emit_hex(out, &l->c[9], addr) - out);
+}
+
 size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
 {
     uint8_t *o = out;

@@ -48,6 +48,19 @@ int uop_parse(const layout_t *l, const uint8_t *p, size_t n, uop_t *x);
 /* Render x into out (at least UOP_MAX_LINE bytes); returns the length. */
 size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out);
 
+/* uop_render, also giving where column 9 (the address, with its
+ * separator) starts and its length. */
+size_t uop_render_addr(const layout_t *l, const uop_t *x, uint8_t *out, size_t *aoff, size_t *alen);
+
+/* Column 9 alone (separator and address) into out (at least UOP_MAX_LINE
+ * bytes); returns its length. */
+size_t uop_render_col_addr(const layout_t *l, uint64_t addr, uint8_t *out);
+
+/* The hex digits of v (1 for 0), and the ndig of them written to end
+ * at end. */
+unsigned uop_hex_digits(uint64_t v);
+void uop_put_hex(uint8_t *end, uint64_t v, unsigned ndig, int upper);
+
 /* 1 if the line (without '\n') has 14 fields with numeric first two. */
 int uop_looks_like(const uint8_t *p, size_t n);
 

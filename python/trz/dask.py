@@ -167,7 +167,8 @@ def _read_range(rng, fields, filter):
 
 
 # ---- compressing in parts --------------------------------------------------------------
-_OPTS = ("level", "threads", "format", "chunk_records", "chunk_bytes", "backend", "unwrap", "verify")
+_OPTS = ("level", "threads", "format", "chunk_records", "chunk_bytes", "backend", "unwrap", "verify",
+         "restart_bytes")
 _DEFAULT_CHUNK_BYTES = 16 << 20
 _WRAPPED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # gzip, zstd: the library unwraps these whole
 
@@ -272,10 +273,13 @@ def compress_parallel(src, dst, client, part_records=None, **opts):
     directory beside dst, join the parts into dst (one member, one index)
     and remove them.  The result lists, seeks and tests as if one process
     had written it; with the same options its chunks are the ones a
-    one-process run cuts.  part_records: records (lines) per part, rounded
-    up to whole chunks (default: about two parts per worker).  opts: as
-    trz.compress (level, threads per part, format, chunk_records,
-    chunk_bytes, backend, verify).  Input that is gzip or zstd data, or
+    one-process run cuts.  Each part starts its carried knowledge afresh
+    (as a restart does, FORMAT.md "Knowledge"), so a part's first chunks
+    relearn what the part before knew; with restart_bytes=0 the archive is
+    byte for byte a one-process run's.  part_records: records (lines) per
+    part, rounded up to whole chunks (default: about two parts per
+    worker).  opts: as trz.compress (level, threads per part, format,
+    chunk_records, chunk_bytes, backend, verify, restart_bytes).  Input that is gzip or zstd data, or
     whose parts the codec reads with different byte orders, is compressed
     in one task instead.  Returns {'format', 'byte_order', 'parts'}."""
     bad = [k for k in opts if k not in _OPTS]

@@ -235,10 +235,16 @@ static int write_all(int fd, const void *p, size_t n)
 
 /* One line per loss found by --salvage; UINT64_MAX marks what the reader
  * could not know (no usable index after the damage). */
-static void report_lost(const char *name, const trz_lost_range *l)
+static void report_lost(const char *name, const trz_lost_range *l, int know)
 {
     unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
-    if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
+    if (know && n != UINT64_MAX && c != UINT64_MAX)
+        msg_error("%s: chunk %llu intact but lost with its group's knowledge: records %llu..%llu (%llu bytes at raw "
+                  "offset %llu)", name, c, f, f + n - 1, raw, b);
+    else if (know && n != UINT64_MAX)
+        msg_error("%s: a chunk after an earlier loss (its number is unknown), intact but lost with its group's "
+                  "knowledge: %llu records (%llu bytes)", name, n, raw);
+    else if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
         msg_error("%s: chunk %llu damaged: lost a %llu-byte tail at raw offset %llu", name, c, raw, b);
     else if (n != UINT64_MAX && c != UINT64_MAX)
         msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, c, f,
@@ -259,7 +265,7 @@ static int report_salvage(const char *name, trz_reader *r, uint64_t total, int f
 {
     trz_lost_range lost[64];
     size_t nl = trz_reader_lost(r, lost, 64);
-    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i]);
+    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i], trz_reader_lost_knowledge(r, i));
     if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
     if (nl) {
         msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,

@@ -73,13 +73,20 @@ int list_file(const cli_opts *o, const char *name)
     if (o->verbose) {
         int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
         if (cpus > 0) printf("  CPUs: %d\n", cpus);
-        printf("  %8s %12s %10s %12s %14s %12s %6s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored", "Codec");
+        printf("  %8s %12s %10s %12s %14s %12s %6s  %s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored",
+               "Codec", "Variant");
         for (int64_t i = 0; i < in.chunks; i++) {
             trz_chunk_info c;
+            char var[32];
             trz_reader_chunk(r, (uint64_t)i, &c);
-            printf("  %8lld %12llu %10llu %12llu %14llu %12llu %6s\n", (long long)i, (unsigned long long)c.first_record,
-                   (unsigned long long)c.records, (unsigned long long)c.raw_bytes, (unsigned long long)c.offset,
-                   (unsigned long long)c.stored_bytes, c.format);
+            if (trz_reader_chunk_variant(r, (uint64_t)i, var, sizeof var) != TRZ_OK) {
+                msg_error("%s: %s", name, trz_reader_error(r));
+                trz_reader_close(r);
+                return 1;
+            }
+            printf("  %8lld %12llu %10llu %12llu %14llu %12llu %6s  %s\n", (long long)i,
+                   (unsigned long long)c.first_record, (unsigned long long)c.records, (unsigned long long)c.raw_bytes,
+                   (unsigned long long)c.offset, (unsigned long long)c.stored_bytes, c.format, var);
         }
         printf("  bytes per stream (raw -> compressed, share of the archive):\n");
         uint64_t total = (uint64_t)in.compressed_bytes;

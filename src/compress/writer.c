@@ -368,7 +368,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
         trz_know before = trz_kstore_view(ks, n0);
         trz_kdelta_reset(&w->kd, ks);
         w->c->chosen->learn(&before, j->raw, j->raw_len, j->nrec, j->byte_order, trz_kdelta_add, &w->kd);
-        if (trz_kdelta_write(&w->kd, w->c->chosen, before, out)) return fail(w, TRZ_ERR_NOMEM, "knowledge");
+        if (trz_kdelta_write(&w->kd, w->c->chosen, before, j->level, out)) return fail(w, TRZ_ERR_NOMEM, "knowledge");
         /* facts that cost more than an eighth of the chunk are no program's
          * (random bytes forced to a format): no worker has seen them yet */
         if (out->n > j->raw_len / 8) {

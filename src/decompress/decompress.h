@@ -18,5 +18,8 @@ int trz_reader_span_starts(const trz_reader *r, int *member);
 
 /* Whether chunk n (through the index) is the first of its member. */
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);
+/* Whether chunk n (through the index) restarts its member's knowledge (so
+ * the member is of version 3). */
+int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n);
 
 #endif

@@ -31,8 +31,9 @@ typedef struct dchunk { /* a decoded chunk */
     int byte_order, flags, rc;
     /* knowledge (members of version 3): the view it decodes with, which of
      * the reader's stores that is, and why there is none (krc: the
-     * knowledge it builds on was lost) */
-    int mknow, kstore, krc;
+     * knowledge it builds on was lost; kprior: with an earlier chunk, its
+     * own bytes being intact) */
+    int mknow, kstore, krc, kprior;
     trz_know kview;
     /* decode inputs */
     uint8_t *raw;
@@ -50,6 +51,7 @@ enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state;
 typedef struct lost_at {
     uint64_t start, end; /* archive bytes [start, end) */
     int open;            /* numbers still to be taken from the member's index */
+    int know;            /* its own bytes intact: the knowledge it builds on was lost */
 } lost_at;
 
 /* A chunk's place, from an index met while reading sequentially in salvage
@@ -180,7 +182,7 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
 int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
 int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open);
+int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know);
 int rd_add_lost(trz_reader *r, const dchunk *d);
 
 /* ---- know.c (of this room) ---- */

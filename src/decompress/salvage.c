@@ -136,7 +136,7 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
     if (!header && !index) {
         trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
         if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
-        if (rd_note_lost(r, l, at, end, 1)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        if (rd_note_lost(r, l, at, end, 1, 0)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         r->counts_ok = 0;
         rd_know_lost(r); /* whatever the bytes held, the chunks after them cannot build on it */
     }
@@ -167,7 +167,7 @@ int rd_lost_at_end(trz_reader *r, uint64_t at)
     if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
     r->counts_ok = 0;
     r->at_end = 1;
-    return rd_note_lost(r, l, at, r->spos, 1) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+    return rd_note_lost(r, l, at, r->spos, 1, 0) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
 /* Salvage: an intact index of the member [ms, at) read sequentially.  Note
@@ -244,7 +244,7 @@ int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, ui
 
 /* Record a loss, in archive order.  An open one (numbers not known) that is
  * exactly a chunk an index has placed gets that chunk's numbers. */
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open)
+int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know)
 {
     if (r->nlost == r->caplost) {
         size_t nc = r->caplost ? 2 * r->caplost : 16;
@@ -273,7 +273,7 @@ int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, 
     memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
     memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
     r->lost[i] = l;
-    r->lost_at[i] = (lost_at){ start, end, open };
+    r->lost_at[i] = (lost_at){ start, end, open, know };
     r->nlost++;
     return TRZ_OK;
 }
@@ -285,14 +285,19 @@ int rd_add_lost(trz_reader *r, const dchunk *d)
     if (r->seekable) {
         const rchunk *c = &r->chunks[d->no];
         l.first_byte = c->first_byte;
-        return rd_note_lost(r, l, c->offset, c->offset + c->stored, 0);
+        return rd_note_lost(r, l, c->offset, c->offset + c->stored, 0, d->kprior);
     }
     if (!d->numbers_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
-    return rd_note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok);
+    return rd_note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok, d->kprior);
 }
 
 size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)
 {
     for (size_t i = 0; i < r->nlost && i < max; i++) out[i] = r->lost[i];
     return r->nlost;
+}
+
+int trz_reader_lost_knowledge(const trz_reader *r, size_t i)
+{
+    return r && i < r->nlost && r->lost_at[i].know;
 }

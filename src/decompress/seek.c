@@ -154,9 +154,49 @@ int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
     return TRZ_OK;
 }
 
+int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
+{
+    if (!buf || !bn) return TRZ_ERR_PARAM;
+    buf[0] = 0;
+    if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
+    if (n >= r->nchunks) return TRZ_ERR_RANGE;
+    dchunk d = { 0 };
+    int rc = rd_idx_fetch(r, n, &d);
+    const trz_codec *c = rc < 0 ? NULL : trz_codec_by_id(d.h.codec);
+    trz_zctx *z = c && c->variant ? trz_zctx_create() : NULL;
+    if (rc >= 0 && !trz_chunk_payload_ok(&d.h, d.raw))
+        rc = rd_err(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)n);
+    else if (rc >= 0 && c && c->variant && !z)
+        rc = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    else if (rc >= 0) {
+        const char *name = "-";
+        if (c && c->variant) {
+            size_t len[TRZ_MAX_STREAMS] = { 0 };
+            uint8_t head[TRZ_MAX_STREAMS][TRZ_VARIANT_HEAD] = { { 0 } };
+            const uint8_t *p = d.raw + d.h.hdr_len;
+            for (unsigned k = 0; k < d.h.nstreams; k++) {
+                len[d.h.sid[k]] = d.h.rsize[k];
+                (void)trz_backend_head(z, d.h.backend[k], p, d.h.csize[k], head[d.h.sid[k]], TRZ_VARIANT_HEAD);
+                p += d.h.csize[k];
+            }
+            name = c->variant(len, (const uint8_t (*)[TRZ_VARIANT_HEAD])head);
+        }
+        snprintf(buf, bn, "%s", name ? name : "-");
+        rc = TRZ_OK;
+    }
+    trz_zctx_free(z);
+    rd_dchunk_free(&d);
+    return rc;
+}
+
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
 {
     return r->seekable && n < r->nchunks && r->chunks[n].mfirst;
+}
+
+int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
+{
+    return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
 }
 
 /* Read chunk number n's bytes through the index. */

@@ -202,3 +202,39 @@ int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t 
         return TRZ_ERR_UNSUPPORTED;
     }
 }
+
+size_t trz_backend_head(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+{
+    if (backend == TRZ_BACKEND_STORE) {
+        size_t k = n < want ? n : want;
+        if (k) memcpy(dst, src, k);
+        return k;
+    }
+    if (backend == TRZ_BACKEND_ZSTD) {
+        /* a frame decoded as a stream stops once the first bytes are out */
+        ZSTD_inBuffer in = { src, n, 0 };
+        ZSTD_outBuffer out = { dst, want, 0 };
+        size_t r = 1;
+        while (out.pos < want && in.pos < n && r != 0) {
+            size_t before = in.pos + out.pos;
+            r = ZSTD_decompressStream(z->d, &out, &in);
+            if (ZSTD_isError(r) || in.pos + out.pos == before) break;
+        }
+        ZSTD_DCtx_reset(z->d, ZSTD_reset_session_only);
+        return out.pos;
+    }
+    if (backend == TRZ_BACKEND_GZIP && n <= 0xffffffffu) {
+        z_stream s;
+        memset(&s, 0, sizeof s);
+        if (inflateInit(&s) != Z_OK) return 0;
+        s.next_in = (Bytef *)(uintptr_t)src;
+        s.avail_in = (uInt)n;
+        s.next_out = dst;
+        s.avail_out = (uInt)want;
+        (void)inflate(&s, Z_SYNC_FLUSH);
+        size_t got = want - s.avail_out;
+        inflateEnd(&s);
+        return got;
+    }
+    return 0;
+}

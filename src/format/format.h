@@ -118,6 +118,10 @@ int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src
 size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n);
 /* Decompress exactly raw_len bytes; TRZ_ERR_CORRUPT if the data is not that. */
 int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len);
+/* The first bytes of a stream, up to want of them, into dst (for listings:
+ * a damaged stream gives fewer or wrong bytes, never an error).  Returns
+ * how many were decoded. */
+size_t trz_backend_head(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t want);
 
 /* ---- chunks (chunk.c) ---- */
 typedef struct trz_chunk_hdr {

@@ -306,7 +306,7 @@ static void check_add(void *ctx, uint64_t key, const void *val, size_t len)
     if (c->d->key[j] != key || c->d->len[j] != len || memcmp(c->d->bytes + c->d->off[j], val, len) != 0) c->bad = 1;
 }
 
-int trz_kdelta_write(trz_kdelta *d, const trz_codec *c, trz_know before, trz_buf *out)
+int trz_kdelta_write(trz_kdelta *d, const trz_codec *c, trz_know before, int level, trz_buf *out)
 {
     out->n = 0;
     if (d->oom) return TRZ_ERR_NOMEM;
@@ -320,7 +320,7 @@ int trz_kdelta_write(trz_kdelta *d, const trz_codec *c, trz_know before, trz_buf
     if (f) {
         for (size_t i = 0; i < d->n; i++) f[i] = (trz_fact){ d->key[ix[i]], d->bytes + d->off[ix[i]], d->len[ix[i]] };
         trz_put_u8(out, TRZ_KNOW_CODEC);
-        int rc = c->know_encode(&before, f, d->n, out);
+        int rc = c->know_encode(&before, f, d->n, level, out);
         if (rc == TRZ_CODEC_NOMEM || out->oom) { free(ix); free(f); return TRZ_ERR_NOMEM; }
         /* the codec's layout must give back exactly these facts, or the
          * container's carries them */

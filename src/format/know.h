@@ -56,9 +56,10 @@ void trz_kdelta_reset(trz_kdelta *d, trz_kstore *s);
 void trz_kdelta_free(trz_kdelta *d);
 /* The knowledge stream of the facts in d (sorted by key), in codec c's
  * layout when it has one and that decodes back to the same facts, else in
- * the container's; before: the facts known before d's.  TRZ_OK or
+ * the container's; before: the facts known before d's; level: the chunk's
+ * (the codec's know_encode may choose its form by it).  TRZ_OK or
  * TRZ_ERR_NOMEM.  An empty delta writes nothing (the stream is absent). */
-int trz_kdelta_write(trz_kdelta *d, const trz_codec *c, trz_know before, trz_buf *out);
+int trz_kdelta_write(trz_kdelta *d, const trz_codec *c, trz_know before, int level, trz_buf *out);
 /* Add the facts of a knowledge stream (of member codec c) to s;
  * TRZ_ERR_CORRUPT when it is not one (bad layout, keys out of order or
  * known already, limits passed), TRZ_ERR_UNSUPPORTED for a layout this

@@ -54,10 +54,14 @@ static int out_write(const trz_io *out, const void *p, size_t n, uint64_t *pos)
  *  - knowledge (FORMAT.md, "Knowledge"): every input member of version 3
  *    starts a group with its first chunk, so its chunks keep their
  *    knowledge wherever they land; but a member holds chunks of one
- *    version, so where the inputs' versions change a new member starts
- *    (and a text part cut inside a line cannot be continued across such a
- *    change: join refuses it).  The last chunk of a text member with
- *    knowledge decodes with its group's facts, which join replays.
+ *    version, so where the inputs' versions change a new member starts.
+ *    Text is the exception, since a line cut between parts must stay
+ *    inside one member: when any text input carries knowledge, every
+ *    member is of version 3, and each chunk of an input member without
+ *    knowledge joins as a group of its own (its restart flag set), which
+ *    a text codec decodes as it was written.  The last chunk of a text
+ *    member with knowledge decodes with its group's facts, which join
+ *    replays.
  * Parts of whole records, or cut at line ends, make one member, as the same
  * bytes compressed in one go would, chunk for chunk.  A chunk that does not
  * fit even so is damage in its input, reported as such. */
@@ -73,6 +77,7 @@ typedef struct joiner {
     uint64_t rec, byte;            /* the member's records and bytes so far */
     int tail;                      /* its last chunk is a partial record */
     int midline;                   /* text: an input member ended inside a line */
+    int text_know;                 /* text: some input carries knowledge */
     trz_zctx *z;                   /* for decoding those last chunks */
     trz_kstore *ks;                /* and the knowledge they decode with */
     trz_buf ktmp;
@@ -143,6 +148,15 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
     /* a version-3 member's first chunk restarts its knowledge; a first chunk
      * without the flag comes from a member of version 1 */
     int know = (h->flags & TRZ_CHUNK_RESTART) ? 1 : starts_member ? 0 : j->fh.know;
+    if (text && j->text_know && !know) { /* a group of its own, with nothing to know */
+        for (unsigned k = 0; k < h->nstreams; k++)
+            if (h->sid[k] == TRZ_KNOW_STREAM)
+                return jerr(j->err, j->errlen, TRZ_ERR_UNSUPPORTED, "%s: chunk %lld: its stream %d cannot join a "
+                            "member with knowledge", path, (long long)i, TRZ_KNOW_STREAM);
+        know = 1;
+        h->flags |= TRZ_CHUNK_RESTART;
+        trz_chunk_set_count(buf, h, h->nrec, h->flags);
+    }
     if (j->open && know != j->fh.know && text && j->midline)
         return jerr(j->err, j->errlen, TRZ_ERR_PARAM, "%s: it continues a line of the part before, which was "
                     "written %s carried knowledge; compress the parts alike (--restart) and join again", path,
@@ -222,10 +236,30 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
     return TRZ_OK;
 }
 
+/* Whether a text input has a member of version 3 (its first chunk restarts
+ * the knowledge).  An input that does not open is reported later. */
+static int text_knows(const char *const *inputs, size_t n)
+{
+    int yes = 0;
+    for (size_t k = 0; k < n && !yes; k++) {
+        trz_reader *r;
+        if (trz_reader_open_path(&r, inputs[k]) == TRZ_OK) {
+            trz_info in;
+            trz_reader_info(r, &in);
+            const trz_codec *c = trz_codec_by_name(in.format);
+            if (c && c->record_size == 0)
+                for (int64_t i = 0; i < in.chunks && !yes; i++) yes = trz_reader_chunk_restarts(r, (uint64_t)i);
+        }
+        trz_reader_close(r);
+    }
+    return yes;
+}
+
 int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen)
 {
     if (n == 0) return jerr(err, errlen, TRZ_ERR_PARAM, "nothing to join");
     joiner j = { .out = out, .err = err, .errlen = errlen };
+    j.text_know = text_knows(inputs, n);
     int rc = TRZ_OK;
     for (size_t k = 0; k < n && rc == TRZ_OK; k++) {
         int fd = open(inputs[k], O_RDONLY);

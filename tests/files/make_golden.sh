@@ -35,6 +35,15 @@ arc() { # NAME INPUT TRZ-OPTIONS...
     add "$name"
 }
 
+# bad archives: the error each must give (the reader's message)
+bad() { # NAME: the archive $W/NAME.trz fails with the message it gives now
+    local name=$V-bad-$1.trz
+    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
+    cp "$W/$1.trz" "$F/$name"
+    local got; got=$("$W/hash" --hash "$F/$name")
+    case $got in error*) echo "$name $got" >> "$F/MANIFEST";; *) echo "$name decodes: not a bad file" >&2; exit 1;; esac
+}
+
 # sources: slices of the project's generated samples
 slice $S/loops-4cpu.rst 0 96000 > "$W/be.rst"
 slice $S/blaze-like-1cpu-le.rst 0 72005 > "$W/le.rst"              # and a 5-byte tail
@@ -75,6 +84,19 @@ printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"
 arc empty "$W/empty"
+# carried knowledge (container version 3, from 0.12): groups of two or three chunks
+arc champsim-l1 "$W/a.champsim" --format=champsim --chunk-records=1000 -1   # the fast variant (from 0.12)
+arc champsim-know-groups "$W/a.champsim" --format=champsim --chunk-records=500 --restart=64K
+arc rst-know-groups "$W/be.rst" --chunk-records=500 --restart=32K
+arc uop-know-groups "$W/a.trace" --chunk-size=16K --restart=32K
+if [ -z "$ONLY" ] || [ "$ONLY" = know ]; then
+    badk() { ONLY= bad "$@"; }
+    "$TRZ" -q -f -c --format=champsim --chunk-records=500 --restart=64K "$W/a.champsim" > "$W/k.trz"
+    "$W/reseal" "$W/k.trz" "$W/know-first-no-restart.trz" flags 0 2; badk know-first-no-restart
+    "$TRZ" -q -f -c --format=champsim --chunk-records=500 --restart=0 "$W/a.champsim" > "$W/k1.trz"
+    "$W/reseal" "$W/k1.trz" "$W/know-restart-in-v1.trz" flags 2 2; badk know-restart-in-v1
+    "$W/reseal" "$W/k.trz" "$W/know-group-moved.trz" flags 1 2; badk know-group-moved  # chunk 1 restarts: chunk 2 misses its facts
+fi
 # drmemtrace containers kept restorable (a restore block): the file layer's fuzz seeds
 for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz; do
     [ -f tests/fuzz/corpus/drfile/$s ] || continue
@@ -96,14 +118,7 @@ split -b 24000 -d "$W/be.rst" "$W/part."
 for p in "$W"/part.0*; do "$TRZ" -q -f --chunk-records=400 "$p"; done
 "$TRZ" join -o "$W/joined.trz" "$W"/part.0*.trz; add joined
 
-# bad archives: the error each must give (the reader's message)
-bad() { # NAME: the archive $W/NAME.trz fails with the message it gives now
-    local name=$V-bad-$1.trz
-    if [ -e "$F/$name" ]; then echo "$F/$name exists: golden files are never replaced" >&2; exit 1; fi
-    cp "$W/$1.trz" "$F/$name"
-    local got; got=$("$W/hash" --hash "$F/$name")
-    case $got in error*) echo "$name $got" >> "$F/MANIFEST";; *) echo "$name decodes: not a bad file" >&2; exit 1;; esac
-}
+# the bad archives of every release
 U=$F/$V-uop-l9.trz
 n=$(wc -c < "$U")
 head -c $((n / 2)) "$U" > "$W/truncated.trz"; bad truncated

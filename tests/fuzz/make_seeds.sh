@@ -79,6 +79,10 @@ arc pbus-grain "$W/grain.pbus" -1 --chunk-records=50
 arc uop-8lines "$W/a.trace" --chunk-records=8
 arc uop-tabs "$W/tabs.trace" -3
 arc uop-midline "$W/long.trace" --chunk-size=4096
+slice $S/sjeng-like.trace 60000 40000 > "$W/k.trace"
+arc uop-know-groups "$W/k.trace" --chunk-size=4096 --restart=16K      # uop knowledge restarted every 4 chunks
+arc uop-know-fast "$W/k.trace" -3 --chunk-size=6000                  # the zstd variant with knowledge
+arc uop-no-know "$W/a.trace" --chunk-records=8 --restart=0            # version 1
 arc raw-2chunks "$W/a.raw" --format=raw --chunk-size=4096
 arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50

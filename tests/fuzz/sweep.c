@@ -37,6 +37,8 @@ typedef struct region {
     int kind;
     long chunk;                  /* R_CHUNK: its number */
     uint64_t first_record, records, first_byte, raw;
+    long group_end;              /* R_CHUNK: the first chunk after its knowledge group */
+    int know;                    /* R_CHUNK: it has a knowledge stream */
 } region;
 
 typedef struct layout {
@@ -82,6 +84,7 @@ static int parse(const uint8_t *p, size_t n, layout *L)
     L->n = 0;
     L->nchunks = 0;
     L->nmembers = 0;
+    int mfirst = 0;
     while (pos < n) {
         if (L->n + 2 > cap && !(L->r = realloc(L->r, (cap *= 2) * sizeof *L->r))) return -1;
         region *g = &L->r[L->n++];
@@ -91,9 +94,19 @@ static int parse(const uint8_t *p, size_t n, layout *L)
         if (n - pos >= 28 && memcmp(q, "\x89TRZ", 4) == 0) {
             g->kind = R_HEADER;
             pos += 28 + (size_t)(q[22] | q[23] << 8);
+            mfirst = 1;
         } else if (n - pos >= 28 && memcmp(q, "TZCK", 4) == 0) {
             size_t hl = 28 + 10 * (size_t)q[6] + 4, payload = 0;
-            for (size_t k = 0; k < q[6]; k++) payload += le32(q + 28 + 10 * k + 2);
+            for (size_t k = 0; k < q[6]; k++) {
+                payload += le32(q + 28 + 10 * k + 2);
+                if (q[28 + 10 * k] == 63) g->know = 1;
+            }
+            /* a group ends before a member's first chunk or a restart (FORMAT.md, "Knowledge") */
+            if (mfirst || (q[7] & 2))
+                for (size_t i = 0; i + 1 < L->n; i++)
+                    if (L->r[i].kind == R_CHUNK && L->r[i].group_end < 0) L->r[i].group_end = L->nchunks;
+            mfirst = 0;
+            g->group_end = -1;
             g->kind = R_CHUNK;
             g->chunk = L->nchunks++;
             g->first_record = rec;
@@ -120,6 +133,8 @@ static int parse(const uint8_t *p, size_t n, layout *L)
         }
         g->end = pos;
     }
+    for (size_t i = 0; i < L->n; i++)
+        if (L->r[i].kind == R_CHUNK && L->r[i].group_end < 0) L->r[i].group_end = L->nchunks;
     return pos == n ? 0 : -1;
 }
 
@@ -218,6 +233,19 @@ static void check_plain(const res *o, const fz_out *orig, const region *g, int c
     }
 }
 
+/* Whether the output is the original without chunks [from, to). */
+static int salvage_matches(const res *o, const fz_out *orig, const layout *L, long from, long to)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < L->n; i++) {
+        const region *g = &L->r[i];
+        if (g->kind != R_CHUNK || (g->chunk >= from && g->chunk < to)) continue;
+        if (at + g->raw > o->out.n || memcmp(o->out.p + at, orig->p + g->first_byte, g->raw) != 0) return 0;
+        at += g->raw;
+    }
+    return at == o->out.n;
+}
+
 /* Salvage must give the original minus exactly the lost chunks, and report
  * them.  lost_from/lost_to: chunk numbers that are gone ([from, to)).  A cut
  * (open_end) loses from the first incomplete chunk on, or from where the
@@ -227,6 +255,17 @@ static void check_salvage(const res *o, const fz_out *orig, const layout *L, lon
 {
     c->reads++;
     int ok = !o->open_failed && o->rc == 0;
+    /* a damaged chunk of a member with knowledge may cost the rest of its
+     * group: certainly when it states facts, else when its stream table
+     * cannot be trusted to say it states none */
+    const region *d = NULL;
+    for (size_t i = 0; i < L->n && lost_to == lost_from + 1; i++)
+        if (L->r[i].kind == R_CHUNK && L->r[i].chunk == lost_from) d = &L->r[i];
+    if (d && d->group_end > lost_to) {
+        long whole = d->group_end;
+        if (!ok || salvage_matches(o, orig, L, lost_from, whole)) lost_to = whole;
+        else if (d->know) ok = 0;
+    }
     /* expected bytes: every chunk outside [lost_from, lost_to) */
     size_t at = 0;
     for (size_t i = 0; ok && i < L->n; i++) {
@@ -254,10 +293,17 @@ static void check_salvage(const res *o, const fz_out *orig, const layout *L, lon
         if (g->chunk < lost_from) { first_rec += g->records; first_byte += g->raw; }
         else if (g->chunk < lost_to) { recs += g->records; raw += g->raw; }
     }
-    int exact = o->nlost == 1 && l->chunk == (uint64_t)lost_from && l->first_record == first_rec &&
-                l->first_byte == first_byte;
+    /* one range, or (a group lost with its knowledge) one per chunk */
+    size_t nr = lost_to > lost_from + 1 && !open_end ? (size_t)(lost_to - lost_from) : 1;
+    uint64_t lrecs = 0, lraw = 0;
+    for (size_t i = 0; i < o->nlost && i < nr && i < sizeof o->lost / sizeof o->lost[0]; i++) {
+        lrecs += o->lost[i].records;
+        lraw += o->lost[i].raw_bytes;
+    }
+    int exact = (o->nlost == 1 || o->nlost == nr) && l->chunk == (uint64_t)lost_from &&
+                l->first_record == first_rec && l->first_byte == first_byte;
     if (exact && open_end) exact = l->records == UINT64_MAX || (l->records == recs && l->raw_bytes == raw);
-    else if (exact) exact = l->records == recs && l->raw_bytes == raw;
+    else if (exact) exact = lrecs == recs && lraw == raw;
     if (!exact) {
         c->salv_wrong++;
         char got[160];
