@@ -215,7 +215,7 @@ static dr_model *model_new_know(uint64_t n)
     if (!m) return NULL;
     int L = 0;
     while (L < 40 && (n >> L)) L++;
-    m->byte_bits = clampu(L + 4, 16, 22);
+    m->byte_bits = clampu(L + 4, 16, 21);
     m->bytes = malloc(T_BYTES);
     if (!m->bytes) { free(m); return NULL; }
     rc_cnt_fill(m->bytes, (size_t)1 << m->byte_bits);

@@ -77,7 +77,9 @@ arc raw-l1-gzip "$W/a.raw" --format=raw -1 --backend=gzip --chunk-size=16K
 arc rst-forced-raw "$W/be.rst" --format=raw --chunk-size=32K
 arc champsim "$W/a.champsim" --format=champsim --chunk-records=1000
 arc champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-records=800
-arc drmemtrace "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000
+arc drmemtrace "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000              # version 3: knowledge
+arc drmemtrace-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=2000 --restart=48000  # knowledge restarted every 2 chunks
+arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000 --restart=0  # version 1
 printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"
@@ -104,6 +106,12 @@ for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz; do
     mv "$W/$s.trz" "$W/$n.trz"
     add "$n"
 done
+if [ -f tests/fuzz/corpus/drfile/dr.zip ]; then # a restore block before chunks that carry knowledge
+    cp tests/fuzz/corpus/drfile/dr.zip "$W/k.zip"
+    "$TRZ" -q -f --chunk-size=4K "$W/k.zip"
+    mv "$W/k.zip.trz" "$W/drfile-dr-zip-know.trz"
+    add drfile-dr-zip-know
+fi
 if [ -n "$ONLY" ]; then echo "$(grep -c . "$F/MANIFEST") lines in $F/MANIFEST"; exit 0; fi
 cat "$F/$V-rst-be-l9.trz" "$F/$V-byu-l1.trz" "$F/$V-uop-l9.trz" > "$W/concat-mixed.trz"; add concat-mixed
 split -b 24000 -d "$W/be.rst" "$W/part."
