@@ -3,8 +3,8 @@
 small drmemtrace record streams in every container the file layer reads,
 whole and cut: DynamoRIO's zip and gzip, Python's zipfile (stored and
 deflated members, real dates), the lz4 tool's frame, snappy framing, and
-plain records.  The same bytes on every run."""
-import ctypes, io, random, struct, subprocess, sys, zipfile, zlib
+plain records, and an xz file damaged inside.  The same bytes on every run."""
+import ctypes, io, lzma, random, struct, subprocess, sys, zipfile, zlib
 
 out = sys.argv[1]
 r = random.Random(11)
@@ -100,3 +100,8 @@ try:
 except OSError:
     pass
 put('plain.trace', bytes(recs[:3000]))
+# An xz file of records, damaged inside its compressed data: unwrapped
+# before the file layer, it must be refused, never stored.
+x = bytearray(lzma.compress(bytes(recs[:3000]), preset=1))
+x[len(x) // 2] ^= 0x40
+put('damaged.xz', x)
