@@ -265,20 +265,30 @@ HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const in
     return ea;
 }
 
+/* Delay-slot flow by (class, taken bit): bit 0 the target follows the delay
+ * slot (always-taken DCTIs, taken BCOND), bit 1 the a-bit annuls the delay
+ * slot (BA, BN, untaken BCOND). */
+#define FLOW(c, bt) ((((TAKEN_MASK >> (c)) & 1) | ((c) == C_BCOND && (bt))) | \
+                     (((ANNUL_MASK >> (c)) & 1) | ((c) == C_BCOND && !(bt))) << 1)
+#define FLOW2(c) FLOW(c, 0), FLOW(c, 1)
+static const uint8_t flow_tab[C_NCLASS * 2] = {
+    FLOW2(0), FLOW2(1), FLOW2(2), FLOW2(3), FLOW2(4), FLOW2(5), FLOW2(6), FLOW2(7), FLOW2(8), FLOW2(9)
+};
+_Static_assert(C_NCLASS == 10, "flow_tab lists every class");
+
 /* Next-PC state after the instruction (delay slots: a taken DCTI's target
  * becomes the PC after the next one). */
 HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
 {
-    unsigned bt = (f >> 2) & 1, ev = (f >> 6) & 1, bcond = cls == C_BCOND;
+    unsigned ev = (f >> 6) & 1, flow = flow_tab[cls * 2 + ((f >> 2) & 1)];
     uint64_t np = c->pend_valid ? c->pend_tgt : pc + 4;
     if (cls == C_DONE && ev) np = ea;
     /* taken DCTI: the target follows the delay slot (pend_tgt is only
      * read while pend_valid, so it is written unconditionally) */
-    c->pend_valid = (uint8_t)(((TAKEN_MASK >> cls) & 1) | (bcond & bt));
+    c->pend_valid = (uint8_t)(flow & 1);
     c->pend_tgt = ev ? ea : tgt;
     c->pred_pc = np;
-    unsigned abit = (iw >> 29) & 1;
-    c->annul_next = (uint8_t)(abit & (((ANNUL_MASK >> cls) & 1) | (bcond & !bt)));
+    c->annul_next = (uint8_t)((iw >> 29) & (flow >> 1) & 1);
     c->last_pc = pc;
     c->trap_key &= 0 - ((f >> 5) & 1u); /* kept only while the trap bit is set */
 }
