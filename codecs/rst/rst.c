@@ -11,10 +11,12 @@
 #define HOT static inline __attribute__((always_inline))
 #define NOINLINE __attribute__((noinline))
 #define PREFETCH(p) __builtin_prefetch(p)
+#define RARE(x) __builtin_expect(!!(x), 0)
 #else
 #define HOT static inline
 #define NOINLINE
 #define PREFETCH(p) ((void)(p))
+#define RARE(x) (x)
 #endif
 
 enum { /* stream ids (on disk: never renumber) */
@@ -258,10 +260,12 @@ HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const in
         }
         return ea;
     }
-    static const uint8_t base[8] = { 0, 1, 2, 0, 1, 0, 3, 3 };
+    /* by code: the candidate (bits 1..0), a delta follows (bit 2) */
+    static const uint8_t use[8] = { 0, 1, 2, 4 | 0, 4 | 1, 0, 4 | 3, 3 };
     if (*code == 5) return getbe(s, S_EA_RAW, 8);
-    ea = ea_cand(x, base[*code]);
-    if ((0x58u >> *code) & 1) ea += (uint64_t)trz_unzigzag(getuv(s, ds));
+    unsigned u = use[*code];
+    ea = ea_cand(x, (int)(u & 3));
+    if (u & 4) ea += (uint64_t)trz_unzigzag(getuv(s, ds));
     return ea;
 }
 
@@ -274,7 +278,7 @@ HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const in
 static const uint8_t flow_tab[C_NCLASS * 2] = {
     FLOW2(0), FLOW2(1), FLOW2(2), FLOW2(3), FLOW2(4), FLOW2(5), FLOW2(6), FLOW2(7), FLOW2(8), FLOW2(9)
 };
-_Static_assert(C_NCLASS == 10, "flow_tab lists every class");
+_Static_assert(C_NCLASS == 10, "flow_tab and cls_dcti list every class");
 
 /* Next-PC state after the instruction (delay slots: a taken DCTI's target
  * becomes the PC after the next one). */
@@ -315,7 +319,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
             if (*pcc == 3) putuv(s, S_PCD, trz_zigzag((int64_t)(pc - p0)));
             *jte = pc;
         }
-    } else if (*pcc) {
+    } else if (RARE(*pcc)) {
         uint64_t *jte = jt_slot(m, c);
         if (*pcc == 1) pc = *jte;
         else if (*pcc == 2) pc = p0 == lp + 4 ? lp + 8 : lp + 4;
@@ -343,7 +347,7 @@ HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm
         iw = trz_ld_be32(r + 4);
         *iwm = iw != *ice;
         if (*iwm) { putbe(s, S_IW, iw, 4); *ice = iw; }
-    } else if (*iwm) {
+    } else if (RARE(*iwm)) {
         iw = (uint32_t)getbe(s, S_IW, 4);
         *ice = iw;
     } else {
@@ -367,7 +371,7 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
         f = r[1];
         n = r[3] & 0x3fu;
         if (*fm) { put8(s, S_FL, f); put8(s, S_FL, n); }
-    } else if (*fm) {
+    } else if (RARE(*fm)) {
         f = get8(s, S_FL);
         n = get8(s, S_FL);
         if (n > 0x3f) s->err = 1;
@@ -379,6 +383,12 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
     *nu3 = n;
     return f;
 }
+
+/* 1 for the DCTI classes: a load, not a shift by the class */
+#define DCTI_OF(c) ((DCTI_MASK >> (c)) & 1)
+static const uint8_t cls_dcti[C_NCLASS] = {
+    DCTI_OF(0), DCTI_OF(1), DCTI_OF(2), DCTI_OF(3), DCTI_OF(4), DCTI_OF(5), DCTI_OF(6), DCTI_OF(7), DCTI_OF(8), DCTI_OF(9)
+};
 
 /* The EA candidate set of this instruction (see ea_cand). */
 HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
@@ -392,7 +402,7 @@ HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned
             x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
             x->unt = m->untaken_mode ? x->tgt : x->pc + 8;
         }
-    } else if ((DCTI_MASK >> cls) & 1) {
+    } else if (cls_dcti[cls]) {
         x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
     }
 }
@@ -438,8 +448,11 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     ea_update(m, c, e, &x, cls, f, ea);
 
     /* return-address stack: CALL or JMPL writing %o7 push, RET pops */
-    if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
-    else if (cls == C_RET) c->ras_top--;
+    _Static_assert(C_JMPL == C_CALL + 1 && C_RET == C_CALL + 2, "CALL, JMPL, RET are a range");
+    if (cls - C_CALL <= C_RET - C_CALL) { /* CALL, JMPL, RET: one test for the common rest */
+        if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
+        else if (cls == C_RET) c->ras_top--;
+    }
     pc_update(c, cls, iw, f, pc, ea, x.tgt);
     m->run += !(f & 2);
     /* the CPU's next instruction is usually the next record: start loading
