@@ -10,12 +10,10 @@
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
 #define NOINLINE __attribute__((noinline))
-#define PREFETCH(p) __builtin_prefetch(p)
 #define RARE(x) __builtin_expect(!!(x), 0)
 #else
 #define HOT static inline
 #define NOINLINE
-#define PREFETCH(p) ((void)(p))
 #define RARE(x) (x)
 #endif
 
@@ -455,9 +453,6 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     }
     pc_update(c, cls, iw, f, pc, ea, x.tgt);
     m->run += !(f & 2);
-    /* the CPU's next instruction is usually the next record: start loading
-     * its EA entry (a likely cache miss) while this record is finished */
-    PREFETCH(&m->eat[pcidx(c->pred_pc, EA_BITS) ^ c->eah]);
 
     if (enc) {
         put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
