@@ -10,11 +10,11 @@
 #if defined(__GNUC__)
 #define HOT static inline __attribute__((always_inline))
 #define NOINLINE __attribute__((noinline))
-#define PREFETCH(p) __builtin_prefetch(p)
+#define RARE(x) __builtin_expect(!!(x), 0)
 #else
 #define HOT static inline
 #define NOINLINE
-#define PREFETCH(p) ((void)(p))
+#define RARE(x) (x)
 #endif
 
 enum { /* stream ids (on disk: never renumber) */
@@ -258,27 +258,39 @@ HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const in
         }
         return ea;
     }
-    static const uint8_t base[8] = { 0, 1, 2, 0, 1, 0, 3, 3 };
+    /* by code: the candidate (bits 1..0), a delta follows (bit 2) */
+    static const uint8_t use[8] = { 0, 1, 2, 4 | 0, 4 | 1, 0, 4 | 3, 3 };
     if (*code == 5) return getbe(s, S_EA_RAW, 8);
-    ea = ea_cand(x, base[*code]);
-    if ((0x58u >> *code) & 1) ea += (uint64_t)trz_unzigzag(getuv(s, ds));
+    unsigned u = use[*code];
+    ea = ea_cand(x, (int)(u & 3));
+    if (u & 4) ea += (uint64_t)trz_unzigzag(getuv(s, ds));
     return ea;
 }
+
+/* Delay-slot flow by (class, taken bit): bit 0 the target follows the delay
+ * slot (always-taken DCTIs, taken BCOND), bit 1 the a-bit annuls the delay
+ * slot (BA, BN, untaken BCOND). */
+#define FLOW(c, bt) ((((TAKEN_MASK >> (c)) & 1) | ((c) == C_BCOND && (bt))) | \
+                     (((ANNUL_MASK >> (c)) & 1) | ((c) == C_BCOND && !(bt))) << 1)
+#define FLOW2(c) FLOW(c, 0), FLOW(c, 1)
+static const uint8_t flow_tab[C_NCLASS * 2] = {
+    FLOW2(0), FLOW2(1), FLOW2(2), FLOW2(3), FLOW2(4), FLOW2(5), FLOW2(6), FLOW2(7), FLOW2(8), FLOW2(9)
+};
+_Static_assert(C_NCLASS == 10, "flow_tab and cls_dcti list every class");
 
 /* Next-PC state after the instruction (delay slots: a taken DCTI's target
  * becomes the PC after the next one). */
 HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
 {
-    unsigned bt = (f >> 2) & 1, ev = (f >> 6) & 1, bcond = cls == C_BCOND;
+    unsigned ev = (f >> 6) & 1, flow = flow_tab[cls * 2 + ((f >> 2) & 1)];
     uint64_t np = c->pend_valid ? c->pend_tgt : pc + 4;
     if (cls == C_DONE && ev) np = ea;
     /* taken DCTI: the target follows the delay slot (pend_tgt is only
      * read while pend_valid, so it is written unconditionally) */
-    c->pend_valid = (uint8_t)(((TAKEN_MASK >> cls) & 1) | (bcond & bt));
+    c->pend_valid = (uint8_t)(flow & 1);
     c->pend_tgt = ev ? ea : tgt;
     c->pred_pc = np;
-    unsigned abit = (iw >> 29) & 1;
-    c->annul_next = (uint8_t)(abit & (((ANNUL_MASK >> cls) & 1) | (bcond & !bt)));
+    c->annul_next = (uint8_t)((iw >> 29) & (flow >> 1) & 1);
     c->last_pc = pc;
     c->trap_key &= 0 - ((f >> 5) & 1u); /* kept only while the trap bit is set */
 }
@@ -305,7 +317,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
             if (*pcc == 3) putuv(s, S_PCD, trz_zigzag((int64_t)(pc - p0)));
             *jte = pc;
         }
-    } else if (*pcc) {
+    } else if (RARE(*pcc)) {
         uint64_t *jte = jt_slot(m, c);
         if (*pcc == 1) pc = *jte;
         else if (*pcc == 2) pc = p0 == lp + 4 ? lp + 8 : lp + 4;
@@ -333,7 +345,7 @@ HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm
         iw = trz_ld_be32(r + 4);
         *iwm = iw != *ice;
         if (*iwm) { putbe(s, S_IW, iw, 4); *ice = iw; }
-    } else if (*iwm) {
+    } else if (RARE(*iwm)) {
         iw = (uint32_t)getbe(s, S_IW, 4);
         *ice = iw;
     } else {
@@ -357,7 +369,7 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
         f = r[1];
         n = r[3] & 0x3fu;
         if (*fm) { put8(s, S_FL, f); put8(s, S_FL, n); }
-    } else if (*fm) {
+    } else if (RARE(*fm)) {
         f = get8(s, S_FL);
         n = get8(s, S_FL);
         if (n > 0x3f) s->err = 1;
@@ -369,6 +381,12 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
     *nu3 = n;
     return f;
 }
+
+/* 1 for the DCTI classes: a load, not a shift by the class */
+#define DCTI_OF(c) ((DCTI_MASK >> (c)) & 1)
+static const uint8_t cls_dcti[C_NCLASS] = {
+    DCTI_OF(0), DCTI_OF(1), DCTI_OF(2), DCTI_OF(3), DCTI_OF(4), DCTI_OF(5), DCTI_OF(6), DCTI_OF(7), DCTI_OF(8), DCTI_OF(9)
+};
 
 /* The EA candidate set of this instruction (see ea_cand). */
 HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
@@ -382,7 +400,7 @@ HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned
             x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
             x->unt = m->untaken_mode ? x->tgt : x->pc + 8;
         }
-    } else if ((DCTI_MASK >> cls) & 1) {
+    } else if (cls_dcti[cls]) {
         x->tgt = cti_target(x->c, x->e, iw, cls, x->pc);
     }
 }
@@ -428,13 +446,13 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
     ea_update(m, c, e, &x, cls, f, ea);
 
     /* return-address stack: CALL or JMPL writing %o7 push, RET pops */
-    if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
-    else if (cls == C_RET) c->ras_top--;
+    _Static_assert(C_JMPL == C_CALL + 1 && C_RET == C_CALL + 2, "CALL, JMPL, RET are a range");
+    if (cls - C_CALL <= C_RET - C_CALL) { /* CALL, JMPL, RET: one test for the common rest */
+        if (cls == C_CALL || (cls == C_JMPL && ((iw >> 25) & 31) == 15)) c->ras[++c->ras_top % RAS_N] = pc + 8;
+        else if (cls == C_RET) c->ras_top--;
+    }
     pc_update(c, cls, iw, f, pc, ea, x.tgt);
     m->run += !(f & 2);
-    /* the CPU's next instruction is usually the next record: start loading
-     * its EA entry (a likely cache miss) while this record is finished */
-    PREFETCH(&m->eat[pcidx(c->pred_pc, EA_BITS) ^ c->eah]);
 
     if (enc) {
         put8(s, S_ICODE, pcc | iwm << 2 | fm << 3 | eac << 4);
