@@ -50,7 +50,7 @@ typedef struct {
     uint64_t pc, tgt, last;
     int64_t u, ftl, s[3], imm, stride, goff;
     uint32_t op[2];
-    uint8_t ch[3], immu, ctr, next, used;
+    uint8_t ch[3], immu, ctr, next;
     uint8_t known;       /* fresh, filled from the group's fact */
     /* decoder: the entry's last line as rendered (its rlen bytes in the
      * render cache, 0: none), where its address column lies, its branch
@@ -72,7 +72,8 @@ typedef struct {
 #define RAS_N 16
 
 typedef struct {
-    ent_t *tab;
+    ent_t *tab;          /* not cleared: a claim sets every field read after it */
+    uint8_t *used;       /* per entry of tab: 1 once claimed */
     tmpl_t *tmpl;
     uint32_t tmask;
     uop_dict dict[2];
@@ -93,11 +94,12 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
     unsigned bits = 10;
     while (bits < 16 && ((uint64_t)1 << bits) < nlines * 2) bits++;
     m->tmask = (1u << bits) - 1;
-    m->tab = trz_big_calloc(((size_t)1 << bits) * sizeof(ent_t));
+    m->tab = trz_big_malloc(((size_t)1 << bits) * sizeof(ent_t));
+    m->used = calloc((size_t)1 << bits, 1);
     m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
-    if (!m->tab || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
+    if (!m->tab || !m->used || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     m->know = know;
     if (know) uk_dicts(m->dict, know);
@@ -107,6 +109,7 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 static void model_free(model_t *m)
 {
     trz_big_free(m->tab, ((size_t)m->tmask + 1) * sizeof(ent_t));
+    free(m->used);
     trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
     trz_big_free(m->dict[0].arena, ARENA_MAX);
     trz_big_free(m->dict[1].arena, ARENA_MAX);
@@ -152,7 +155,7 @@ static void know_fill(const model_t *m, ent_t *e)
 /* Claim e for (pc, u). */
 static void entry_claim(model_t *m, ent_t *e, uint64_t pc, int64_t u)
 {
-    e->used = 1;
+    m->used[e - m->tab] = 1;
     e->pc = pc;
     e->u = u;
     e->rlen = 0;
@@ -167,8 +170,9 @@ static void entry_claim(model_t *m, ent_t *e, uint64_t pc, int64_t u)
 /* Look up / claim the entry for (pc, u); *fresh = 1 when claimed. */
 static inline ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
 {
-    ent_t *e = &m->tab[hash_key(pc, u) & m->tmask];
-    *fresh = !(e->used && e->pc == pc && e->u == u);
+    uint32_t i = hash_key(pc, u) & m->tmask;
+    ent_t *e = &m->tab[i];
+    *fresh = !(m->used[i] && e->pc == pc && e->u == u);
     if (*fresh) entry_claim(m, e, pc, u);
     return e;
 }
