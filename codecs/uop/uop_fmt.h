@@ -6,7 +6,7 @@
 
 #include "../codec.h"
 
-#if defined(__SSE2__) && defined(__GNUC__)
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
 #include <emmintrin.h>
 #endif
 
@@ -69,7 +69,7 @@ void uop_put_hex(uint8_t *end, uint64_t v, unsigned ndig, int upper);
  * SSE2 the 16 digits are made at once and blended into those bytes. */
 static inline void uop_patch_hex(uint8_t *end, uint64_t v, unsigned ndig, int upper)
 {
-#if defined(__SSE2__) && defined(__GNUC__)
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
     /* the most significant byte first, each byte's high nibble first */
     __m128i b = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
     __m128i lo = _mm_and_si128(b, _mm_set1_epi8(15)), hi = _mm_and_si128(_mm_srli_epi16(b, 4), _mm_set1_epi8(15));
