@@ -50,7 +50,7 @@ typedef struct {
     uint64_t pc, tgt, last;
     int64_t u, ftl, s[3], imm, stride, goff;
     uint32_t op[2];
-    uint8_t ch[3], immu, ctr, next, used;
+    uint8_t ch[3], immu, ctr, next;
     uint8_t known;       /* fresh, filled from the group's fact */
     /* decoder: the entry's last line as rendered (its rlen bytes in the
      * render cache, 0: none), where its address column lies, its branch
@@ -65,13 +65,15 @@ typedef struct {
     uint64_t tgt;
     uint32_t mac, mic;
     uint8_t ch[3], immu, tkind, next, used;
+    const void *owner;   /* decoder: the entry whose line wrote it last */
 } tmpl_t;
 
 #define TMPL_BITS 12
 #define RAS_N 16
 
 typedef struct {
-    ent_t *tab;
+    ent_t *tab;          /* not cleared: a claim sets every field read after it */
+    uint8_t *used;       /* per entry of tab: 1 once claimed */
     tmpl_t *tmpl;
     uint32_t tmask;
     uop_dict dict[2];
@@ -92,11 +94,12 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
     unsigned bits = 10;
     while (bits < 16 && ((uint64_t)1 << bits) < nlines * 2) bits++;
     m->tmask = (1u << bits) - 1;
-    m->tab = trz_big_calloc(((size_t)1 << bits) * sizeof(ent_t));
+    m->tab = trz_big_malloc(((size_t)1 << bits) * sizeof(ent_t));
+    m->used = calloc((size_t)1 << bits, 1);
     m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
     m->dict[0].arena = trz_big_malloc(ARENA_MAX);
     m->dict[1].arena = trz_big_malloc(ARENA_MAX);
-    if (!m->tab || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
+    if (!m->tab || !m->used || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     m->know = know;
     if (know) uk_dicts(m->dict, know);
@@ -106,6 +109,7 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 static void model_free(model_t *m)
 {
     trz_big_free(m->tab, ((size_t)m->tmask + 1) * sizeof(ent_t));
+    free(m->used);
     trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
     trz_big_free(m->dict[0].arena, ARENA_MAX);
     trz_big_free(m->dict[1].arena, ARENA_MAX);
@@ -148,12 +152,10 @@ static void know_fill(const model_t *m, ent_t *e)
     e->next = uk_more(m->know, e->pc, e->u) ? F_CONT : F_NEW;
 }
 
-/* Look up / claim the entry for (pc, u); *fresh = 1 when claimed. */
-static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
+/* Claim e for (pc, u). */
+static void entry_claim(model_t *m, ent_t *e, uint64_t pc, int64_t u)
 {
-    ent_t *e = &m->tab[hash_key(pc, u) & m->tmask];
-    if (e->used && e->pc == pc && e->u == u) { *fresh = 0; return e; }
-    e->used = 1;
+    m->used[e - m->tab] = 1;
     e->pc = pc;
     e->u = u;
     e->rlen = 0;
@@ -163,7 +165,15 @@ static ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
     e->goff = 0;
     e->known = 0;
     if (m->know) know_fill(m, e);
-    *fresh = 1;
+}
+
+/* Look up / claim the entry for (pc, u); *fresh = 1 when claimed. */
+static inline ent_t *entry_get(model_t *m, uint64_t pc, int64_t u, int *fresh)
+{
+    uint32_t i = hash_key(pc, u) & m->tmask;
+    ent_t *e = &m->tab[i];
+    *fresh = !(m->used[i] && e->pc == pc && e->u == u);
+    if (*fresh) entry_claim(m, e, pc, u);
     return e;
 }
 
@@ -249,8 +259,16 @@ static void recent_push(model_t *m, uint64_t a)
     m->recent[0] = a;
 }
 
-/* After a line: address predictor, branch counter, RAS, template, globals. */
-static void post_line(model_t *m, ent_t *e, const uop_t *x)
+#if defined(__GNUC__)
+#define U_INLINE static inline __attribute__((always_inline))
+#else
+#define U_INLINE static inline
+#endif
+
+/* After a line: address predictor, branch counter, RAS, template, globals.
+ * same (decoder only): the line's static fields are its entry's of its
+ * line before, so a template that line wrote differs only in what varies. */
+U_INLINE void post_line(model_t *m, ent_t *e, const uop_t *x, int same)
 {
     e->stride = (int64_t)(x->addr - e->last);
     e->last = x->addr;
@@ -266,6 +284,11 @@ static void post_line(model_t *m, ent_t *e, const uop_t *x)
         else if (m->stored) m->ras[m->rsp++ & (RAS_N - 1)] = x->ft;
     }
     tmpl_t *t = tmpl_of(m, x->op[0], x->u);
+    if (same && t->owner == e) {
+        t->ch[1] = x->ch[1];
+        goto rest;
+    }
+    t->owner = e;
     t->used = 1;
     t->mac = x->op[0];
     t->u = x->u;
@@ -277,6 +300,7 @@ static void post_line(model_t *m, ent_t *e, const uop_t *x)
     memcpy(t->ch, x->ch, 3);
     t->tkind = tgt_kind(x->tgt, x->ft, x->imm);
     t->tgt = x->tgt;
+rest:
     t->next = e->next;
     t->goff = e->goff;
     m->prev = *x;
@@ -429,7 +453,7 @@ static void enc_line(enc_t *c, uop_t *x)
     x->op[1] = e->op[1];
     ctl |= enc_addr(c, e, x) << CTL_ASHIFT;
     trz_put_u8(&st[S_CTL], (uint8_t)ctl);
-    post_line(m, e, x);
+    post_line(m, e, x, 0);
 }
 
 static void put_escape(enc_t *c, uint64_t gap, const uint8_t *p, size_t n)
@@ -592,20 +616,24 @@ static int dec_tuple(dec_t *c, ent_t *e, const tmpl_t *t, int fresh, unsigned ct
         mask = trz_get_u8(&c->r[S_MASK]);
         if (!mask) return -1;
     }
-    if (mask & TM_LEN) e->ftl = trz_get_svarint(&c->r[S_LEN]);
-    if ((mask & TM_IMM) && get_imm(&c->r[S_IMM], e)) return -1;
-    for (int i = 0; i < 3; i++)
-        if (mask & (TM_S1 << i)) e->s[i] = trz_get_svarint(&c->r[S_REG]);
+    if (mask) { /* most lines: none of the fields differ */
+        if (mask & TM_LEN) e->ftl = trz_get_svarint(&c->r[S_LEN]);
+        if ((mask & TM_IMM) && get_imm(&c->r[S_IMM], e)) return -1;
+        for (int i = 0; i < 3; i++)
+            if (mask & (TM_S1 << i)) e->s[i] = trz_get_svarint(&c->r[S_REG]);
+    }
     x->ft = x->pc + (uint64_t)e->ftl;
     if (fresh) e->tgt = fresh_tgt(t, x->ft, e->imm);
-    if (mask & TM_CHR) {
-        const uint8_t *b = trz_get_bytes(&c->r[S_CHR], 3);
-        if (!b) return -1;
-        memcpy(e->ch, b, 3);
-        e->ctr = b[1] == 'T' ? 2 : 1;
+    if (mask) {
+        if (mask & TM_CHR) {
+            const uint8_t *b = trz_get_bytes(&c->r[S_CHR], 3);
+            if (!b) return -1;
+            memcpy(e->ch, b, 3);
+            e->ctr = b[1] == 'T' ? 2 : 1;
+        }
+        if ((mask & TM_MIC) && get_str_field(c, 1, &e->op[1])) return -1;
+        if ((mask & TM_TGT) && dec_target(c, e, x)) return -1;
     }
-    if ((mask & TM_MIC) && get_str_field(c, 1, &e->op[1])) return -1;
-    if ((mask & TM_TGT) && dec_target(c, e, x)) return -1;
     if (fresh && !(mask & TM_CHR)) e->ctr = e->tgt <= x->pc ? 2 : 1;
     return (int)mask;
 }
@@ -652,7 +680,8 @@ static int dec_line(dec_t *c, uop_t *x, ent_t **ep, int *same)
     int mask = dec_tuple(c, e, t, fresh, ctl, x);
     if (mask < 0) return -1;
     *ep = e;
-    *same = !fresh && !mask && !(ctl & CTL_MAC);
+    int sm = !fresh && !mask && !(ctl & CTL_MAC);
+    *same = sm;
     x->ft = x->pc + (uint64_t)e->ftl;
     x->tgt = e->tgt;
     memcpy(x->s, e->s, sizeof x->s);
@@ -671,7 +700,7 @@ static int dec_line(dec_t *c, uop_t *x, ent_t **ep, int *same)
         x->sp[k] = m->dict[k].arena + m->dict[k].off[x->op[k]];
         x->sl[k] = m->dict[k].len[x->op[k]];
     }
-    post_line(m, e, x);
+    post_line(m, e, x, sm);
     return 0;
 }
 
@@ -722,9 +751,10 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
             unsigned nd = uop_hex_digits(x.addr);
             if (nd == e->rdig && !(c->lay.c[9].flags & UF_LEFT)) {
                 /* right-aligned, as many digits: only they change */
+                size_t end = (size_t)e->raoff + e->ralen;
+                if (end >= 16) uop_patch_hex(rt + end, x.addr, nd, c->lay.c[9].flags & UF_UPPER);
+                else uop_put_hex(rt + end, x.addr, nd, c->lay.c[9].flags & UF_UPPER);
                 memcpy(o, rt, RC_W);
-                uop_put_hex(o + e->raoff + e->ralen, x.addr, nd, c->lay.c[9].flags & UF_UPPER);
-                memcpy(rt + e->raoff + e->ralen - nd, o + e->raoff + e->ralen - nd, nd);
                 o += e->rlen;
                 goto next;
             }

@@ -124,6 +124,7 @@ typedef struct {
     rc_prob arec[2][RECENT_N];
     rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
     int16_t str[4096]; /* stretch */
+    int16_t cstr[4096]; /* stretch of a count state's P(1), by its top 12 bits (cs_stretch) */
     const trz_know *know;   /* the member's facts, or NULL */
 } cm_t;
 
@@ -243,6 +244,7 @@ static cm_t *cm_new(uint64_t nlines, const trz_know *know, int kstream)
     rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
     rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
     rc_stretch_init(m->str);
+    for (uint32_t q = 0; q < 4096; q++) m->cstr[q] = m->str[rc_p12(u_cs_p((u_cs)q << 20))];
     if (know) uk_dicts(m->dict, know);
     return m;
 }
@@ -283,6 +285,10 @@ RC_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
     return m->ht + ((size_t)(x >> m->hshift) << 4);
 }
 
+/* m->str[rc_p12(u_cs_p(s))]: the clamped P(0) shifted down 4 bits is
+ * the state's top 12 bits clamped to 2..4094, so one table lookup. */
+RC_HOT int cs_stretch(const cm_t *m, u_cs s) { return m->cstr[s >> 20]; }
+
 RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
 {
     uint32_t done = 1;
@@ -295,7 +301,7 @@ RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t
         for (int b = 0; b < nb; b++) {
             i--;
             int st[U_MIXN];
-            for (int j = 0; j < k; j++) st[j] = m->str[rc_p12(u_cs_p(sl[j][node]))];
+            for (int j = 0; j < k; j++) st[j] = cs_stretch(m, sl[j][node]);
             u_mixw *w = &m->sw[f][n - 1 - i < 15 ? n - 1 - i : 15];
             int bit = u_mix_bit(c, enc, w, st, k, enc ? (int)(v >> i) & 1 : 0, 3);
             for (int j = 0; j < k; j++) rc_cnt_update(&sl[j][node], bit, CS_LIM);

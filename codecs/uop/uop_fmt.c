@@ -564,8 +564,6 @@ size_t uop_render_addr(const layout_t *l, const uop_t *x, uint8_t *out, size_t *
     return (size_t)(o - out);
 }
 
-unsigned uop_hex_digits(uint64_t v) { return v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1; }
-
 void uop_put_hex(uint8_t *end, uint64_t v, unsigned ndig, int upper)
 {
     const char *hx = upper ? hex_up : hex_lo;
