@@ -248,7 +248,7 @@ targets() {
 }
 targets > "$work/targets.md"
 
-# The tool-made traces against xz -9, beside the ratio the issue asks of
+# The tool-made traces against xz -9, beside the ratio targeted for
 # lackey-gzip6 (1,160,000 / 1,931,052 B = 0.60 of xz -9).
 tool_ratios() {
     local f t x
@@ -263,7 +263,7 @@ tool_ratios() {
 }
 [ ${#tool_files[@]} -gt 0 ] && tool_ratios > "$work/tool_ratios.md"
 
-# The fast level (-1) beside what users would keep instead (issue 37): its
+# The fast level (-1) beside what users would keep instead: its
 # size against xz -9's, its decode CPU against zstd -d of zstd -19's output,
 # its compression against zstd -3's, and the default level's decode speed;
 # all by CPU time of the child (start-up included: small files cannot reach
@@ -342,7 +342,7 @@ section() { # TITLE NAME PLOT-CAPTION
     echo "## Fast levels against zstd and xz"; echo
     echo "Levels 1-5 write each codec's byte-stream models (\`trz -l -v\` names them per chunk):"
     echo "decoding copies and patches bytes, and zstd codes what the models leave. The targets"
-    echo "(issue 37): at most 0.6 of \`xz -9\`'s size, decoding in at most 1.5 times the CPU of"
+    echo "are: at most 0.6 of \`xz -9\`'s size, decoding in at most 1.5 times the CPU of"
     echo "\`zstd -d\` on \`zstd -19\`'s output (here \`--long=27\`), compressing at least as fast as"
     echo "\`zstd -3\`; and the default level decoding at 150 MB/s or more. MB/s by CPU time of one"
     echo "run's child process, start-up included."
@@ -354,7 +354,7 @@ section() { # TITLE NAME PLOT-CAPTION
         echo "\`bench/lackey2bus.c\` turns each memory trace into a BYU trace (times from a two-level"
         echo "cache model) and a PEL trace (one record per bus cycle): programs, inputs and a time model"
         echo "that none of the codecs' tuning saw; \`lackey-mp2.byu\` is the two BYU traces merged by time"
-        echo "as processors 0 and 1 of one bus. One run each. The issue asks lackey-gzip6 for 0.60"
+        echo "as processors 0 and 1 of one bus. One run each. The target for lackey-gzip6 is 0.60"
         echo "of \`xz -9\`'s size; here:"
         echo
         cat "$work/tool_ratios.md"; echo

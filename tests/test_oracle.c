@@ -89,7 +89,7 @@ static void mutations(const arc *a)
     free(p);
 }
 
-/* The cases: counts and flags that lie are rejected. */
+/* Counts and flags that lie are rejected. */
 static void crafted(const arc *text)
 {
     static ar_map map;
