@@ -581,21 +581,6 @@ size_t uop_render_col_addr(const layout_t *l, uint64_t addr, uint8_t *out)
 
 size_t uop_render(const layout_t *l, const uop_t *x, uint8_t *out)
 {
-    uint8_t *o = out;
-    const uop_col_t *k = l->c;
-    o = emit_dec(o, &k[0], x->u, 0);
-    o = emit_hex(o, &k[1], x->pc);
-    o = emit_dec(o, &k[2], x->s[0], 0);
-    o = emit_dec(o, &k[3], x->s[1], 0);
-    o = emit_dec(o, &k[4], x->s[2], 0);
-    for (int i = 0; i < 3; i++) o = emit_bytes(o, &k[5 + i], &x->ch[i], 1);
-    o = emit_dec(o, &k[8], x->imm, x->immu);
-    o = emit_hex(o, &k[9], x->addr);
-    o = emit_hex(o, &k[10], x->ft);
-    o = emit_hex(o, &k[11], x->tgt);
-    o = emit_bytes(o, &k[12], x->sp[0], x->sl[0]);
-    o = emit_bytes(o, &k[13], x->sp[1], x->sl[1]);
-    memcpy(o, l->eol, l->eollen);
-    o += l->eollen;
-    return (size_t)(o - out);
+    size_t aoff, alen; /* where the address went: not needed here */
+    return uop_render_addr(l, x, out, &aoff, &alen);
 }
