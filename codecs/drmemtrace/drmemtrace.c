@@ -486,17 +486,21 @@ RC_HOT int code_rel(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned k, u
     return 1;
 }
 
-/* Move pc to the front of the recent branch targets. */
-RC_HOT void blk_use(dr_model *m, uint64_t pc)
+/* Move v to the front of the n-entry most-recent-first list t (the last
+ * entry drops out when v is new). */
+static inline void mtf_u64(uint64_t *t, unsigned n, uint64_t v)
 {
-    uint64_t up = pc;
-    for (unsigned j = 0; j < NBLK; j++) {
-        uint64_t t = m->blk[j];
-        m->blk[j] = up;
-        if (t == pc) break;
-        up = t;
+    uint64_t up = v;
+    for (unsigned j = 0; j < n; j++) {
+        uint64_t x = t[j];
+        t[j] = up;
+        if (x == v) break;
+        up = x;
     }
 }
+
+/* Move pc to the front of the recent branch targets. */
+RC_HOT void blk_use(dr_model *m, uint64_t pc) { mtf_u64(m->blk, NBLK, pc); }
 
 static inline int rel_branch(unsigned opid)
 {
@@ -738,16 +742,7 @@ RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t
 }
 
 /* Move a to the front of the recent addresses. */
-RC_HOT void recent_use(dr_model *m, uint64_t a)
-{
-    uint64_t up = a;
-    for (unsigned j = 0; j < NRECENT; j++) {
-        uint64_t t = m->recent[j];
-        m->recent[j] = up;
-        if (t == a) break;
-        up = t;
-    }
-}
+RC_HOT void recent_use(dr_model *m, uint64_t a) { mtf_u64(m->recent, NRECENT, a); }
 
 /* A memory address of slot s of the instruction at pc (fact f, or NULL). */
 RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
