@@ -263,6 +263,13 @@ static void golden_files(void)
         { "0.12-drfile-tool-lz4.trz", "rebuilt: lz4, level 0, 1 frame", 2083, 0x48b966ae8a1628dcull },
         { "0.12-drfile-dr-sz.trz", "rebuilt: snappy, 3 chunks", 2166, 0x48769cd274eb470dull },
         { "0.12-drfile-dr-zip-know.trz", "rebuilt: zip, deflate 6, 3 members", 1482, 0xfb0236baf4759740ull },
+        { "0.11-drfile-dr-zip.trz", "rebuilt: zip, deflate 6, 3 members", 1482, 0xfb0236baf4759740ull },
+        { "0.11-drfile-dr-cut-zip.trz", "partly rebuilt: zip, deflate 6, 2 members; streams of 41 record bytes kept as is", 988, 0x1dbf2426946fbb8cull },
+        { "0.11-drfile-py-stored-deflated-zip.trz", "rebuilt: zip, deflate 6, 1 stored, 2 members", 2322,
+          0xa280928f0bce60dbull },
+        { "0.11-drfile-dr-gz.trz", "rebuilt: gzip, deflate 6", 1066, 0xdda47abbdecebbb2ull },
+        { "0.11-drfile-tool-lz4.trz", "rebuilt: lz4, level 0, 1 frame", 2083, 0x48b966ae8a1628dcull },
+        { "0.11-drfile-dr-sz.trz", "rebuilt: snappy, 3 chunks", 2166, 0x48769cd274eb470dull },
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
         char path[256], msg[400];
