@@ -601,6 +601,10 @@ static void know_archives(const uint8_t *in, size_t n)
     check(z1.n && z1.p[4] == 3 && z1.n == z3.n && memcmp(z1.p, z3.p, z1.n) == 0 && kreads_back(&z1, in, n, 1, 2) &&
               kseeks(&z1, in, n, 100),
           "uop knowledge, level 3: one archive for 1 and 3 threads, reads back, seeks");
+    kcount kz = { 0, 0 };
+    if (trz_reader_open_mem(&r, z1.p, z1.n) == TRZ_OK) trz_reader_streams(r, kstreams, &kz);
+    trz_reader_close(r);
+    check(kz.know && !kz.codec_layout, "uop knowledge, level 3: knowledge streams in bytes, coded by the back-end");
     ksink m1 = kcompress(in, n < 600000 ? n : 600000, 9, 2, 20000, 200000);
     check(m1.n && m1.p[4] == 3 && kreads_back(&m1, in, n < 600000 ? n : 600000, 0, 2) &&
               kseeks(&m1, in, n < 600000 ? n : 600000, 100),
@@ -718,54 +722,71 @@ static void know_codec(const uint8_t *in, size_t n)
         trz_kstore_free(h);
     }
     check(bad == 0, "uop knowledge: hostile facts decode safely and lossless");
-    /* the knowledge stream: the codec's layout, read back; damaged, refused */
-    trz_kstore *w = trz_kstore_create(), *t0 = trz_kstore_create();
-    trz_kdelta d = { 0 };
-    trz_kdelta_reset(&d, w);
-    learn_into(w, a, na);
-    trz_kdelta_reset(&d, w);
-    trz_know before = trz_kstore_view(w, trz_kstore_count(w));
-    uint64_t nrec = 0;
-    for (size_t i = 0; i < nb; i++) nrec += b[i] == '\n';
-    trz_codec_uop.learn(&before, b, nb, nrec, TRZ_BO_NONE, trz_kdelta_add, &d);
-    trz_buf ks = { 0 };
-    ok = trz_kdelta_write(&d, &trz_codec_uop, before, 9, &ks) == TRZ_OK && ks.n > 1 && ks.p[0] == TRZ_KNOW_CODEC;
-    check(ok, "uop knowledge stream: the codec's layout (strings, entries and addresses)");
-    trz_kstore *r = trz_kstore_create();
-    learn_into(r, a, na);
-    check(ok && trz_know_apply(r, &trz_codec_uop, ks.p, ks.n) == TRZ_OK && trz_kstore_count(r) == trz_kstore_count(w),
-          "uop knowledge stream: applies to the same facts");
-    int rejected = 0, runs = 0;
-    uint8_t *m = malloc(ks.n + 64);
-    for (int it = 0; it < 400 && ok; it++) {
-        size_t mn = ks.n;
-        memcpy(m, ks.p, ks.n);
-        unsigned mode = (unsigned)(gr(&g) % 4);
-        if (mode == 0) mn = 1 + gr(&g) % (ks.n - 1);
-        else if (mode == 1) m[1 + gr(&g) % (ks.n - 1)] ^= (uint8_t)(1 + gr(&g) % 255);
-        else if (mode == 2) for (size_t i = 1 + gr(&g) % (ks.n - 1); i < ks.n; i++) m[i] = (uint8_t)gr(&g);
-        else {
-            mn = 2 + gr(&g) % 60;
-            for (size_t i = 1; i < mn; i++) m[i] = (uint8_t)gr(&g);
+    /* the knowledge stream: the codec's layout, range-coded (level 9) and
+     * in bytes (the fast levels), read back; damaged, refused */
+    for (int level = 9; level >= 3; level -= 6) {
+        const char *form = level == 9 ? "range-coded" : "byte form";
+        char what[160];
+        trz_kstore *w = trz_kstore_create();
+        trz_kdelta d = { 0 };
+        trz_kdelta_reset(&d, w);
+        learn_into(w, a, na);
+        trz_kdelta_reset(&d, w);
+        trz_know before = trz_kstore_view(w, trz_kstore_count(w));
+        uint64_t nrec = 0;
+        for (size_t i = 0; i < nb; i++) nrec += b[i] == '\n';
+        trz_codec_uop.learn(&before, b, nb, nrec, TRZ_BO_NONE, trz_kdelta_add, &d);
+        trz_buf ks = { 0 };
+        ok = trz_kdelta_write(&d, &trz_codec_uop, before, level, &ks) == TRZ_OK && ks.n > 2 &&
+             ks.p[0] == TRZ_KNOW_CODEC && (level == 9 ? ks.p[1] <= 1 : ks.p[1] == 0x81);
+        snprintf(what, sizeof what, "uop knowledge stream, %s: the codec's layout (strings, entries and addresses)", form);
+        check(ok, what);
+        trz_kstore *r = trz_kstore_create();
+        learn_into(r, a, na);
+        snprintf(what, sizeof what, "uop knowledge stream, %s: applies to the same facts", form);
+        check(ok && trz_know_apply(r, &trz_codec_uop, ks.p, ks.n) == TRZ_OK && trz_kstore_count(r) == trz_kstore_count(w),
+              what);
+        int same = ok && d.n > 100;
+        trz_know rk = trz_kstore_view(r, trz_kstore_count(r));
+        for (size_t i = 0; same && i < d.n; i++) {
+            size_t l;
+            const uint8_t *v = trz_know_get(&rk, d.key[i], &l);
+            same = v && l == d.len[i] && memcmp(v, d.bytes + d.off[i], l) == 0;
         }
-        trz_kstore_clear(r);
-        if (it % 2) learn_into(r, a, na);
-        runs++;
-        rejected += trz_know_apply(r, &trz_codec_uop, m, mn) != TRZ_OK;
-        /* whatever it added, a chunk decodes with it without harm */
-        if (it % 50 == 0) {
-            trz_know rk = trz_kstore_view(r, trz_kstore_count(r));
-            (void)lossless_with(b, 30000, 9, &k, &rk);
+        snprintf(what, sizeof what, "uop knowledge stream, %s: every fact's value comes back", form);
+        check(same, what);
+        int rejected = 0, runs = 0;
+        uint8_t *m = malloc(ks.n + 64);
+        for (int it = 0; it < 400 && ok; it++) {
+            size_t mn = ks.n;
+            memcpy(m, ks.p, ks.n);
+            unsigned mode = (unsigned)(gr(&g) % 4);
+            if (mode == 0) mn = 1 + gr(&g) % (ks.n - 1);
+            else if (mode == 1) m[2 + gr(&g) % (ks.n - 2)] ^= (uint8_t)(1 + gr(&g) % 255);
+            else if (mode == 2) for (size_t i = 2 + gr(&g) % (ks.n - 2); i < ks.n; i++) m[i] = (uint8_t)gr(&g);
+            else {
+                mn = 3 + gr(&g) % 60;
+                for (size_t i = 2; i < mn; i++) m[i] = (uint8_t)gr(&g);
+            }
+            trz_kstore_clear(r);
+            if (it % 2) learn_into(r, a, na);
+            runs++;
+            rejected += trz_know_apply(r, &trz_codec_uop, m, mn) != TRZ_OK;
+            /* whatever it added, a chunk decodes with it without harm */
+            if (it % 50 == 0) {
+                trz_know rk = trz_kstore_view(r, trz_kstore_count(r));
+                (void)lossless_with(b, 30000, level, &k, &rk);
+            }
         }
+        printf("damaged uop knowledge streams (%s): %d of %d refused (no crash)\n", form, rejected, runs);
+        snprintf(what, sizeof what, "uop knowledge stream, %s: damage mostly refused", form);
+        check(rejected > runs / 2, what);
+        free(m);
+        free(ks.p);
+        trz_kdelta_free(&d);
+        trz_kstore_free(r);
+        trz_kstore_free(w);
     }
-    printf("damaged uop knowledge streams: %d of %d refused (no crash)\n", rejected, runs);
-    check(rejected > runs / 2, "uop knowledge stream: damage mostly refused");
-    free(m);
-    free(ks.p);
-    trz_kdelta_free(&d);
-    trz_kstore_free(r);
-    trz_kstore_free(w);
-    trz_kstore_free(t0);
     trz_kstore_free(s);
     trz_kstore_free(empty);
 }

@@ -527,7 +527,6 @@ static size_t streams_size(const trz_enc_args *a, const trz_buf *s, uint64_t cod
 
 /* Levels below this write the zstd variant: it decodes about 40% faster
  * than the context model, at about 1.7x the size. */
-#define UOP_CM_LEVEL 6
 
 static int uop_encode(const trz_enc_args *a)
 {

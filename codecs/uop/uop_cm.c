@@ -1162,12 +1162,14 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
 
 int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
-    (void)level; /* one form at every level */
+    /* the fast levels' readers decode no range coder, facts included */
+    if (level < UOP_CM_LEVEL) return uop_know_bytes_encode(k, f, n, out);
     return know_code(k, f, n, out, NULL, 0, NULL, NULL, 1);
 }
 
 int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
 {
+    if (n && p[0] != 0 && p[0] != 1) return uop_know_bytes_decode(k, p, n, add, ctx);
     return know_code(k, NULL, 0, NULL, p, n, add, ctx, 0);
 }
 

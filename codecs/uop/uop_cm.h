@@ -16,6 +16,7 @@ enum {
 };
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
+#define UOP_CM_LEVEL 6        /* levels from here write the context-model variant; below, the zstd one */
 
 /* Encode the chunk's lines with the context model; streams 0, 1, 13..16. */
 int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);
@@ -30,5 +31,9 @@ int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec
                  void *ctx);
 int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
 int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
+/* The byte form the fast levels write (uop_kbytes.c); know_decode takes
+ * either form by the stream's first byte. */
+int uop_know_bytes_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
+int uop_know_bytes_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 
 #endif
