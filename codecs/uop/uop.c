@@ -525,9 +525,6 @@ static size_t streams_size(const trz_enc_args *a, const trz_buf *s, uint64_t cod
     return n;
 }
 
-/* Levels below this write the zstd variant: it decodes about 40% faster
- * than the context model, at about 1.7x the size. */
-
 static int uop_encode(const trz_enc_args *a)
 {
     if (a->level < UOP_CM_LEVEL) return uop_encode_zstd(a);

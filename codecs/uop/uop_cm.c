@@ -1070,7 +1070,7 @@ static int know_entries(cm_t *m, rc *c, const int enc, kmodel *km, const trz_fac
 static int know_addrs(rc *c, const int enc, kmodel *km, const trz_know *k, const trz_fact *f, uint32_t na,
                       trz_know_add_fn add, void *ctx)
 {
-    uint64_t kb[NREG] = { 0 }, prev = 0, ppc = 0, pu = 0;
+    uint64_t kb[UK_NBASE] = { 0 }, prev = 0, ppc = 0, pu = 0;
     for (uint32_t t = 0; t < na; t++) {
         uint64_t key = enc ? f[t].key & ~UK_ADDR : 0, pc = key >> 8, u = key & 255;
         FLD(17);
@@ -1091,11 +1091,7 @@ static int know_addrs(rc *c, const int enc, kmodel *km, const trz_know *k, const
         pu = u;
         key = pc << 8 | u;
         uk_static v;
-        size_t n;
-        const uint8_t *fv = trz_know_get(k, key, &n);
-        if (fv && n == UK_ENTRY_LEN) uk_get(&v, fv);
-        else memset(&v, 0, sizeof v);
-        unsigned ri = (unsigned)((uint64_t)v.s[0] & (NREG - 1));
+        unsigned ri = uk_addr_base(k, key, &v);
         uint64_t pred = kb[ri] ? kb[ri] + (uint64_t)v.imm : prev;
         uint64_t a = enc ? trz_ld_le64(f[t].val) : 0;
         FLD(7);

@@ -16,7 +16,9 @@ enum {
 };
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
-#define UOP_CM_LEVEL 6        /* levels from here write the context-model variant; below, the zstd one */
+/* Levels from here write the context-model variant; below it the zstd
+ * variant, which decodes about 40% faster at about 1.7x the size. */
+#define UOP_CM_LEVEL 6
 
 /* Encode the chunk's lines with the context model; streams 0, 1, 13..16. */
 int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);

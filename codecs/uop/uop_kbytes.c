@@ -15,7 +15,6 @@
 #define KB_SHAPES 255   /* recent shapes; index 255 names a new one */
 #define KB_SHAPE 16     /* bytes 0..15 of an entry fact; 16..23 are the immediate */
 #define KB_MAX (1u << 19) /* facts in one stream at most (the container's store limit) */
-#define KB_NREG 64
 #define KB_ENTRY_MIN (1ull << 21) /* uk_key(UK_PC_MIN, 1) and above; strings below */
 
 enum { KC_NEXT = 0, KC_FALL = 1, KC_GAP = 2 };
@@ -49,11 +48,9 @@ static uint64_t kb_fall(uint64_t pk, const uint8_t *pv)
  * entry's immediate, else the address before.  *r: the register. */
 static uint64_t kb_pred(const trz_know *k, uint64_t key, const uint64_t *kb, uint64_t prev, unsigned *r, int64_t *imm)
 {
-    size_t n;
-    const uint8_t *v = trz_know_get(k, key & ~UK_ADDR, &n);
-    uint64_t s0 = v && n == UK_ENTRY_LEN ? (uint64_t)(int64_t)(int16_t)trz_ld_le16(v + 10) : 0;
-    *imm = v && n == UK_ENTRY_LEN ? (int64_t)trz_ld_le64(v + 16) : 0;
-    *r = (unsigned)(s0 & (KB_NREG - 1));
+    uk_static v;
+    *r = uk_addr_base(k, key & ~UK_ADDR, &v);
+    *imm = v.imm;
     return kb[*r] ? kb[*r] + (uint64_t)*imm : prev;
 }
 
@@ -104,7 +101,7 @@ int uop_know_bytes_encode(const trz_know *k, const trz_fact *f, size_t n, trz_bu
         kb_front(l, s, x);
         trz_put_svarint(&imm, (int64_t)trz_ld_le64(s + 16));
     }
-    uint64_t kb[KB_NREG] = { 0 }, prev = 0;
+    uint64_t kb[UK_NBASE] = { 0 }, prev = 0;
     for (size_t t = a0; t < n && rc == TRZ_CODEC_OK; t++) {
         uint64_t key = f[t].key, a = trz_ld_le64(f[t].val);
         trz_put_uvarint(&ag, t > a0 ? key - f[t - 1].key - 1 : key - UK_ADDR);
@@ -228,7 +225,7 @@ int uop_know_bytes_decode(const trz_know *k, const uint8_t *p, size_t n, trz_kno
         add(ctx, key, v, UK_ENTRY_LEN);
     }
     free(l);
-    uint64_t kb[KB_NREG] = { 0 }, prev = 0;
+    uint64_t kb[UK_NBASE] = { 0 }, prev = 0;
     key = 0;
     for (uint64_t t = 0; t < na && rc == TRZ_CODEC_OK; t++) {
         uint64_t d = trz_get_uvarint(&ag), pk = key;

@@ -89,6 +89,20 @@ static inline uint64_t uk_addr(const trz_know *k, uint64_t pc, int64_t u)
     return f && n == UK_ADDR_LEN ? trz_ld_le64(f) : 0;
 }
 
+/* For an address fact of (pc, u) (key = pc << 8 | u): the entry fact of
+ * (pc, u) as the knowledge stream's address prediction reads it, all
+ * fields 0 when there is none of 24 bytes, and the base register it names
+ * (src1 mod UK_NBASE), whose last address less immediate predicts it. */
+#define UK_NBASE 64
+static inline unsigned uk_addr_base(const trz_know *k, uint64_t key, uk_static *v)
+{
+    size_t n;
+    const uint8_t *f = trz_know_get(k, key, &n);
+    if (f && n == UK_ENTRY_LEN) uk_get(v, f);
+    else memset(v, 0, sizeof *v);
+    return (unsigned)((uint64_t)v->s[0] & (UK_NBASE - 1));
+}
+
 /* Empty dictionaries d[0..1] take the group's strings, in index order. */
 static inline void uk_dicts(uop_dict *d, const trz_know *k)
 {
