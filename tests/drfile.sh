@@ -186,6 +186,41 @@ for cut in 30 $((blk + 60)) 2000 $(( $(wc -c < "$a") - 1 )); do
     rm -rf "$W/dmg"
 done
 
+# ---- a container a newer trz knows: parameter 2's byte 0 set, the header
+# check resealed (XXH3low32, src/format/header.c); refused as a newer
+# block version is, by every command, and the archive kept ----
+reseal() { # IN OUT KIND
+    "$PY" - "$@" <<'EOF'
+import sys, struct, ctypes, ctypes.util
+x = ctypes.CDLL(ctypes.util.find_library('xxhash') or 'libxxhash.so.0')
+x.XXH3_64bits.restype = ctypes.c_uint64; x.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+a = bytearray(open(sys.argv[1], 'rb').read()); p = struct.unpack_from('<H', a, 22)[0]; i = 24
+while i < 24 + p:
+    if a[i] == 2: a[i + 2] = int(sys.argv[3])
+    i += 2 + a[i + 1]
+struct.pack_into('<I', a, 24 + p, x.XXH3_64bits(bytes(a[:24 + p]), 24 + p) & 0xffffffff)
+open(sys.argv[2], 'wb').write(a)
+EOF
+}
+for k in 0 2 3 4 8 255; do
+    N="container $k"; mkdir -p "$W/nw"; y=$W/nw/y.trace.zip.trz
+    if ! reseal "$W/dr.trace.zip.trz" "$y" $k; then bad "$N: crafted"; rm -rf "$W/nw"; continue; fi
+    pat="restore container $k: written by a newer trz"
+    expect "$N: -d refused" 1 "$pat" -- "$TRZ" -d "$y"
+    [ "$(ls -A "$W/nw")" = y.trace.zip.trz ] && ok "$N: -d leaves no file" || bad "$N: -d leaves no file" "$(ls -A "$W/nw")"
+    expect "$N: -t fails" 1 "$pat" -- "$TRZ" -t "$y"
+    expect "$N: --original refused" 1 "$pat" -- "$TRZ" -dc --original "$y"
+    expect "$N: --records wants a name" 1 "$pat" -- "$TRZ" -d --records "$y"
+    expect "$N: -l -v lists it" 0 "" -- "$TRZ" -l -v "$y"
+    grep -q "restore container $k unknown (newer trz)" "$W/out" && ! grep -qi damaged "$W/out" "$W/err" \
+        && ok "$N: -l says newer, not damaged" || bad "$N: -l says newer, not damaged" "$(cat "$W/out" "$W/err" | head -5)"
+    "$TRZ" -dc "$y" 2>/dev/null | cmp -s - "$W/rec.bin" && ok "$N: -dc gives the records" || bad "$N: -dc gives the records"
+    expect "$N: -d -r --rm refused" 1 "$pat" -- "$TRZ" -d -r --rm "$W/nw"
+    [ "$(ls -A "$W/nw")" = y.trace.zip.trz ] && cmp -s "$y" <(reseal "$W/dr.trace.zip.trz" /dev/stdout $k) \
+        && ok "$N: -d -r --rm keeps the archive" || bad "$N: -d -r --rm keeps the archive" "$(ls -A "$W/nw")"
+    rm -rf "$W/nw"
+done
+
 # ---- -r over a trace directory, and back ----
 D=$W/drmemtrace.app.4242.0000.dir
 mkdir -p "$D/raw" "$D/trace/aux" "$D/trace/window.0000"

@@ -356,8 +356,9 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         trz_container_info ci;
         int crc = trz_reader_container(r, &ci);
         /* testing an archive whose file cannot be restored here (several
-         * members, a newer trz's block, a pipe): its records at least */
-        int records_only = !original && crc == TRZ_ERR_UNSUPPORTED;
+         * members, a pipe): its records at least.  A newer trz's block (it
+         * says so in ci.how) fails the test, as it fails -d. */
+        int records_only = !original && crc == TRZ_ERR_UNSUPPORTED && !ci.how[0];
         if (records_only && g_verbosity >= 2) msg_error("%s: note: %s; testing the records", name, trz_reader_error(r));
         if ((ci.kind || original) && !records_only) {
             int status = crc ? (msg_error("%s: %s", name, trz_reader_error(r)), 1) : do_restore(o, name, r, out, pg, outshown);
@@ -514,7 +515,15 @@ int fio_process(const cli_opts *o, const char *name)
             return 1;
         }
         size_t sl = ci.suffix ? strlen(ci.suffix) : 0;
-        if (ci.kind && !original && !to_stdout && !o->out_name && has_suffix(outname, ci.suffix) && strlen(outname) > sl)
+        if (ci.kind && !ci.suffix && !original && !to_stdout && !o->out_name) {
+            /* the name would keep a suffix that promises the container */
+            msg_error("%s: %s; name the records with -o, or use -c", shown, trz_reader_error(r));
+            trz_reader_close(r);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        if (ci.kind && ci.suffix && !original && !to_stdout && !o->out_name && has_suffix(outname, ci.suffix) &&
+            strlen(outname) > sl)
             outname[strlen(outname) - sl] = 0;
     }
 

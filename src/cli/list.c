@@ -57,12 +57,15 @@ int list_file(const cli_opts *o, const char *name)
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
     }
     trz_container_info ci;
-    if (trz_reader_container(r, &ci) != TRZ_OK) {
+    int crc = trz_reader_container(r, &ci);
+    if (crc == TRZ_ERR_UNSUPPORTED && ci.how[0]) { /* a newer trz's block: listed as such, not damage */
+        if (ci.size) printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
+        else printf("  original file: %s; %s\n", ci.kind, ci.how);
+    } else if (crc != TRZ_OK) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
         return 1;
-    }
-    if (ci.kind) {
+    } else if (ci.kind) {
         printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
         if (o->verbose)
             printf("  of them kept as they were: %llu bytes (headers, directories, streams not rebuilt); trz -d "
