@@ -23,12 +23,11 @@ static void stream_row(void *ctx, const char *format, unsigned id, const char *n
            (unsigned long long)comp, total ? 100.0 * (double)comp / (double)total : 0.0);
 }
 
-int list_file(const cli_opts *o, const char *name)
+static int list_fd(const cli_opts *o, const char *name, int fd)
 {
     trz_reader *r;
-    int from_stdin = strcmp(name, "-") == 0;
-    int rc = from_stdin ? trz_reader_open_fd(&r, STDIN_FILENO) : trz_reader_open_path(&r, name);
-    if (from_stdin) name = "(stdin)";
+    int is_pipe = lseek(fd, 0, SEEK_CUR) < 0; /* stdin, or a FIFO with -f */
+    int rc = trz_reader_open_fd(&r, fd);
     if (rc) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
@@ -37,7 +36,7 @@ int list_file(const cli_opts *o, const char *name)
     trz_info in;
     trz_reader_info(r, &in);
     if (!in.seekable) {
-        msg_error("%s: cannot list: %s", name, from_stdin ? "the input is a pipe" : "the index is damaged or missing");
+        msg_error("%s: cannot list: %s", name, is_pipe ? "the input is a pipe" : "the index is damaged or missing");
         trz_reader_close(r);
         return 1;
     }
@@ -101,4 +100,15 @@ int list_file(const cli_opts *o, const char *name)
     }
     trz_reader_close(r);
     return 0;
+}
+
+int list_file(const cli_opts *o, const char *name)
+{
+    if (strcmp(name, "-") == 0) return list_fd(o, "(stdin)", STDIN_FILENO);
+    struct stat st;
+    int fd = fio_open_input(o, name, &st);
+    if (fd < 0) return 1;
+    int rc = list_fd(o, name, fd);
+    close(fd);
+    return rc;
 }
