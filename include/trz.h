@@ -395,9 +395,10 @@ TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
  * could not be rebuilt as they were.  The reading functions above hand out
  * the records; trz_restore gives the file back. */
 typedef struct trz_container_info {
-    const char *kind;   /* "zip", "gzip", "lz4", "snappy"; NULL when the
-                           archive keeps no original file */
-    const char *suffix; /* ".zip", ".gz", ".lz4", ".sz" */
+    const char *kind;   /* "zip", "gzip", "lz4", "snappy", "unknown" (a
+                           container of a newer trz); NULL when the archive
+                           keeps no original file */
+    const char *suffix; /* ".zip", ".gz", ".lz4", ".sz"; NULL for "unknown" */
     uint64_t size;      /* bytes of the original file */
     uint64_t kept;      /* of them, stored as they were: framing (headers,
                            directories) and streams that were not rebuilt */
@@ -407,7 +408,11 @@ typedef struct trz_container_info {
 
 /* What the archive keeps of its original file (info->kind NULL: nothing).
  * Reads the restore block (a seekable archive, or one read from a pipe up
- * to its first chunk); fails when the block is damaged. */
+ * to its first chunk); fails when the block is damaged, and with
+ * TRZ_ERR_UNSUPPORTED when it cannot be used here: a newer trz wrote it
+ * (then info->how says so: "restore container 9 unknown (newer trz)";
+ * trz_restore refuses it too), or the archive has several members, or
+ * it comes from a pipe and its block is over 16 MiB. */
 TRZ_API int trz_reader_container(trz_reader *reader, trz_container_info *info);
 
 /* Write the original file to `out` (write only: pipes work): the records

@@ -311,6 +311,29 @@ expect "dump of an archive with a damaged magic" 1 "damaged file header at byte 
 cp "$W/t.trz" "$W/flip.trz"; printf '\377' | dd of="$W/flip.trz" bs=1 seek=3050 conv=notrunc status=none  # a payload byte of chunk 8
 expect "-l -v on a damaged chunk" 1 "chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" -l -v "$W/flip.trz"
 
+# ---- files that are not regular: skipped (never blocking on a FIFO), read
+# as a stream with -f, never removed (timeout: a hang fails, as 124) ----
+mkdir -p "$W/nr"; mkfifo "$W/nr/f"; mkfifo "$W/nr/g.trz"; cp "$W/orig.pbus" "$W/nr/b.pbus"
+for m in "" -t -r -l; do
+    expect "a FIFO${m:+ with $m}: skipped" 1 "nr/f: not a regular file" -- timeout 10 "$TRZ" $m "$W/nr/f"
+done
+expect "a FIFO with -d: skipped" 1 "g.trz: not a regular file" -- timeout 10 "$TRZ" -d "$W/nr/g.trz"
+expect "a FIFO among files: the others done" 1 "not a regular file" -- timeout 10 "$TRZ" -q "$W/nr/f" "$W/nr/b.pbus"
+[ -f "$W/nr/b.pbus.trz" ] && [ ! -e "$W/nr/f.trz" ] && [ -p "$W/nr/f" ] && ok "a FIFO among files: only the file compressed" \
+    || bad "a FIFO among files: only the file compressed" "$(ls "$W/nr")"
+(timeout 10 cat "$W/orig.pbus" > "$W/nr/f" &)
+expect "a FIFO with -f --rm: read as a stream, kept" 1 "nr/f: not a regular file; not removed" -- timeout 10 "$TRZ" -f --rm "$W/nr/f"
+[ -p "$W/nr/f" ] && "$TRZ" -dc "$W/nr/f.trz" | cmp -s - "$W/orig.pbus" && ok "a FIFO with -f: its bytes, the FIFO kept" \
+    || bad "a FIFO with -f: its bytes, the FIFO kept"
+if [ "$(id -u)" = 0 ] && mknod "$W/nr/dev" c 1 3 2> /dev/null; then
+    expect "a device with --rm: skipped" 1 "dev: not a regular file" -- timeout 10 "$TRZ" --rm "$W/nr/dev"
+    expect "a device with -f --rm: not removed" 1 "not removed" -- timeout 10 "$TRZ" -f --rm "$W/nr/dev"
+    [ -c "$W/nr/dev" ] && ok "a device node is never removed" || bad "a device node is never removed"
+else
+    echo "note: not root (or no mknod here); device node cases skipped"
+fi
+rm -rf "$W/nr"
+
 # ---- habits users bring from xz, zstd and gzip ----
 xz -k -c "$ROOT/corpus/sjeng-like.trace" > "$W/u.trace.xz"; bzip2 -c "$ROOT/corpus/sjeng-like.trace" > "$W/u2.trace.bz2"
 expect "xz input is unwrapped" 0 "" -- "$TRZ" -q "$W/u.trace.xz"

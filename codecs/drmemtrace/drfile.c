@@ -105,6 +105,22 @@ static size_t din_fill(din *d, size_t n)
     return din_avail(d);
 }
 
+/* Read from off on.  What the buffer holds is used again: a plan's
+ * operations come in file order, most a few bytes after the last, and a
+ * fresh read of the buffer for each would make a zip of many small members
+ * cost its size times their number. */
+static void din_seek(din *d, uint64_t off)
+{
+    uint64_t start = d->pos - d->len;
+    if (off >= start && off <= d->pos) {
+        d->at = (size_t)(off - start);
+        return;
+    }
+    d->pos = off;
+    d->at = d->len = 0;
+    d->eof = 0;
+}
+
 static void din_take(din *d, size_t n)
 {
     if (d->h) XXH3_64bits_update(d->h, d->b + d->at, n);
@@ -216,7 +232,6 @@ static void stream_begin(drw *w, int type)
 
 static void stream_end(drw *w, int ok)
 {
-    if (w->zinit) { inflateEnd(&w->z); w->zinit = 0; }
     w->end_pending = 1;
     w->end_ok = ok;
     w->end_at = din_off(w->in);
@@ -226,9 +241,13 @@ static void stream_end(drw *w, int ok)
 
 static int begin_deflate(drw *w)
 {
-    memset(&w->z, 0, sizeof w->z);
-    if (inflateInit2(&w->z, -15) != Z_OK) return TRZ_ERR_NOMEM;
-    w->zinit = 1;
+    if (w->zinit) { /* one inflater for every member: kept, reset */
+        if (inflateReset(&w->z) != Z_OK) return TRZ_ERR_NOMEM;
+    } else {
+        memset(&w->z, 0, sizeof w->z);
+        if (inflateInit2(&w->z, -15) != Z_OK) return TRZ_ERR_NOMEM;
+        w->zinit = 1;
+    }
     stream_begin(w, ST_DEFLATE);
     return TRZ_OK;
 }
@@ -894,8 +913,8 @@ static void ev_framing(void *ctx, uint64_t off, uint64_t len)
 /* Start rebuilding the stream under way with o, comparing with the file. */
 static int try_start(trz_drplan *p, const drop *o, uint64_t off)
 {
-    din_free(&p->cmp);
-    if (din_init(&p->cmp, p->io, off)) return TRZ_ERR_NOMEM;
+    if (!p->cmp.b && din_init(&p->cmp, p->io, off)) return TRZ_ERR_NOMEM;
+    din_seek(&p->cmp, off);
     int rc = rb_start(&p->rb, o, cmp_sink, &p->cmp);
     p->rb_on = rc == TRZ_OK;
     return rc;
@@ -1033,9 +1052,7 @@ static int plan_checks(trz_drplan *p)
     for (size_t i = 0; i < p->nops && !rc; i++) {
         drop *o = &p->ops[i];
         if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY) continue;
-        d.pos = o->off;
-        d.at = d.len = 0;
-        d.eof = 0;
+        din_seek(&d, o->off);
         XXH3_64bits_reset(h);
         for (uint64_t left = o->n_out; left && !rc;) {
             size_t av = din_fill(&d, (size_t)MIN(left, (uint64_t)DIN_CAP));
@@ -1111,29 +1128,56 @@ void trz_drplan_totals(const trz_drplan *p, uint64_t *size, uint64_t *hash, uint
     *body = p->body;
 }
 
+/* The body goes out in pieces of up to 64 KiB, not an operation's few
+ * bytes at a time: a zip's members are three operations each. */
+typedef struct gather {
+    int (*emit)(void *, const void *, size_t);
+    void *ctx;
+    uint8_t *b;
+    size_t n;
+} gather;
+#define GATHER_CAP (64u << 10)
+
+static int gather_flush(gather *g)
+{
+    size_t n = g->n;
+    g->n = 0;
+    return n && g->emit(g->ctx, g->b, n) ? -1 : 0;
+}
+
+static int gather_put(gather *g, const uint8_t *p, size_t n)
+{
+    if (n > GATHER_CAP - g->n && gather_flush(g)) return -1;
+    if (n >= GATHER_CAP) return g->emit(g->ctx, p, n) ? -1 : 0;
+    memcpy(g->b + g->n, p, n);
+    g->n += n;
+    return 0;
+}
+
 int trz_drplan_write(const trz_drplan *p, const trz_io *io, int (*emit)(void *, const void *, size_t), void *ctx)
 {
     din d;
-    if (din_init(&d, io, 0)) return TRZ_ERR_NOMEM;
+    gather g = { emit, ctx, malloc(GATHER_CAP), 0 };
+    if (!g.b || din_init(&d, io, 0)) { free(g.b); return TRZ_ERR_NOMEM; }
     int rc = TRZ_OK;
     for (size_t i = 0; i < p->nops && !rc; i++) {
         const drop *o = &p->ops[i];
         uint8_t h[64];
-        if (emit(ctx, h, op_put(o, h))) { rc = TRZ_ERR_IO; break; }
+        if (gather_put(&g, h, op_put(o, h))) { rc = TRZ_ERR_IO; break; }
         if (o->code != OP_BYTES) continue;
-        d.pos = o->off;
-        d.at = d.len = 0;
-        d.eof = 0;
+        din_seek(&d, o->off);
         for (uint64_t left = o->n_out; left && !rc;) {
             size_t av = din_fill(&d, (size_t)MIN(left, (uint64_t)DIN_CAP));
             if (av == 0) { rc = TRZ_ERR_IO; break; } /* the file changed under us */
             size_t k = (size_t)MIN((uint64_t)av, left);
-            if (emit(ctx, din_ptr(&d), k)) rc = TRZ_ERR_IO;
+            if (gather_put(&g, din_ptr(&d), k)) rc = TRZ_ERR_IO;
             din_take(&d, k);
             left -= k;
         }
     }
+    if (!rc && gather_flush(&g)) rc = TRZ_ERR_IO;
     din_free(&d);
+    free(g.b);
     return rc;
 }
 
@@ -1225,13 +1269,21 @@ typedef struct rout { /* the original file, as it is written */
     XXH3_state_t *h;
     uint64_t n, size;
     int full, ioerr;
+    gather g; /* written in pieces of 64 KiB, not a member's few bytes at a time */
 } rout;
+
+static int rout_emit(void *ctx, const void *p, size_t n)
+{
+    rout *o = ctx;
+    if (o->io->write(o->io->opaque, p, n) != (int64_t)n) { o->ioerr = 1; return -1; }
+    return 0;
+}
 
 static int rout_write(void *ctx, const uint8_t *p, size_t n)
 {
     rout *o = ctx;
     if (n > o->size - o->n) { o->full = 1; return -1; } /* longer than the original: wrong already */
-    if (o->io->write(o->io->opaque, p, n) != (int64_t)n) { o->ioerr = 1; return -1; }
+    if (gather_put(&o->g, p, n)) { o->ioerr = 1; return -1; }
     XXH3_64bits_update(o->h, p, n);
     o->n += n;
     return 0;
@@ -1269,8 +1321,9 @@ int trz_drfile_restore(const trz_io *body, uint64_t body_len, uint64_t size, uin
     if (din_init(&d, body, 0)) return RERR(TRZ_ERR_NOMEM, "out of memory");
     d.limit = body_len;
     rin r = { view, vctx, NULL, 0, 0 };
-    rout o = { out, XXH3_createState(), 0, size, 0, 0 };
-    int rc = o.h ? TRZ_OK : RERR(TRZ_ERR_NOMEM, "out of memory");
+    rout o = { out, XXH3_createState(), 0, size, 0, 0, { rout_emit, NULL, malloc(GATHER_CAP), 0 } };
+    o.g.ctx = &o;
+    int rc = o.h && o.g.b ? TRZ_OK : RERR(TRZ_ERR_NOMEM, "out of memory");
     if (o.h) XXH3_64bits_reset(o.h);
     uint64_t in_total = 0;
     for (size_t step = 1; !rc && din_off(&d) < body_len; step++) {
@@ -1323,6 +1376,7 @@ int trz_drfile_restore(const trz_io *body, uint64_t body_len, uint64_t size, uin
         else if (rc == TRZ_ERR_IO) rc = RERR(rc, "reading the restore data: %s", strerror(errno));
         else if (rc) rc = RERR(rc, "%s", trz_strerror(rc));
     }
+    if (!rc && gather_flush(&o.g)) rc = RERR(TRZ_ERR_IO, "write error: %s", strerror(errno));
     if (!rc) {
         const uint8_t *p;
         int64_t g = rin_get(&r, &p, 1);
@@ -1333,6 +1387,7 @@ int trz_drfile_restore(const trz_io *body, uint64_t body_len, uint64_t size, uin
             rc = RERR(TRZ_ERR_CHECKSUM, "the restored file does not match the original's size and checksum");
     }
     if (o.h) XXH3_freeState(o.h);
+    free(o.g.b);
     din_free(&d);
     return rc;
 }

@@ -22,6 +22,11 @@ typedef struct cli_opts {
 
 /* fileio.c: one input name ("-" = stdin); returns 0 or 1 (error printed). */
 int fio_process(const cli_opts *o, const char *name);
+/* fileio.c: a named input opened for reading, st its status: a regular
+ * file, or with -f a FIFO or device read as a stream; never blocks without
+ * -f.  The descriptor, or -1 after the message. */
+struct stat;
+int fio_open_input(const cli_opts *o, const char *name, struct stat *st);
 /* walk.c: -r, every file under dir that the mode takes; 0 or 1. */
 int walk_tree(const cli_opts *o, const char *dir);
 /* list.c */

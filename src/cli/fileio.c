@@ -356,8 +356,9 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         trz_container_info ci;
         int crc = trz_reader_container(r, &ci);
         /* testing an archive whose file cannot be restored here (several
-         * members, a newer trz's block, a pipe): its records at least */
-        int records_only = !original && crc == TRZ_ERR_UNSUPPORTED;
+         * members, a pipe): its records at least.  A newer trz's block (it
+         * says so in ci.how) fails the test, as it fails -d. */
+        int records_only = !original && crc == TRZ_ERR_UNSUPPORTED && !ci.how[0];
         if (records_only && g_verbosity >= 2) msg_error("%s: note: %s; testing the records", name, trz_reader_error(r));
         if ((ci.kind || original) && !records_only) {
             int status = crc ? (msg_error("%s: %s", name, trz_reader_error(r)), 1) : do_restore(o, name, r, out, pg, outshown);
@@ -438,6 +439,33 @@ static int verify_written(const char *tmp)
 }
 
 /* ---- one input ---- */
+int fio_open_input(const cli_opts *o, const char *name, struct stat *st)
+{
+    /* looked at before it is opened: opening a FIFO waits for its writer,
+     * and opening a device may act on it */
+    if (stat(name, st) != 0) { msg_error("%s: %s", name, strerror(errno)); return -1; }
+    if (S_ISDIR(st->st_mode)) { msg_error("%s: is a directory -- ignored", name); return -1; }
+    if (!S_ISREG(st->st_mode) && !o->force) {
+        msg_error("%s: not a regular file -- ignored (-f reads it as a stream)", name);
+        return -1;
+    }
+    /* without -f, O_NONBLOCK: a FIFO put in its place since cannot block */
+    int fd = open(name, O_RDONLY | O_NOCTTY | (o->force ? 0 : O_NONBLOCK));
+    if (fd < 0) { msg_error("%s: %s", name, strerror(errno)); return -1; }
+    int fl = fstat(fd, st) == 0 ? fcntl(fd, F_GETFL) : -1;
+    if (fl < 0 || (fl & O_NONBLOCK && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)) {
+        msg_error("%s: %s", name, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode) || (!S_ISREG(st->st_mode) && !o->force)) {
+        msg_error("%s: %s -- ignored", name, S_ISDIR(st->st_mode) ? "is a directory" : "not a regular file");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int fio_process(const cli_opts *o, const char *name)
 {
     install_signals();
@@ -475,18 +503,8 @@ int fio_process(const cli_opts *o, const char *name)
     int in = STDIN_FILENO;
     struct stat ist;
     if (!from_stdin) {
-        in = open(name, O_RDONLY);
-        if (in < 0) { msg_error("%s: %s", name, strerror(errno)); return 1; }
-        if (fstat(in, &ist) != 0) {
-            msg_error("%s: %s", name, strerror(errno));
-            close(in);
-            return 1;
-        }
-        if (S_ISDIR(ist.st_mode)) {
-            msg_error("%s: is a directory -- ignored", name);
-            close(in);
-            return 1;
-        }
+        in = fio_open_input(o, name, &ist);
+        if (in < 0) return 1;
         if (compress && !test && !to_stdout && !o->out_name)
             snprintf(outname, sizeof outname, "%.*s%s", (int)(strlen(name) - wrapper_suffix(name, in)), name, SUFFIX);
     } else if (fstat(in, &ist) != 0) {
@@ -514,7 +532,15 @@ int fio_process(const cli_opts *o, const char *name)
             return 1;
         }
         size_t sl = ci.suffix ? strlen(ci.suffix) : 0;
-        if (ci.kind && !original && !to_stdout && !o->out_name && has_suffix(outname, ci.suffix) && strlen(outname) > sl)
+        if (ci.kind && !ci.suffix && !original && !to_stdout && !o->out_name) {
+            /* the name would keep a suffix that promises the container */
+            msg_error("%s: %s; name the records with -o, or use -c", shown, trz_reader_error(r));
+            trz_reader_close(r);
+            if (!from_stdin) close(in);
+            return 1;
+        }
+        if (ci.kind && ci.suffix && !original && !to_stdout && !o->out_name && has_suffix(outname, ci.suffix) &&
+            strlen(outname) > sl)
             outname[strlen(outname) - sl] = 0;
     }
 
@@ -565,7 +591,7 @@ int fio_process(const cli_opts *o, const char *name)
             return 1;
         }
         trz_outfile of;
-        if (trz_outfile_open(&of, outname, from_stdin ? TRZ_OUT_UMASK : ist.st_mode)) {
+        if (trz_outfile_open(&of, outname, from_stdin || !S_ISREG(ist.st_mode) ? TRZ_OUT_UMASK : ist.st_mode)) {
             msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
             trz_reader_close(r);
             if (!from_stdin) close(in);
@@ -606,7 +632,10 @@ int fio_process(const cli_opts *o, const char *name)
     if (status == 0 && o->rm && !from_stdin && !test && !to_stdout) {
         struct stat now;
         if (stat(name, &now) != 0) now.st_ino = 0;
-        if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
+        if (!S_ISREG(ist.st_mode)) { /* read as a stream (-f): a FIFO or a device is never removed */
+            msg_error("%s: not a regular file; not removed", name);
+            status = 1;
+        } else if (!trz_same_file(&now, &ist)) { /* what was read is no longer at that name */
             msg_error("%s: changed while trz was reading it; not removed", name);
             status = 1;
         } else if (changed_since(&now, &ist)) { /* bytes appended after trz read them (a tracer still writing) */

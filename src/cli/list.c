@@ -23,12 +23,11 @@ static void stream_row(void *ctx, const char *format, unsigned id, const char *n
            (unsigned long long)comp, total ? 100.0 * (double)comp / (double)total : 0.0);
 }
 
-int list_file(const cli_opts *o, const char *name)
+static int list_fd(const cli_opts *o, const char *name, int fd)
 {
     trz_reader *r;
-    int from_stdin = strcmp(name, "-") == 0;
-    int rc = from_stdin ? trz_reader_open_fd(&r, STDIN_FILENO) : trz_reader_open_path(&r, name);
-    if (from_stdin) name = "(stdin)";
+    int is_pipe = lseek(fd, 0, SEEK_CUR) < 0; /* stdin, or a FIFO with -f */
+    int rc = trz_reader_open_fd(&r, fd);
     if (rc) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
@@ -37,7 +36,7 @@ int list_file(const cli_opts *o, const char *name)
     trz_info in;
     trz_reader_info(r, &in);
     if (!in.seekable) {
-        msg_error("%s: cannot list: %s", name, from_stdin ? "the input is a pipe" : "the index is damaged or missing");
+        msg_error("%s: cannot list: %s", name, is_pipe ? "the input is a pipe" : "the index is damaged or missing");
         trz_reader_close(r);
         return 1;
     }
@@ -57,12 +56,15 @@ int list_file(const cli_opts *o, const char *name)
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
     }
     trz_container_info ci;
-    if (trz_reader_container(r, &ci) != TRZ_OK) {
+    int crc = trz_reader_container(r, &ci);
+    if (crc == TRZ_ERR_UNSUPPORTED && ci.how[0]) { /* a newer trz's block: listed as such, not damage */
+        if (ci.size) printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
+        else printf("  original file: %s; %s\n", ci.kind, ci.how);
+    } else if (crc != TRZ_OK) {
         msg_error("%s: %s", name, trz_reader_error(r));
         trz_reader_close(r);
         return 1;
-    }
-    if (ci.kind) {
+    } else if (ci.kind) {
         printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
         if (o->verbose)
             printf("  of them kept as they were: %llu bytes (headers, directories, streams not rebuilt); trz -d "
@@ -98,4 +100,15 @@ int list_file(const cli_opts *o, const char *name)
     }
     trz_reader_close(r);
     return 0;
+}
+
+int list_file(const cli_opts *o, const char *name)
+{
+    if (strcmp(name, "-") == 0) return list_fd(o, "(stdin)", STDIN_FILENO);
+    struct stat st;
+    int fd = fio_open_input(o, name, &st);
+    if (fd < 0) return 1;
+    int rc = list_fd(o, name, fd);
+    close(fd);
+    return rc;
 }

@@ -53,7 +53,17 @@ typedef struct block {
     trz_io body;
     window w;
     trz_memio m;
+    char newer[64]; /* set when a newer trz wrote the block */
 } block;
+
+/* A block a newer trz wrote (a block version, or a container this trz
+ * does not know): refused, saying so, with the records still readable;
+ * b->newer says it for trz_reader_container. */
+static int newer(trz_reader *r, block *b, const char *what, unsigned v)
+{
+    snprintf(b->newer, sizeof b->newer, "%s %u unknown (newer trz)", what, v);
+    return rd_err(r, TRZ_ERR_UNSUPPORTED, "%s %u: written by a newer trz", what, v);
+}
 
 /* The first member's block: header parsed and checked, body ready to read. */
 static int block_open(trz_reader *r, block *b)
@@ -64,6 +74,8 @@ static int block_open(trz_reader *r, block *b)
     if (r->restore_blocks > 1 || (r->seekable && r->members > 1) || !r->restore_size)
         return rd_err(r, TRZ_ERR_UNSUPPORTED, "the archive has several members; only an archive of one file restores "
                       "it (trz -dc gives the records)");
+    /* before the block: what a container's block holds is that container's */
+    if (!trz_drfile_name(r->restore_kind)) return newer(r, b, "restore container", (unsigned)r->restore_kind);
     uint8_t hb[TRZ_RESTORE_HDR], t[4];
     b->body_len = r->restore_size - TRZ_RESTORE_MIN;
     if (r->restore_buf) {
@@ -83,13 +95,9 @@ static int block_open(trz_reader *r, block *b)
     }
     b->check = trz_ld_le32(t);
     int rc = trz_restore_hdr_parse(hb, &b->h);
-    if (rc == TRZ_ERR_UNSUPPORTED)
-        return rd_err(r, rc, "restore block version %u: written by a newer trz", hb[4]);
+    if (rc == TRZ_ERR_UNSUPPORTED) return newer(r, b, "restore block version", hb[4]);
     if (rc || b->h.kind != r->restore_kind)
         return rd_err(r, TRZ_ERR_CORRUPT, "damaged restore block at byte %llu", (unsigned long long)r->restore_off);
-    if (!trz_drfile_name(b->h.kind))
-        return rd_err(r, TRZ_ERR_UNSUPPORTED, "the original file is a container this trz does not know (kind %u)",
-                      b->h.kind);
     if (r->seekable && b->h.records != r->total_bytes)
         return rd_err(r, TRZ_ERR_CORRUPT, "damaged restore block at byte %llu: it is for %llu bytes of records, the "
                       "member has %llu", (unsigned long long)r->restore_off, (unsigned long long)b->h.records,
@@ -126,14 +134,14 @@ int trz_reader_container(trz_reader *r, trz_container_info *ci)
     memset(ci, 0, sizeof *ci);
     if (!r->restore_blocks) return TRZ_OK;
     ci->kind = trz_drfile_name(r->restore_kind);
+    if (!ci->kind) ci->kind = "unknown";
     ci->suffix = trz_drfile_suffix(r->restore_kind);
     block b;
     int rc = block_open(r, &b);
-    if (rc == TRZ_ERR_UNSUPPORTED && !ci->kind) {
-        snprintf(ci->how, sizeof ci->how, "a container this trz does not know");
-        return TRZ_OK;
+    if (rc) {
+        snprintf(ci->how, sizeof ci->how, "%s", b.newer);
+        return rc;
     }
-    if (rc) return rc;
     ci->size = b.h.size;
     rc = trz_drfile_describe(&b.body, b.body_len, b.h.kind, ci->how, sizeof ci->how, &ci->kept);
     if (rc == TRZ_ERR_UNSUPPORTED) return rd_err(r, rc, "the restore data uses steps a newer trz wrote");
