@@ -1562,6 +1562,17 @@ static int dr_decode(const trz_dec_args *a)
 
 static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : NULL; }
 
+/* For listings: "range" (variants 0 and 1), "match" (2 and 3, with the
+ * match model), from stream 0's first 8 direct bits. */
+static const char *dr_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (!len[S_MODEL]) return "-";
+    rc c;
+    rc_dec_init(&c, head[S_MODEL], len[S_MODEL] < TRZ_VARIANT_HEAD ? len[S_MODEL] : TRZ_VARIANT_HEAD);
+    unsigned v = rcd_direct(&c, 0, 0, 8);
+    return v <= DR_VARIANT_KNOW ? "range" : v <= DR_VARIANT_MATCH_KNOW ? "match" : "?";
+}
+
 const trz_codec trz_codec_drmemtrace = {
     .id = TRZ_CODEC_DRMEMTRACE,
     .name = "drmemtrace",
@@ -1571,6 +1582,7 @@ const trz_codec trz_codec_drmemtrace = {
     .encode_chunk = dr_encode,
     .decode_chunk = dr_decode,
     .stream_name = dr_stream_name,
+    .variant = dr_variant,
     .dump_record = dr_dump,
     .convert = dr_convert,
     .learn = dr_learn,
