@@ -134,7 +134,7 @@ typedef struct {
     dr_sint64 run_n[2], k_gap, k_tgt;
     rc_cnt tid_idx[16], raw_t[2], raw_tt[64], raw_sz[16];
     rc_cnt k_gap_eq[2], k_has_enc[2], k_len_enc[2], k_nopat[2], k_has_t[16]; /* the knowledge stream's */
-    rc_cnt mm_hit[MM_HIT_N];
+    rc_cnt mm_hit[MM_HIT_N], mm_a[4], mm_ad[2];
     int32_t bw[5], ew[DRX_NFIELD * 4][NBC];
     unsigned prev_opid;
     /* the match model (variants 2 and 3): where the last MM_CTX events'
@@ -664,6 +664,17 @@ static void thread_switch(dr_model *m, uint64_t tid)
 
 /* ---- the record loop ------------------------------------------------------ */
 
+/* What the match model predicted when the event was not its copy: the
+ * predicted instruction's PC and addresses (an interpreter's loop over new
+ * objects repeats its accesses at other places). */
+typedef struct {
+    uint64_t pc;
+    unsigned nmem;     /* 0: no hint */
+    int have_d;        /* d is set: this event's first differing address */
+    int64_t d;
+    const uint8_t *mem; /* the predicted memory records */
+} dr_hint;
+
 typedef struct {
     unsigned kind, nenc, bt_mid, nmem, run;
     size_t instr; /* index of the instruction record */
@@ -775,10 +786,29 @@ RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t
 RC_HOT void recent_use(dr_model *m, uint64_t a) { mtf_u64(m->recent, NRECENT, a); }
 
 /* A memory address of slot s of the instruction at pc (fact f, or NULL). */
+/* The match's address for slot s: its own, or shifted as this event's
+ * first other address was.  Returns 1 when a is it. */
+RC_HOT int code_mhint(dr_model *m, rc *c, const int enc, dr_hint *h, unsigned s, unsigned ctx, uint64_t *a)
+{
+    uint64_t ma = trz_ld_le64(h->mem + s * DR_REC + 4);
+    if (rcd_cbit(c, enc, &m->mm_a[ctx * 2 + h->have_d], *a == ma, CLIM)) {
+        *a = ma;
+        return 1;
+    }
+    if (h->have_d && ma + (uint64_t)h->d != ma &&
+        rcd_cbit(c, enc, &m->mm_ad[ctx], *a == ma + (uint64_t)h->d, CLIM)) {
+        *a = ma + (uint64_t)h->d;
+        return 1;
+    }
+    return 0;
+}
+
 RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
-                          uint64_t a)
+                          uint64_t a, dr_hint *h)
 {
     dr_slot *e = slot_get(m, pc, s);
+    int hinted = h && s < h->nmem && h->pc == pc;
+    uint64_t ha = hinted ? trz_ld_le64(h->mem + s * DR_REC + 4) : 0;
     if (e->valid) {
         FIELD(F_ADDR_HIT);
         uint64_t pr = e->last + e->stride;
@@ -786,6 +816,8 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         if (rcd_cbit(c, enc, &m->mhit[ctx], a == pr, CLIM)) {
             a = pr;
             e->hist = (uint8_t)(e->hist << 1 | 1);
+        } else if (hinted && ha != pr && code_mhint(m, c, enc, h, s, 0, &a)) {
+            e->hist = (uint8_t)(e->hist << 1);
         } else {
             e->hist = (uint8_t)(e->hist << 1);
             FIELD(F_ADDR_MISS);
@@ -802,7 +834,10 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
 #ifdef DR_STATS
                 if (enc && getenv("DR_MISS")) fprintf(stderr, "miss pc %llx s %u d %lld stride %lld dreg %lld base %u\n", (unsigned long long)pc, s, (long long)(a - e->last), (long long)e->stride, (long long)(a - rp), f ? f->mbase : 99);
 #endif
-                a = e->last + (uint64_t)code_sint(c, enc, &m->mem_d[0], e->dcls, (int64_t)(a - e->last));
+                /* a delta: from the match's address when there is one (the
+                 * same structure elsewhere), else from the last */
+                uint64_t b = hinted ? ha : e->last;
+                a = b + (uint64_t)code_sint(c, enc, &m->mem_d[hinted], e->dcls, (int64_t)(a - b));
                 e->dcls = (uint8_t)bitlen((int64_t)(a - e->last) < 0 ? e->last - a : a - e->last);
             }
         }
@@ -812,7 +847,9 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
          * near one of the bases */
         int done = 0;
         FIELD(F_ADDR_NEW);
-        if (f && f->mbase == 16 && s == 0) {
+        if (hinted && code_mhint(m, c, enc, h, s, 1, &a)) {
+            done = 1;
+        } else if (f && f->mbase == 16 && s == 0) {
             uint64_t pr = pc + len + (uint64_t)(int64_t)f->mdisp;
             if (rcd_cbit(c, enc, &m->mrip[0], a == pr, CLIM)) a = pr, done = 1;
         } else if (f && f->mbase < 16 && m->regok[f->mbase]) {
@@ -820,7 +857,9 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
             if (rcd_cbit(c, enc, &m->mreg[s != 0], a == pr, CLIM)) a = pr, done = 1;
         }
         if (!done && code_recent(m, c, enc, 1, &a)) done = 1;
-        if (!done) {
+        if (!done && hinted) {
+            a = ha + (uint64_t)code_sint(c, enc, &m->mem_n[3], 0, (int64_t)(a - ha));
+        } else if (!done) {
             uint64_t base[3] = { m->last_addr, m->regok[4] ? m->regval[4] : m->last_addr, pc };
             unsigned j = 0;
             if (enc) {
@@ -838,6 +877,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         e->stride = 0;
     }
     e->last = a;
+    if (hinted && !h->have_d && a != ha) h->have_d = 1, h->d = (int64_t)(a - ha);
     /* the base register's value as this access shows it */
     if (f && s == 0 && f->mbase < 16) {
         m->regval[f->mbase] = a - (uint64_t)(int64_t)f->mdisp;
@@ -930,7 +970,8 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
  * damage, -2 out of memory.  enc 2 replays an event both sides know (the
  * match model's copy): nothing is coded, and the models' state moves
  * along as if it had been, their probabilities left as they are. */
-RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec)
+RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
+                       dr_hint *hint)
 {
     uint32_t pat[DR_MAXMEM];
     uint64_t addrs[DR_MAXMEM];
@@ -1196,7 +1237,7 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
         if (nr > nrec - i) return -1;
         for (unsigned s = 0; s < nmem; s++) {
             uint64_t a = enc ? trz_ld_le64(in + (ev.instr + 1 + s) * DR_REC + 4) : 0;
-            addrs[s] = code_addr(m, c, enc, pc, len, f, s, a);
+            addrs[s] = code_addr(m, c, enc, pc, len, f, s, a, hint);
         }
         if (!enc) {
             uint8_t *o = out + i * DR_REC;
@@ -1256,6 +1297,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         long n;
         int hit = 0;
         size_t pn = 0;
+        dr_hint hint = { 0, 0, 0, 0, NULL };
         if (m->mp) {
             size_t mp = m->mp - 1;
             dr_event pe;
@@ -1273,16 +1315,21 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 16 + (pd ? pd->mhist & 15 : 0)],
                            enc && pn <= nrec - i && !memcmp(in + i * DR_REC, in + mp * DR_REC, pn * DR_REC), CLIM);
             if (pd) pd->mhist = (uint8_t)(pd->mhist << 1 | (unsigned)hit);
+            if (!hit && pe.kind <= EV_INSTR_ENC && pe.nmem) {
+                hint.pc = trz_ld_le64(buf + pe.instr * DR_REC + 4);
+                hint.nmem = pe.nmem;
+                hint.mem = buf + (pe.instr + 1) * DR_REC;
+            }
             if (hit) {
                 if (pn > nrec - i) return -1;
                 if (!enc) memcpy(out + i * DR_REC, out + mp * DR_REC, pn * DR_REC);
-                n = code_event(m, c, 3, buf, NULL, i, i + pn);
+                n = code_event(m, c, 3, buf, NULL, i, i + pn, NULL);
                 if (n != (long)pn) return n < 0 ? (int)n : -1;
             }
             m->mp += pn;
         }
         if (!hit) {
-            n = code_event(m, c, enc, in, out, i, nrec);
+            n = code_event(m, c, enc, in, out, i, nrec, &hint);
             if (n < 0) return (int)n;
         }
         if (m->match) {
