@@ -50,7 +50,7 @@ enum { S_MODEL, S_NSTREAMS };
 #define NRECENT 12 /* recent addresses */
 #define NBLK 24    /* recent branch targets */
 #define MM_CTX 3   /* events hashed for the match model's context */
-#define MM_HIT_N (12 * EV_N * 3 * 16) /* the hit decision's contexts */
+#define MM_HIT_N (12 * EV_N * 3 * 256) /* the hit decision's contexts */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
@@ -1312,7 +1312,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
             unsigned ml = m->mlen < 2048 ? bitlen(m->mlen) : 11;
             FIELD(F_MATCH);
-            hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 16 + (pd ? pd->mhist & 15 : 0)],
+            hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)],
                            enc && pn <= nrec - i && !memcmp(in + i * DR_REC, in + mp * DR_REC, pn * DR_REC), CLIM);
             if (pd) pd->mhist = (uint8_t)(pd->mhist << 1 | (unsigned)hit);
             if (!hit && pe.kind <= EV_INSTR_ENC && pe.nmem) {
