@@ -206,7 +206,7 @@ static dr_model *model_new(uint64_t nrec, int match)
     m->slot_bits = clampu(L - 3, 10, 16);
     m->byte_bits = clampu(L + 3, 16, 21);
     m->br_bits = clampu(L - 3, 10, 16);
-    m->mt_bits = clampu(L - 1, 10, 20);
+    m->mt_bits = clampu(L - 2, 10, 19);
     m->match = match;
     if (match) {
         m->mtab = trz_big_malloc(T_MT);
