@@ -4,13 +4,19 @@
 # its records, of trz's archive of the zip (restores the zip byte for byte)
 # and of trz's archive of the bare records; then speed and peak memory of
 # trz on all records concatenated REPEAT times (one thread, CPU time).
-#   bench/drmemtrace.sh [DIR] [REPEAT]   (DIR: ../shared/corpus/drmemtrace)
+# Then traces recorded elsewhere (DynamoRIO's output directories, or trace
+# files of any container and version), each on its own: bytes against
+# xz -9, zstd -19 and zstd -3 of its records, and trz's speed and memory.
+#   bench/drmemtrace.sh [DIR] [REPEAT] [TRACE...]   (DIR: ../shared/corpus/drmemtrace)
+# A TRACE that is a directory stands for its thread files (under trace/,
+# or trace/window.*), their records concatenated.
 # Prints a Markdown section on stdout; scratch files go to a temporary
 # directory that is removed at exit.
 set -eu
 cd "$(dirname "$0")/.."
 DIR=${1:-../shared/corpus/drmemtrace}
 REPEAT=${2:-7}
+shift $(($# < 2 ? $# : 2))
 TRZ=$PWD/trz
 [ -x "$TRZ" ] || { echo "drmemtrace.sh: build ./trz first (make)" >&2; exit 1; }
 ls "$DIR"/*.trace.zip > /dev/null 2>&1 || { echo "drmemtrace.sh: no .trace.zip in $DIR" >&2; exit 1; }
@@ -84,3 +90,36 @@ row "trz (default)" trz "$TRZ -q -f -T1 -c --format=drmemtrace $W/big > $W/big.t
 row "xz -9" xz "xz -9 -T1 -c $W/big > $W/big.xz" "xz -dc $W/big.xz > /dev/null"
 row "zstd -19" zst "zstd -19 -T1 -q -c $W/big > $W/big.zst" "zstd -dc $W/big.zst > /dev/null"
 row "zstd -3" zst3 "zstd -3 -T1 -q -c $W/big > $W/big.zst3" "zstd -dc $W/big.zst3 > /dev/null"
+
+[ $# -gt 0 ] || exit 0
+echo
+echo "### Traces recorded apart from the corpus"
+echo
+echo "Each on its own, the records of its thread files concatenated (trz reads"
+echo "every container: zip, gzip, lz4, snappy, none). Bytes; trz at the default"
+echo "level, one thread; speeds in MB/s of records, CPU time; peak RSS."
+echo
+echo "| trace | records MB | instructions | xz -9 | zstd -19 | zstd -3 | trz | trz / xz -9 | compress MB/s | decompress MB/s | peak RSS c / d |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for t in "$@"; do
+    n=$(basename "$t"); n=${n%.dir}; n=${n#drmemtrace.}
+    if [ -d "$t" ]; then
+        files=$(find "$t" -path '*/trace/*' -name '*.trace*' ! -name '*.trz' | sort)
+    else
+        files=$t
+    fi
+    [ -n "$files" ] || { echo "drmemtrace.sh: no trace files in $t" >&2; continue; }
+    : > "$W/rec"
+    for f in $files; do "$TRZ" -q -f -T1 -c "$f" | "$TRZ" -dc >> "$W/rec"; done
+    i=$(instrs "$W/rec")
+    mbr=$(awk -v b="$(sz "$W/rec")" 'BEGIN { printf "%.1f", b / 1e6 }')
+    xz_b=$(xz -9 -T1 -c "$W/rec" | wc -c)
+    z19=$(zstd -19 -T1 -q -c "$W/rec" | wc -c)
+    z3=$(zstd -3 -T1 -q -c "$W/rec" | wc -c)
+    cpu sh -c "$TRZ -q -f -T1 -c --format=drmemtrace $W/rec > $W/r.trz"; c=$(cat "$W/cpu"); rc=$(cat "$W/rss")
+    cpu sh -c "$TRZ -dc $W/r.trz > $W/back"; d=$(cat "$W/cpu"); rd=$(cat "$W/rss")
+    cmp -s "$W/back" "$W/rec" || { echo "drmemtrace.sh: $n: the records did not come back" >&2; exit 1; }
+    tr=$(sz "$W/r.trz")
+    echo "| $n | $mbr | $i | $xz_b | $z19 | $z3 | $tr | $(awk -v a="$tr" -v b="$xz_b" 'BEGIN{printf "%.2f", a/b}') | $(awk -v s="$c" -v m="$mbr" 'BEGIN{printf "%.0f", m/(s>0?s:0.01)}') | $(awk -v s="$d" -v m="$mbr" 'BEGIN{printf "%.0f", m/(s>0?s:0.01)}') | $((rc / 1024)) / $((rd / 1024)) MB |"
+    rm -f "$W/back" "$W/r.trz"
+done

@@ -136,6 +136,29 @@ static void test_generated(void)
     }
 }
 
+/* The match model: a piece repeated inside one chunk costs little more
+ * than the piece, for every kind of trace the generator makes (threads
+ * interleaved, version 4, no encodings). */
+static void test_repeats(void)
+{
+    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
+                                                     "large code", "no encodings" };
+    for (int p = 0; p < DRG_NPROFILE; p++) {
+        drg g;
+        drg_run(&g, p, 400000, 0x777 + (uint64_t)p);
+        size_t n = g.n / DR_REC * DR_REC, one = 0, six = 0;
+        uint8_t *r = malloc(6 * n);
+        for (int k = 0; k < 6; k++) memcpy(r + (size_t)k * n, g.p, n);
+        char what[160];
+        snprintf(what, sizeof what, "generated %s repeated six times: exact", names[p]);
+        check(round_trip(g.p, n, 0, &one) && round_trip(r, 6 * n, p == 2, &six), what);
+        snprintf(what, sizeof what, "generated %s repeated six times: %zu bytes, the piece %zu", names[p], six, one);
+        check(six * 10 <= one * 13, what);
+        free(r);
+        free(g.p);
+    }
+}
+
 static void rec(uint8_t *p, unsigned t, unsigned sz, uint64_t a)
 {
     trz_st_le16(p, (uint16_t)t);
@@ -585,6 +608,7 @@ static void test_corpus(void)
 int main(void)
 {
     test_generated();
+    test_repeats();
     test_odd_records();
     test_junk_streams();
     test_probe();

@@ -52,6 +52,9 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 # the drmemtrace file layer through the command: containers kept and restored, -r
 CHECK_STEPS += tests/drfile.sh
 
+# the guard: no chunk larger than the raw codec would store it
+CHECK_STEPS += tests/guard.sh
+
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh

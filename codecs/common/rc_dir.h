@@ -5,6 +5,8 @@
  * value given and returns it; decoding ignores it and returns the value
  * read.  enc = 2 is a third instance: the value is known to both sides, so
  * nothing is coded, but the probabilities adapt as if it had been.
+ * enc = 3 is a fourth: nothing is coded and nothing adapts (a replay that
+ * only moves a model's own state along, as fast as it can).
  * The bits are those of the runtime-direction functions of rc.h and
  * rc_model.h.  Also: count-based states for sparse contexts.  Spec:
  * coder.md, section 8.
@@ -39,7 +41,7 @@
 /* Code bit with P(0) = p / 65536 (1..65535), no update. */
 RC_HOT int rcd_code(rc *c, const int enc, uint32_t p, int bit)
 {
-    if (enc == 2) return bit != 0;
+    if (enc >= 2) return bit != 0;
     RC_DIR_COST(enc, p, bit);
     return enc ? rc_enc_code(c, p, bit != 0) : rc_dec_code(c, p);
 }
@@ -47,6 +49,7 @@ RC_HOT int rcd_code(rc *c, const int enc, uint32_t p, int bit)
 /* A shift-updated probability (rc_prob), shift s. */
 RC_HOT int rcd_bit_s(rc *c, const int enc, rc_prob *pp, int bit, const int s)
 {
+    if (enc == 3) return bit != 0;
     uint32_t p = *pp;
     bit = rcd_code(c, enc, p, bit);
     *pp = (rc_prob)rc_adapt(p, bit, s);
@@ -57,6 +60,7 @@ RC_HOT int rcd_bit(rc *c, const int enc, rc_prob *pp, int bit) { return rcd_bit_
 /* A two-rate probability (rc_prob2). */
 RC_HOT int rcd_bit2(rc *c, const int enc, rc_prob2 *pp, int bit)
 {
+    if (enc == 3) return bit != 0;
     uint32_t v = *pp, f = v & 0xFFFF, s = v >> 16;
     bit = rcd_code(c, enc, (f + s) >> 1, bit);
     *pp = rc_adapt(s, bit, RC_SLOW) << 16 | rc_adapt(f, bit, RC_FAST);
@@ -66,7 +70,7 @@ RC_HOT int rcd_bit2(rc *c, const int enc, rc_prob2 *pp, int bit)
 /* n (0..32) equiprobable bits, most significant first. */
 RC_HOT uint32_t rcd_direct(rc *c, const int enc, uint32_t v, int n)
 {
-    if (enc == 2) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
+    if (enc >= 2) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
     RC_DIR_COST_N(enc, n);
     return rc_direct_k(c, enc, v, n);
 }
@@ -80,6 +84,7 @@ RC_HOT uint64_t rcd_direct64(rc *c, const int enc, uint64_t v)
 /* An n-bit symbol through a bit tree t[1 .. 2^n - 1], shift s. */
 RC_HOT uint32_t rcd_tree_s(rc *c, const int enc, rc_prob *t, int n, uint32_t v, const int s)
 {
+    if (enc == 3) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
     uint32_t m = 1;
     for (int i = n - 1; i >= 0; i--) m = m << 1 | (uint32_t)rcd_bit_s(c, enc, &t[m], (int)(v >> i) & 1, s);
     return m - (1u << n);
@@ -127,12 +132,14 @@ RC_HOT uint64_t rcd_ulow(rc *c, const int enc, rc_prob *bits, int L, uint64_t v)
 
 RC_HOT uint64_t rcd_uint(rc *c, const int enc, rc_prob *len, rc_prob *bits, uint64_t v)
 {
+    if (enc == 3) return v;
     int L = rcd_ulen(c, enc, len, bits, enc ? rc_bitlen64(v) : 0);
     return L <= 1 ? (uint64_t)L : rcd_ulow(c, enc, bits, L, v);
 }
 
 RC_HOT int64_t rcd_sint(rc *c, const int enc, rc_prob *len, rc_prob *bits, int64_t v)
 {
+    if (enc == 3) return v;
     uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     int L = rcd_ulen(c, enc, len, bits, enc ? rc_bitlen64(a) : 0);
     if (L == 0) return 0;
@@ -183,6 +190,7 @@ RC_HOT void rc_cnt_update(rc_cnt *sp, int bit, const unsigned limit)
 RC_HOT int rcd_cbit_c(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned limit, const uint32_t lo,
                       const uint32_t hi)
 {
+    if (enc == 3) return bit != 0;
     bit = rcd_code(c, enc, rc_cnt_pc(*sp, lo, hi), bit);
     rc_cnt_update(sp, bit, limit);
     return bit;
@@ -191,6 +199,7 @@ RC_HOT int rcd_cbit_c(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned 
 RC_HOT uint32_t rcd_ctree_c(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, const unsigned limit,
                             const uint32_t lo, const uint32_t hi)
 {
+    if (enc == 3) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
     uint32_t m = 1;
     for (int i = n - 1; i >= 0; i--)
         m = m << 1 | (uint32_t)rcd_cbit_c(c, enc, &t[m], (int)(v >> i) & 1, limit, lo, hi);

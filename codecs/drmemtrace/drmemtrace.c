@@ -11,18 +11,18 @@
 #ifdef DR_STATS /* model tuning only: the bits each part costs */
 #include <math.h>
 enum { F_EV, F_PC, F_TAKEN, F_ENC, F_BT, F_STATIC, F_TYPE, F_PAT, F_ADDR_HIT, F_ADDR_MISS, F_ADDR_NEW, F_MARKER,
-       F_MVAL, F_RUN, F_OTHER, F_RAW, F_N };
+       F_MVAL, F_RUN, F_OTHER, F_RAW, F_MATCH, F_N };
 static const char *const dr_fname[F_N] = { "event", "pc", "taken", "enc", "bt", "static", "type", "pattern",
                                            "addr_hit", "addr_miss", "addr_new", "mtype", "mval", "run", "other",
-                                           "raw" };
+                                           "raw", "match" };
 double dr_bits[F_N], *dr_cost;
 uint64_t dr_n[F_N];
 #define RC_DIR_COST(enc, p, bit) \
     ((enc) && dr_cost ? (void)(*dr_cost += -log2((bit) ? 1 - (p) / 65536.0 : (p) / 65536.0)) : (void)0)
 #define RC_DIR_COST_N(enc, n) ((enc) && dr_cost ? (void)(*dr_cost += (n)) : (void)0)
-#define FIELD(f) (dr_cost = &dr_bits[f], dr_n[f] += enc)
+#define FIELD(f) (dr_cost = &dr_bits[f], dr_n[f] += (enc == 1))
 void dr_stats_print(void);
-void dr_stats_print(void)
+__attribute__((destructor)) void dr_stats_print(void)
 {
     double t = 0;
     for (int f = 0; f < F_N; f++) t += dr_bits[f];
@@ -40,6 +40,8 @@ void dr_stats_print(void)
 enum { S_MODEL, S_NSTREAMS };
 #define DR_VARIANT 0      /* stream 0's model variant: a chunk on its own */
 #define DR_VARIANT_KNOW 1 /* the same, starting from the member's facts */
+#define DR_VARIANT_MATCH 2      /* variant 0 with the match model */
+#define DR_VARIANT_MATCH_KNOW 3 /* variant 1 with the match model */
 
 #define RAS_N 32
 #define NTHREADS 16
@@ -47,6 +49,8 @@ enum { S_MODEL, S_NSTREAMS };
 #define CLIM 60   /* count-state limit of the decisions */
 #define NRECENT 12 /* recent addresses */
 #define NBLK 24    /* recent branch targets */
+#define MM_CTX 3   /* events hashed for the match model's context */
+#define MM_HIT_N (12 * EV_N * 3 * 256) /* the hit decision's contexts */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
@@ -62,6 +66,7 @@ typedef struct {
     uint32_t fidx;     /* its fact's place in the chunk's table + 1 (0: not looked up): saves a lookup */
     uint16_t lhist;    /* local branch history */
     uint8_t valid, nev; /* nev: the event that followed it last time, + 1 */
+    uint8_t mhist;     /* the match model's last outcomes when it predicted this PC */
 } dr_pcdyn;
 
 /* Dynamic state of one (PC, memory slot). */
@@ -129,8 +134,17 @@ typedef struct {
     dr_sint64 run_n[2], k_gap, k_tgt;
     rc_cnt tid_idx[16], raw_t[2], raw_tt[64], raw_sz[16];
     rc_cnt k_gap_eq[2], k_has_enc[2], k_len_enc[2], k_nopat[2], k_has_t[16]; /* the knowledge stream's */
+    rc_cnt mm_hit[MM_HIT_N], mm_a[4], mm_ad[2];
     int32_t bw[5], ew[DRX_NFIELD * 4][NBC];
     unsigned prev_opid;
+    /* the match model (variants 2 and 3): where the last MM_CTX events'
+     * context was seen before, the event that followed it */
+    int match;       /* on in this chunk's variant */
+    uint32_t *mtab;  /* context hash -> record index + 1 of the event after it */
+    unsigned mt_bits;
+    size_t mp;       /* record index + 1 of the event predicted next, 0: none */
+    uint32_t mlen;   /* events predicted right in a row */
+    uint64_t mfp[MM_CTX]; /* the last events' fingerprints, most recent first */
     int16_t str[4096];
 } dr_model;
 
@@ -142,6 +156,7 @@ static unsigned clampu(int x, int lo, int hi) { return (unsigned)(x < lo ? lo : 
 #define T_SLOT ((size_t)sizeof(dr_slot) << m->slot_bits)
 #define T_BYTES ((size_t)sizeof(rc_cnt) << m->byte_bits)
 #define T_BR ((size_t)4 * sizeof(rc_prob) << m->br_bits)
+#define T_MT ((size_t)sizeof(uint32_t) << m->mt_bits)
 
 static void model_free(dr_model *m)
 {
@@ -151,6 +166,7 @@ static void model_free(dr_model *m)
     if (m->slot) trz_big_free(m->slot, T_SLOT);
     if (m->bytes) trz_big_free(m->bytes, T_BYTES);
     if (m->bim) trz_big_free(m->bim, T_BR);
+    if (m->mtab) trz_big_free(m->mtab, T_MT);
     free(m);
 }
 
@@ -180,7 +196,7 @@ static void model_init_small(dr_model *m)
 /* Tables for a chunk of nrec records: sizes grow with the chunk and are
  * part of the format (drmemtrace.md); the big ones come from the block
  * pool, which keeps them from one chunk to the next. */
-static dr_model *model_new(uint64_t nrec)
+static dr_model *model_new(uint64_t nrec, int match)
 {
     dr_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -190,6 +206,13 @@ static dr_model *model_new(uint64_t nrec)
     m->slot_bits = clampu(L - 3, 10, 16);
     m->byte_bits = clampu(L + 3, 16, 21);
     m->br_bits = clampu(L - 3, 10, 16);
+    m->mt_bits = clampu(L - 2, 10, 19);
+    m->match = match;
+    if (match) {
+        m->mtab = trz_big_malloc(T_MT);
+        if (!m->mtab) { model_free(m); return NULL; }
+        memset(m->mtab, 0, T_MT);
+    }
     m->dyn = trz_big_malloc(T_DYN);
     m->slot = trz_big_malloc(T_SLOT);
     m->bytes = trz_big_malloc(T_BYTES);
@@ -428,6 +451,7 @@ static inline const dr_fact *fact_at(dr_model *m, dr_pcdyn *d, uint64_t pc)
 RC_HOT unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, unsigned k, const drx_info *x,
                           unsigned v)
 {
+    if (enc == 3) return v & 255;
     unsigned p1 = k ? b[k - 1] : 256, p2 = k > 1 ? b[k - 2] : 256;
     unsigned opid = x->field >= DRX_MODRM ? x->opid : 0, modrm = x->field >= DRX_SIB ? x->modrm : 0;
     uint64_t fp = (uint64_t)x->field << 28 | (uint64_t)x->pos << 24;
@@ -541,6 +565,12 @@ RC_HOT unsigned code_enc(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned
  * 12 and 32 outcomes and the PC's local history. */
 RC_HOT int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *d, int bit)
 {
+    if (enc == 3) { /* a replay: the histories move, the predictors stay */
+        bit = bit != 0;
+        m->ghist = m->ghist << 1 | (unsigned)bit;
+        d->lhist = (uint16_t)(d->lhist << 1 | (unsigned)bit);
+        return bit;
+    }
     unsigned sh = 32 - m->br_bits;
     rc_prob *pb = &m->bim[h32(pc) >> sh];
     rc_prob *pg = &m->gs[h32(pc ^ (m->ghist & 0xFFF) << 40) >> sh];
@@ -633,6 +663,17 @@ static void thread_switch(dr_model *m, uint64_t tid)
 }
 
 /* ---- the record loop ------------------------------------------------------ */
+
+/* What the match model predicted when the event was not its copy: the
+ * predicted instruction's PC and addresses (an interpreter's loop over new
+ * objects repeats its accesses at other places). */
+typedef struct {
+    uint64_t pc;
+    unsigned nmem;     /* 0: no hint */
+    int have_d;        /* d is set: this event's first differing address */
+    int64_t d;
+    const uint8_t *mem; /* the predicted memory records */
+} dr_hint;
 
 typedef struct {
     unsigned kind, nenc, bt_mid, nmem, run;
@@ -745,10 +786,29 @@ RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t
 RC_HOT void recent_use(dr_model *m, uint64_t a) { mtf_u64(m->recent, NRECENT, a); }
 
 /* A memory address of slot s of the instruction at pc (fact f, or NULL). */
+/* The match's address for slot s: its own, or shifted as this event's
+ * first other address was.  Returns 1 when a is it. */
+RC_HOT int code_mhint(dr_model *m, rc *c, const int enc, dr_hint *h, unsigned s, unsigned ctx, uint64_t *a)
+{
+    uint64_t ma = trz_ld_le64(h->mem + s * DR_REC + 4);
+    if (rcd_cbit(c, enc, &m->mm_a[ctx * 2 + h->have_d], *a == ma, CLIM)) {
+        *a = ma;
+        return 1;
+    }
+    if (h->have_d && ma + (uint64_t)h->d != ma &&
+        rcd_cbit(c, enc, &m->mm_ad[ctx], *a == ma + (uint64_t)h->d, CLIM)) {
+        *a = ma + (uint64_t)h->d;
+        return 1;
+    }
+    return 0;
+}
+
 RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
-                          uint64_t a)
+                          uint64_t a, dr_hint *h)
 {
     dr_slot *e = slot_get(m, pc, s);
+    int hinted = h && s < h->nmem && h->pc == pc;
+    uint64_t ha = hinted ? trz_ld_le64(h->mem + s * DR_REC + 4) : 0;
     if (e->valid) {
         FIELD(F_ADDR_HIT);
         uint64_t pr = e->last + e->stride;
@@ -756,6 +816,8 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         if (rcd_cbit(c, enc, &m->mhit[ctx], a == pr, CLIM)) {
             a = pr;
             e->hist = (uint8_t)(e->hist << 1 | 1);
+        } else if (hinted && ha != pr && code_mhint(m, c, enc, h, s, 0, &a)) {
+            e->hist = (uint8_t)(e->hist << 1);
         } else {
             e->hist = (uint8_t)(e->hist << 1);
             FIELD(F_ADDR_MISS);
@@ -772,7 +834,10 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
 #ifdef DR_STATS
                 if (enc && getenv("DR_MISS")) fprintf(stderr, "miss pc %llx s %u d %lld stride %lld dreg %lld base %u\n", (unsigned long long)pc, s, (long long)(a - e->last), (long long)e->stride, (long long)(a - rp), f ? f->mbase : 99);
 #endif
-                a = e->last + (uint64_t)code_sint(c, enc, &m->mem_d[0], e->dcls, (int64_t)(a - e->last));
+                /* a delta: from the match's address when there is one (the
+                 * same structure elsewhere), else from the last */
+                uint64_t b = hinted ? ha : e->last;
+                a = b + (uint64_t)code_sint(c, enc, &m->mem_d[hinted], e->dcls, (int64_t)(a - b));
                 e->dcls = (uint8_t)bitlen((int64_t)(a - e->last) < 0 ? e->last - a : a - e->last);
             }
         }
@@ -782,7 +847,9 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
          * near one of the bases */
         int done = 0;
         FIELD(F_ADDR_NEW);
-        if (f && f->mbase == 16 && s == 0) {
+        if (hinted && code_mhint(m, c, enc, h, s, 1, &a)) {
+            done = 1;
+        } else if (f && f->mbase == 16 && s == 0) {
             uint64_t pr = pc + len + (uint64_t)(int64_t)f->mdisp;
             if (rcd_cbit(c, enc, &m->mrip[0], a == pr, CLIM)) a = pr, done = 1;
         } else if (f && f->mbase < 16 && m->regok[f->mbase]) {
@@ -790,7 +857,9 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
             if (rcd_cbit(c, enc, &m->mreg[s != 0], a == pr, CLIM)) a = pr, done = 1;
         }
         if (!done && code_recent(m, c, enc, 1, &a)) done = 1;
-        if (!done) {
+        if (!done && hinted) {
+            a = ha + (uint64_t)code_sint(c, enc, &m->mem_n[3], 0, (int64_t)(a - ha));
+        } else if (!done) {
             uint64_t base[3] = { m->last_addr, m->regok[4] ? m->regval[4] : m->last_addr, pc };
             unsigned j = 0;
             if (enc) {
@@ -808,6 +877,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
         e->stride = 0;
     }
     e->last = a;
+    if (hinted && !h->have_d && a != ha) h->have_d = 1, h->d = (int64_t)(a - ha);
     /* the base register's value as this access shows it */
     if (f && s == 0 && f->mbase < 16) {
         m->regval[f->mbase] = a - (uint64_t)(int64_t)f->mdisp;
@@ -896,15 +966,16 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
     }
 }
 
-RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t nrec)
+/* One event at record i (of nrec): returns the records it took, -1 for
+ * damage, -2 out of memory.  enc 2 replays an event both sides know (the
+ * match model's copy): nothing is coded, and the models' state moves
+ * along as if it had been, their probabilities left as they are. */
+RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
+                       dr_hint *hint)
 {
-    size_t i = 0;
     uint32_t pat[DR_MAXMEM];
     uint64_t addrs[DR_MAXMEM];
-    unsigned nev = 0;
-    while (i < nrec) {
-        if (!enc && !(++nev & 1023) && rc_dec_bad(c)) return -1;
-        if (m->oom) return -2;
+    {
         dr_event ev;
         if (enc) parse_event(in, i, nrec, &ev);
         else memset(&ev, 0, sizeof ev);
@@ -959,10 +1030,9 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                 fl->nexp_ok = 1;
                 fl->pend = 0;
             }
-            i += 1 + run;
             m->prev_ev = EV_MARKER;
             m->prev_sub = mt < 47 ? mt : 47;
-            continue;
+            return 1 + (long)run;
         }
         if (kind == EV_OTHER) {
             const uint8_t *p = enc ? in + i * DR_REC : NULL;
@@ -997,10 +1067,9 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             if (!enc) put_rec(out + i * DR_REC, ty, sz, v);
             m->olast[t] = v;
             m->osize[t] = (uint16_t)sz;
-            i++;
             m->prev_ev = EV_OTHER;
             m->prev_sub = t;
-            continue;
+            return 1;
         }
         if (kind == EV_RAW) {
             const uint8_t *p = enc ? in + i * DR_REC : NULL;
@@ -1015,10 +1084,9 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             if (!enc) put_rec(out + i * DR_REC, t, sz, v);
             m->rawlast = v;
             if (dr_is_mem(t)) m->last_addr = v;
-            i++;
             m->prev_ev = EV_RAW;
             m->prev_sub = 47;
-            continue;
+            return 1;
         }
         /* an instruction: 2. its PC */
         const uint8_t *ip = enc ? in + ev.instr * DR_REC : NULL;
@@ -1169,7 +1237,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
         if (nr > nrec - i) return -1;
         for (unsigned s = 0; s < nmem; s++) {
             uint64_t a = enc ? trz_ld_le64(in + (ev.instr + 1 + s) * DR_REC + 4) : 0;
-            addrs[s] = code_addr(m, c, enc, pc, len, f, s, a);
+            addrs[s] = code_addr(m, c, enc, pc, len, f, s, a, hint);
         }
         if (!enc) {
             uint8_t *o = out + i * DR_REC;
@@ -1187,15 +1255,105 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             o += DR_REC;
             for (unsigned s = 0; s < nmem; s++, o += DR_REC) put_rec(o, pat[s] >> 16, pat[s] & 0xFFFF, addrs[s]);
         }
-        i += nr;
         flow_after(m, f, type, pc, len, d);
         m->prev_ev = kind;
         m->prev_sub = fl->pclass;
         m->pdyn = d;
+        return (long)nr;
+    }
+}
+
+/* The records of the event parse_event found at record i. */
+static inline size_t event_records(const dr_event *ev, size_t i)
+{
+    if (ev->kind <= EV_INSTR_ENC) return ev->instr - i + 1 + ev->nmem;
+    return ev->kind == EV_MARKER ? 1 + (size_t)ev->run : 1;
+}
+
+/* An event's fingerprint: its records' bytes (the first 40) and count. */
+static inline uint64_t event_fp(const uint8_t *p, size_t n)
+{
+    uint64_t h = n * 0x9E3779B97F4A7C15ull;
+    for (size_t j = 0; j < n && j < 40; j++, p += DR_REC) {
+        h = (h ^ trz_ld_le64(p + 4)) * 0xC2B2AE3D27D4EB4Full;
+        h = (h ^ trz_ld_le32(p) ^ h >> 29) * 0x9E3779B97F4A7C15ull;
+    }
+    return h;
+}
+
+/* The chunk's events.  With the match model, each event is first offered
+ * as a copy of the one that followed the last occurrence of the current
+ * context (one decision, in the context of the run of right predictions,
+ * the predicted event's kind and whether the flow agrees with it); a copy
+ * is replayed through the models so they stay as if it had been coded. */
+RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t nrec)
+{
+    const uint8_t *buf = enc ? in : out;
+    size_t i = 0;
+    unsigned nev = 0;
+    while (i < nrec) {
+        if (!enc && !(++nev & 1023) && rc_dec_bad(c)) return -1;
+        if (m->oom) return -2;
+        long n;
+        int hit = 0;
+        size_t pn = 0;
+        dr_hint hint = { 0, 0, 0, 0, NULL };
+        if (m->mp) {
+            size_t mp = m->mp - 1;
+            dr_event pe;
+            parse_event(buf, mp, i, &pe);
+            pn = event_records(&pe, mp);
+            unsigned agree = 2;
+            dr_pcdyn *pd = NULL;
+            if (pe.kind <= EV_INSTR_ENC) {
+                uint64_t ppc = trz_ld_le64(buf + pe.instr * DR_REC + 4);
+                agree = m->fl.nexp_ok && ppc == m->fl.nexp;
+                pd = dyn_get(m, ppc);
+            }
+            unsigned ml = m->mlen < 2048 ? bitlen(m->mlen) : 11;
+            FIELD(F_MATCH);
+            hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)],
+                           enc && pn <= nrec - i && !memcmp(in + i * DR_REC, in + mp * DR_REC, pn * DR_REC), CLIM);
+            if (pd) pd->mhist = (uint8_t)(pd->mhist << 1 | (unsigned)hit);
+            if (!hit && pe.kind <= EV_INSTR_ENC && pe.nmem) {
+                hint.pc = trz_ld_le64(buf + pe.instr * DR_REC + 4);
+                hint.nmem = pe.nmem;
+                hint.mem = buf + (pe.instr + 1) * DR_REC;
+            }
+            if (hit) {
+                if (pn > nrec - i) return -1;
+                if (!enc) memcpy(out + i * DR_REC, out + mp * DR_REC, pn * DR_REC);
+                n = code_event(m, c, 3, buf, NULL, i, i + pn, NULL);
+                if (n != (long)pn) return n < 0 ? (int)n : -1;
+            }
+            m->mp += pn;
+        }
+        if (!hit) {
+            n = code_event(m, c, enc, in, out, i, nrec, &hint);
+            if (n < 0) return (int)n;
+        }
+        if (m->match) {
+            /* the context now ends with this event: where was it last? */
+            for (unsigned k = MM_CTX - 1; k > 0; k--) m->mfp[k] = m->mfp[k - 1];
+            m->mfp[0] = event_fp(buf + i * DR_REC, (size_t)n);
+            uint64_t key = m->mfp[0];
+            for (unsigned k = 1; k < MM_CTX; k++) key = key * 31 + m->mfp[k];
+            uint32_t *slot = &m->mtab[(key * 0x9E3779B97F4A7C15ull) >> (64 - m->mt_bits)];
+            if (hit) {
+                m->mlen++;
+            } else {
+                m->mlen = 0;
+                size_t p = *slot; /* a candidate stands when the event before it is this one */
+                if (p && p - 1 >= (size_t)n && p - 1 <= i &&
+                    !memcmp(buf + (p - 1 - (size_t)n) * DR_REC, buf + i * DR_REC, (size_t)n * DR_REC))
+                    m->mp = p;
+            }
+            *slot = (uint32_t)(i + (size_t)n + 1);
+        }
+        i += (size_t)n;
     }
     return 0;
 }
-
 
 /* ---- carried knowledge: learning and the knowledge stream -------------- */
 
@@ -1412,12 +1570,12 @@ static int dr_encode(const trz_enc_args *a)
 {
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK;
-    dr_model *m = model_new(a->nrec);
+    dr_model *m = model_new(a->nrec, 1);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     rc c;
     rc_enc_init(&c, &a->streams[S_MODEL]);
-    rcd_direct(&c, 1, a->know ? DR_VARIANT_KNOW : DR_VARIANT, 8);
+    rcd_direct(&c, 1, a->know ? DR_VARIANT_MATCH_KNOW : DR_VARIANT_MATCH, 8);
     int rc = dr_code(m, &c, 1, a->in, NULL, (size_t)a->nrec);
     rc_enc_flush(&c);
     trz_mark_coded(a, S_MODEL);
@@ -1435,8 +1593,11 @@ static int dr_decode(const trz_dec_args *a)
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
     rc c;
     rc_dec_init(&c, a->stream[S_MODEL], a->stream_len[S_MODEL]);
-    if (rcd_direct(&c, 0, 0, 8) != (a->know ? DR_VARIANT_KNOW : DR_VARIANT)) return TRZ_CODEC_UNSUPPORTED;
-    dr_model *m = model_new(a->nrec);
+    /* variants 0 and 1 (no match model) are what trz 0.11 to 0.13 wrote */
+    unsigned v = rcd_direct(&c, 0, 0, 8);
+    if (v != (a->know ? DR_VARIANT_KNOW : DR_VARIANT) && v != (a->know ? DR_VARIANT_MATCH_KNOW : DR_VARIANT_MATCH))
+        return TRZ_CODEC_UNSUPPORTED;
+    dr_model *m = model_new(a->nrec, v >= DR_VARIANT_MATCH);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     int rc = dr_code(m, &c, 0, NULL, a->out, (size_t)a->nrec);
@@ -1448,6 +1609,17 @@ static int dr_decode(const trz_dec_args *a)
 
 static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : NULL; }
 
+/* For listings: "range" (variants 0 and 1), "match" (2 and 3, with the
+ * match model), from stream 0's first 8 direct bits. */
+static const char *dr_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+{
+    if (!len[S_MODEL]) return "-";
+    rc c;
+    rc_dec_init(&c, head[S_MODEL], len[S_MODEL] < TRZ_VARIANT_HEAD ? len[S_MODEL] : TRZ_VARIANT_HEAD);
+    unsigned v = rcd_direct(&c, 0, 0, 8);
+    return v <= DR_VARIANT_KNOW ? "range" : v <= DR_VARIANT_MATCH_KNOW ? "match" : "?";
+}
+
 const trz_codec trz_codec_drmemtrace = {
     .id = TRZ_CODEC_DRMEMTRACE,
     .name = "drmemtrace",
@@ -1457,6 +1629,7 @@ const trz_codec trz_codec_drmemtrace = {
     .encode_chunk = dr_encode,
     .decode_chunk = dr_decode,
     .stream_name = dr_stream_name,
+    .variant = dr_variant,
     .dump_record = dr_dump,
     .convert = dr_convert,
     .learn = dr_learn,

@@ -170,6 +170,12 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
         rc = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
     else if (rc >= 0) {
         const char *name = "-";
+        /* a chunk the member's codec left to the raw codec: it could not
+         * model it, or the guard found the raw codec smaller */
+        if (d.h.codec == TRZ_CODEC_RAW && r->chunks[n].mcodec != TRZ_CODEC_RAW) {
+            const trz_codec *mc = trz_codec_by_id(r->chunks[n].mcodec);
+            name = mc && mc->record_size > 1 && d.h.raw % mc->record_size ? "tail" : "fallback";
+        }
         if (c && c->variant) {
             size_t len[TRZ_MAX_STREAMS] = { 0 };
             uint8_t head[TRZ_MAX_STREAMS][TRZ_VARIANT_HEAD] = { { 0 } };

@@ -5,6 +5,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* for ZSTD_c_format / ZSTD_f_zstd1_magicless */
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "format.h"
 
@@ -176,6 +177,41 @@ size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src,
     if (!z->t) z->t = ZSTD_createCCtx_advanced(big_mem);
     size_t r = dst && z->t ? ZSTD_compressCCtx(z->t, dst, bound, src, n, level) : n;
     return ZSTD_isError(r) || r > n ? n : r;
+}
+
+int trz_backend_under(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, size_t cap)
+{
+    if (n == 0) return 1;
+    if (cap == 0) return 0;
+    /* the output buffer is cap bytes: each back-end stops at the block or
+     * the output that overflows it, so a trial the model wins by far ends
+     * early */
+    uint8_t *dst = trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, cap);
+    if (!dst) return -1;
+    if (backend == TRZ_BACKEND_GZIP) {
+        z_stream s;
+        memset(&s, 0, sizeof s);
+        int zl = level > 9 ? 9 : level < 1 ? 1 : level;
+        if (deflateInit(&s, zl) != Z_OK) return -1;
+        int rc = Z_OK;
+        size_t done = 0;
+        s.next_out = dst;
+        s.avail_out = cap > 0xffffffffu ? 0xffffffffu : (uInt)cap;
+        while (rc == Z_OK && s.avail_out) {
+            size_t step = n - done > (1u << 30) ? 1u << 30 : n - done;
+            s.next_in = (Bytef *)(uintptr_t)(src + done);
+            s.avail_in = (uInt)step;
+            rc = deflate(&s, done + step == n ? Z_FINISH : Z_NO_FLUSH);
+            done += step - s.avail_in;
+        }
+        deflateEnd(&s);
+        return rc == Z_STREAM_END;
+    }
+    if (!z->t) z->t = ZSTD_createCCtx_advanced(big_mem);
+    if (!z->t) return -1;
+    size_t r = ZSTD_compressCCtx(z->t, dst, cap, src, n, level);
+    if (!ZSTD_isError(r)) return 1;
+    return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 0 : -1;
 }
 
 int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len)

@@ -117,6 +117,24 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     return chunk_decode(&h, job->out.p, job->out.n, tmp, z, job->know, err, sizeof err, job->raw, trz_zctx_streams(z));
 }
 
+/* The guard: whether the raw codec, at the fast level TRZ_GUARD_LEVEL,
+ * would store the chunk in fewer bytes than the model did (its knowledge
+ * stream aside: a raw chunk carries it the same).  A trial that stops as
+ * soon as it has written as much as the model. */
+static int raw_wins(trz_chunk_job *job, trz_zctx *z)
+{
+    trz_chunk_hdr h;
+    size_t need;
+    if (trz_chunk_parse_hdr(job->out.p, job->out.n, &h, &need)) return 0;
+    size_t model = h.hdr_len, raw_hdr = TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4;
+    for (unsigned k = 0; k < h.nstreams; k++)
+        if (!(job->kstream && job->kstream->n && h.sid[k] == TRZ_KNOW_STREAM)) model += h.csize[k];
+        else model -= TRZ_STREAM_ENTRY;
+    if (model <= raw_hdr) return 0;
+    int lvl = job->level < TRZ_GUARD_LEVEL ? job->level : TRZ_GUARD_LEVEL;
+    return trz_backend_under(z, job->backend, lvl, job->raw, job->raw_len, model - raw_hdr) == 1;
+}
+
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
 {
     uint64_t xxh = trz_xxh64(job->raw, job->raw_len);
@@ -128,6 +146,9 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
         /* Nor does a forced format on bytes it cannot predict (random data
          * as BYU grew 4%): a chunk is never larger than its bytes stored. */
         if (rc == TRZ_OK && job->out.n > job->raw_len + TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4) rc = TRZ_ERR_CODEC;
+        /* Nor a model that loses to the general-purpose back-end (exact
+         * repeats it has no memory for, noise): the guard. */
+        if (rc == TRZ_OK && job->backend != TRZ_BACKEND_STORE && raw_wins(job, z)) rc = TRZ_ERR_CODEC;
         if (rc == TRZ_OK && job->verify && verify(job, z) != 0) rc = TRZ_ERR_CODEC;
         trz_zctx_release(z, TRZ_SCRATCH_CHECK);
         if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {

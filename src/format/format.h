@@ -23,6 +23,7 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_FILE_HDR_MAX (TRZ_FILE_HDR_FIXED + TRZ_MAX_PARAMS + 4)
 #define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table */
 #define TRZ_STREAM_ENTRY 10
+#define TRZ_GUARD_LEVEL 1 /* the back-end level a model is checked against (chunk.c, raw_wins) */
 #define TRZ_CHUNK_HDR_MAX (TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4)
 #define TRZ_INDEX_ENTRY 40
 #define TRZ_FOOTER_SIZE 24
@@ -116,6 +117,10 @@ int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src
 /* The bytes n bytes at src would take with the back-end (for codecs'
  * trials; trz_enc_args.packed_size). */
 size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n);
+/* Whether the back-end at level writes the n bytes at src in fewer than cap
+ * bytes: 1 yes, 0 no, -1 it could not tell (memory).  Costs a fraction
+ * cap / (the compressed size) of a full compression when the answer is no. */
+int trz_backend_under(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, size_t cap);
 /* Decompress exactly raw_len bytes; TRZ_ERR_CORRUPT if the data is not that. */
 int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len);
 /* The first bytes of a stream, up to want of them, into dst (for listings:
