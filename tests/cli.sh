@@ -357,6 +357,26 @@ else bad "bench on an .xz input" "$(head -5 "$W/bench.md") $(cat "$W/bench.err")
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
 "$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \
     && ok "-v ends with a summary line" || bad "-v ends with a summary line" "$(cat "$W/err")"
+# -v of a compressed input and of a drmemtrace container: the ratio and sizes
+# are the file's as given (not the trace inside), the line before says what
+# was unwrapped; human NUM: the summary's way of writing a size
+human() { awk -v v="$1" 'BEGIN { if (v < 1000) printf "%d B", v; else if (v < 1e6) printf "%.1f kB", v / 1e3;
+                                 else printf "%.1f MB", v / 1e6 }'; }
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(zipfile.ZipInfo("chunk.0000", (2024, 5, 6, 7, 8, 10)), open(sys.argv[1], "rb").read(), zipfile.ZIP_DEFLATED)' \
+    "$ROOT/corpus/core-6thr.drmemtrace" "$W/v.trace.zip"
+for v in "v.trace.zip:zip:v.trace.zip.trz:720.0 kB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MB of trace"; do
+    IFS=: read -r f kind out inside <<< "$v"
+    rm -f "$W/$out"
+    if "$TRZ" -v "$W/$f" 2> "$W/err"; then
+        given=$(stat -c %s "$W/$f") arch=$(stat -c %s "$W/$out")
+        want="$W/$f : $(awk -v a="$arch" -v g="$given" 'BEGIN { printf "%.2f", 100 * a / g }')% ($(human "$given") => $(human "$arch"), $W/$out)"
+        grep -qxF "$want" "$W/err" && grep -qF "$W/$f: " "$W/err" && grep -qF ", unwrapped from $kind ($inside)" "$W/err" \
+            && ok "-v of a .$kind input: the file as given, and what was unwrapped" \
+            || bad "-v of a .$kind input: the file as given, and what was unwrapped" "want '$want'; got $(cat "$W/err")"
+    else bad "-v of a .$kind input" "$(cat "$W/err")"; fi
+done
 expect "a forced format that does not fit warns" 0 "does not look like byu input \\(auto-detection picks rst\\)" -- "$TRZ" --format=byu -c "$ROOT/corpus/loops-4cpu.rst"
 "$TRZ" --format=rst -c "$ROOT/corpus/loops-4cpu.rst" 2> "$W/err" > /dev/null && [ ! -s "$W/err" ] && ok "a forced format that fits says nothing" || bad "a forced format that fits says nothing" "$(cat "$W/err")"
 
