@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # install.sh - `make install` into a temporary prefix, then what the README
-# tells users to build against it, found through pkg-config only: the C batch
-# reader of trz_champsim.h, a static program linked with `pkg-config
-# --static`, and (where g++ is present) the README's ChampSim stream class,
-# each reading an archive at run time through the installed library.  A
-# `make check` step; prints "N passed, M failed" last.
+# tells users to build against it, found through pkg-config only: the
+# README's reader example, the C batch reader of trz_champsim.h, a static
+# program linked with `pkg-config --static`, and (where g++ is present) the
+# README's ChampSim stream class, each reading an archive at run time
+# through the installed library.  A `make check` step; prints "N passed, M
+# failed" last.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -34,6 +35,24 @@ if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o csr champsim_read.c $CF 
     else bad "the installed reader gives the records" "$(head -3 "$W/err")"; fi
 else
     bad "compile the C reader against the installed trz" "$(head -5 "$W/err")"
+fi
+
+# the README's reader example, as written there (its "..." the start of
+# main): it counts INSTR records, and a missing file's message names it
+{ printf '#include <stdint.h>\n#include <stdio.h>\n#include "trz.h"\n'
+  sed -n '/^static int count(void \*ctx/,/^```$/p' README.md | sed -e 's/^\.\.\.$/int main(void)\n{/' -e 's/^```$/return 0;\n}/'; } > "$W/rex.c"
+if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o rex rex.c $CF $LF) 2> "$W/err"; then
+    ok
+    mkdir -p "$W/rex.d"
+    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err"; rc=$?
+    [ $rc = 1 ] && [ "$(cat "$W/err")" = "trace.trz: No such file or directory" ] && ok \
+        || bad "the README's reader example names a missing file" "exit $rc: $(cat "$W/err")"
+    ./trz -q -c corpus/loops-4cpu.rst > "$W/rex.d/trace.trz"
+    want=$(tail -c +$((24 * 1000 + 1)) corpus/loops-4cpu.rst | od -An -v -tu1 -w24 | awk '$1 == 3' | wc -l)
+    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err" && [ "$(cat "$W/out")" = "$want INSTR records from record 1000 on" ] && ok \
+        || bad "the README's reader example counts INSTR records" "$(cat "$W/out" "$W/err")"
+else
+    bad "compile the README's reader example against the installed trz" "$(head -5 "$W/err")"
 fi
 
 # a static program: libtrz.a and what `pkg-config --static --libs trz`

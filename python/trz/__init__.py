@@ -413,7 +413,7 @@ def fields(fmt):
 
 
 # ---- whole files -----------------------------------------------------------------
-_BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "gzip": _lib.BACKEND_GZIP}
+_BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "zlib": _lib.BACKEND_GZIP, "gzip": _lib.BACKEND_GZIP}  # gzip: zlib's old name
 
 
 def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
@@ -430,7 +430,7 @@ def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, 
         if restart_bytes is not None:
             settings.append((_lib.C_RESTART_BYTES, restart_bytes, "restart_bytes"))
         if backend not in _BACKENDS:
-            raise TrzError("unknown backend %r (zstd or gzip)" % (backend,), _lib.ERR_PARAM)
+            raise TrzError("unknown backend %r (zstd or zlib)" % (backend,), _lib.ERR_PARAM)
         settings.append((_lib.C_BACKEND, _BACKENDS[backend], "backend"))
         for param, value, name in settings:
             rc = lib.trz_cctx_set(c, param, int(value))
