@@ -236,7 +236,9 @@ TRZ_API int trz_reader_open_io(trz_reader **reader, const trz_io *io);
 TRZ_API void trz_reader_close(trz_reader *reader);
 
 /* On failure of an open call, *reader is still set (unless out of memory) so
- * that trz_reader_error can tell why; close it as usual. */
+ * that trz_reader_error can tell why; close it as usual.  The message does
+ * not name the input ("No such file or directory"): print the path before
+ * it. */
 TRZ_API const char *trz_reader_error(const trz_reader *reader);
 
 typedef enum trz_rparam {

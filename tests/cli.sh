@@ -377,9 +377,74 @@ if "$TRZ" bench --quick --levels=1 --threads=1 --tmpdir="$W" "$W/bq.champsimtrac
 else bad "bench on an .xz input" "$(head -5 "$W/bench.md") $(cat "$W/bench.err")"; fi
 [ -z "$(ls "$W" | grep '^trz-bench')" ] && ok "bench leaves no work files" || bad "bench leaves no work files" "$(ls "$W")"
 [ "$("$TRZ" --help | awk 'length($0) > 79' | wc -l)" = 0 ] && [ "$("$TRZ" --help | wc -l)" -le 24 ] && ok "--help fits 80 columns and a screen" || bad "--help fits 80 columns"
+# the format names the library knows (its table, as the unknown-format
+# message lists them) in every text that lists them: --help, the man page's
+# --format, bench --help's --format and the README's table; drmemtrace in
+# the opening lines of --help and of the man page
+names=$("$TRZ" -c --format=nope "$ROOT/corpus/bus-1cpu.pbus" 2>&1 > /dev/null | sed -n 's/.*(auto, \(.*\))$/\1/p' | tr -d ,)
+man_text() { sed -e 's/\\f[BIR]//g' -e 's/\\-/-/g' "$ROOT/trz.1"; }
+man_text | awk '/^\.BI --format/ { f = 1; next } f && /^\.TP/ { exit } f' | tr '\n' ' ' | sed 's/\.  .*//' > "$W/man.format"
+"$TRZ" --help | awk '/--format NAME/ { f = 1 } f && /--backend/ { exit } f' > "$W/help.format"
+"$TRZ" bench --help | awk '/--format=NAME/ { f = 1 } f && /--match-zstd/ { exit } f' > "$W/bench.format"
+awk '/^\| format \| records/ { f = 1 } f && /^$/ { exit } f' "$ROOT/README.md" | cut -d'|' -f2 | grep -o '`[a-z-]*`' | tr -d '`' > "$W/readme.format"
+[ "$(echo $names | wc -w)" -ge 8 ] && ok "the library names its formats" || bad "the library names its formats" "$names"
+for n in $names; do
+    for t in help man bench readme; do
+        grep -qE "(^|[^a-z-])$n([^a-z-]|$)" "$W/$t.format" && ok "$t lists format $n" || bad "$t lists format $n" "$(cat "$W/$t.format")"
+    done
+done
+for t in help man bench readme; do   # and nothing the library does not know
+    for n in $(grep -oE '[a-z][a-z-]+' "$W/$t.format" | grep -vxE 'auto|default|force|trz|s|format|or|probe|the|input|and|fall|back|to|NAME'); do
+        echo " $names " | grep -q " $n " || bad "$t lists a format the library does not know" "$n"
+    done
+done
+"$TRZ" --help | sed -n '2,5p' | grep -q drmemtrace && ok "--help's opening lines name drmemtrace" || bad "--help's opening lines name drmemtrace"
+man_text | awk '/^\.SH DESCRIPTION/ { f = 1; next } f && /^\.PP/ { exit } f' | grep -q drmemtrace \
+    && ok "the man page's description names drmemtrace" || bad "the man page's description names drmemtrace"
+# --backend: zlib in the texts, gzip still taken
+"$TRZ" --help | grep -E -- '--backend' | grep -q 'zlib' && ! "$TRZ" --help | grep -E -- '--backend' | grep -q gzip \
+    && man_text | grep -A1 -- '^\.BI --backend' | grep -q zlib && ok "--backend says zlib" || bad "--backend says zlib"
+"$TRZ" -q -c --backend=zlib "$ROOT/corpus/bus-1cpu.pbus" | cmp -s - <("$TRZ" -q -c --backend=gzip "$ROOT/corpus/bus-1cpu.pbus") \
+    && ok "--backend=zlib is --backend=gzip" || bad "--backend=zlib is --backend=gzip"
+expect "an unknown back-end names zstd and zlib" 2 "zstd or zlib" -- "$TRZ" --backend=lzma -c "$ROOT/corpus/bus-1cpu.pbus"
+# -l -v: the columns after a long format name stay in place
+"$TRZ" -q -c "$ROOT/corpus/core-6thr.drmemtrace" > "$W/lw1.trz"; "$TRZ" -q -c "$ROOT/corpus/mix-cloudsuite.champsimtrace" > "$W/lw2.trz"
+for a in lw1 lw2; do
+    "$TRZ" -l -v "$W/$a.trz" > "$W/lw" 2>&1
+    awk '/^ *Chunk +First rec/ { h = index($0, "Variant"); getline; match($0, / [^ ]+$/); exit !(h == RSTART + 1) }' "$W/lw" \
+        && awk 'NR == 1 { h = index($0, "Order"); getline; match($0, /^[^ ]+ +/); exit !(h == RLENGTH + 1) }' "$W/lw" \
+        && ok "-l -v columns after a long format name ($a)" || bad "-l -v columns after a long format name ($a)" "$(cat "$W/lw")"
+done
+# -r: an archive met in a directory is passed over; -v names it (as gzip -r -v does)
+mkdir -p "$W/rv"; cp "$W/lw1.trz" "$W/rv/old.trz"; head -c 6000 "$ROOT/corpus/bus-1cpu.pbus" > "$W/rv/new.pbus"
+"$TRZ" -r "$W/rv" 2> "$W/err" && [ ! -s "$W/err" ] && [ -f "$W/rv/new.pbus.trz" ] && [ ! -e "$W/rv/old.trz.trz" ] \
+    && ok "-r passes over archives quietly" || bad "-r passes over archives quietly" "$(cat "$W/err")"
+rm -f "$W/rv/new.pbus.trz"
+"$TRZ" -r -v "$W/rv" 2> "$W/err" && grep -qxF "trz: $W/rv/old.trz: already has .trz suffix -- ignored" "$W/err" \
+    && ok "-r -v names the archives it passes over" || bad "-r -v names the archives it passes over" "$(cat "$W/err")"
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
 "$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \
     && ok "-v ends with a summary line" || bad "-v ends with a summary line" "$(cat "$W/err")"
+# -v of a compressed input and of a drmemtrace container: the ratio and sizes
+# are the file's as given (not the trace inside), the line before says what
+# was unwrapped; human NUM: the summary's way of writing a size
+human() { awk -v v="$1" 'BEGIN { if (v < 1000) printf "%d B", v; else if (v < 1e6) printf "%.1f kB", v / 1e3;
+                                 else printf "%.1f MB", v / 1e6 }'; }
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(zipfile.ZipInfo("chunk.0000", (2024, 5, 6, 7, 8, 10)), open(sys.argv[1], "rb").read(), zipfile.ZIP_DEFLATED)' \
+    "$ROOT/corpus/core-6thr.drmemtrace" "$W/v.trace.zip"
+for v in "v.trace.zip:zip:v.trace.zip.trz:720.0 kB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MB of trace"; do
+    IFS=: read -r f kind out inside <<< "$v"
+    rm -f "$W/$out"
+    if "$TRZ" -v "$W/$f" 2> "$W/err"; then
+        given=$(stat -c %s "$W/$f") arch=$(stat -c %s "$W/$out")
+        want="$W/$f : $(awk -v a="$arch" -v g="$given" 'BEGIN { printf "%.2f", 100 * a / g }')% ($(human "$given") => $(human "$arch"), $W/$out)"
+        grep -qxF "$want" "$W/err" && grep -qF "$W/$f: " "$W/err" && grep -qF ", unwrapped from $kind ($inside)" "$W/err" \
+            && ok "-v of a .$kind input: the file as given, and what was unwrapped" \
+            || bad "-v of a .$kind input: the file as given, and what was unwrapped" "want '$want'; got $(cat "$W/err")"
+    else bad "-v of a .$kind input" "$(cat "$W/err")"; fi
+done
 expect "a forced format that does not fit warns" 0 "does not look like byu input \\(auto-detection picks rst\\)" -- "$TRZ" --format=byu -c "$ROOT/corpus/loops-4cpu.rst"
 "$TRZ" --format=rst -c "$ROOT/corpus/loops-4cpu.rst" 2> "$W/err" > /dev/null && [ ! -s "$W/err" ] && ok "a forced format that fits says nothing" || bad "a forced format that fits says nothing" "$(cat "$W/err")"
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # install.sh - `make install` into a temporary prefix, then what the README
-# tells users to build against it, found through pkg-config only: the C batch
-# reader of trz_champsim.h, and (where g++ is present) the README's ChampSim
-# stream class, each reading an archive at run time through the installed
-# libtrz.so.0.  A `make check` step; prints "N passed, M failed" last.
+# tells users to build against it, found through pkg-config only: the
+# README's reader example, the C batch reader of trz_champsim.h, a static
+# program linked with `pkg-config --static`, and (where g++ is present) the
+# README's ChampSim stream class, built through a Makefile that sets its
+# flags with `override` as ChampSim's does plus the README's two lines;
+# each reads an archive at run time through the installed library.  A
+# `make check` step; prints "N passed, M failed" last.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -35,6 +38,71 @@ else
     bad "compile the C reader against the installed trz" "$(head -5 "$W/err")"
 fi
 
+# the README's reader example, as written there (its "..." the start of
+# main): it counts INSTR records, and a missing file's message names it
+{ printf '#include <stdint.h>\n#include <stdio.h>\n#include "trz.h"\n'
+  sed -n '/^static int count(void \*ctx/,/^```$/p' README.md | sed -e 's/^\.\.\.$/int main(void)\n{/' -e 's/^```$/return 0;\n}/'; } > "$W/rex.c"
+if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o rex rex.c $CF $LF) 2> "$W/err"; then
+    ok
+    mkdir -p "$W/rex.d"
+    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err"; rc=$?
+    [ $rc = 1 ] && [ "$(cat "$W/err")" = "trace.trz: No such file or directory" ] && ok \
+        || bad "the README's reader example names a missing file" "exit $rc: $(cat "$W/err")"
+    ./trz -q -c corpus/loops-4cpu.rst > "$W/rex.d/trace.trz"
+    want=$(tail -c +$((24 * 1000 + 1)) corpus/loops-4cpu.rst | od -An -v -tu1 -w24 | awk '$1 == 3' | wc -l)
+    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err" && [ "$(cat "$W/out")" = "$want INSTR records from record 1000 on" ] && ok \
+        || bad "the README's reader example counts INSTR records" "$(cat "$W/out" "$W/err")"
+else
+    bad "compile the README's reader example against the installed trz" "$(head -5 "$W/err")"
+fi
+
+# a static program: libtrz.a and what `pkg-config --static --libs trz`
+# names, nothing else; it keeps a zip of drmemtrace records (deflate
+# re-encoded on the way back) and gives the zip back byte for byte
+cat > "$W/st.c" <<'C'
+#include <stdio.h>
+#include "trz.h"
+int main(int argc, char **argv)
+{
+    if (argc != 4) return 2;
+    trz_cctx *c = trz_cctx_create();
+    if (!c || trz_compress_path(c, argv[1], argv[2]) != TRZ_OK) {
+        fprintf(stderr, "compress: %s\n", c ? trz_cctx_error(c) : "out of memory");
+        return 1;
+    }
+    trz_cctx_free(c);
+    trz_reader *r;
+    FILE *f = fopen(argv[3], "wb");
+    int fd = f ? fileno(f) : -1;
+    trz_io out;
+    trz_io_fd(&out, &fd);
+    int rc = trz_reader_open_path(&r, argv[2]);
+    if (rc == TRZ_OK) rc = trz_restore(r, &out);
+    if (rc != TRZ_OK || !f || fclose(f)) { fprintf(stderr, "restore: %s\n", trz_reader_error(r)); return 1; }
+    trz_reader_close(r);
+    return 0;
+}
+C
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(zipfile.ZipInfo("chunk.0000", (2024, 5, 6, 7, 8, 10)), open(sys.argv[1], "rb").read(), zipfile.ZIP_DEFLATED)' \
+    corpus/core-6thr.drmemtrace "$W/st.trace.zip" || bad "make a zip of drmemtrace records"
+SLF=$(pkg-config --static --libs trz)
+if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -static -o st st.c $CF $SLF) 2> "$W/err"; then
+    ok
+    ldd "$W/st" > "$W/ldd" 2>&1; grep -q "not a dynamic executable" "$W/ldd" && ok || bad "the static program is static" "$(head -3 "$W/ldd")"
+    if "$W/st" "$W/st.trace.zip" "$W/st.trz" "$W/st.back.zip" 2> "$W/err" && cmp -s "$W/st.trace.zip" "$W/st.back.zip" \
+            && ./trz -dc "$W/st.trz" | cmp -s - corpus/core-6thr.drmemtrace; then ok
+    else bad "the static program keeps and restores a zip" "$(head -3 "$W/err")"; fi
+else
+    bad "link a static program with pkg-config --static --libs trz ($SLF)" "$(grep -m3 -E 'undefined|cannot find|error' "$W/err")"
+fi
+# against libtrz.a alone, the system's libraries shared
+if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o sta st.c $CF "$P/lib/libtrz.a" ${SLF/-ltrz/}) 2> "$W/err" \
+        && ! ldd "$W/sta" | grep -q libtrz && "$W/sta" "$W/st.trace.zip" "$W/st2.trz" "$W/st2.back.zip" 2> "$W/err" \
+        && cmp -s "$W/st.trace.zip" "$W/st2.back.zip"; then ok
+else bad "link against libtrz.a with pkg-config --static --libs trz" "$(grep -m3 -E 'undefined|cannot find|error|:' "$W/err")"; fi
+
 # the README's stream class for ChampSim's tracereader, as written there
 if command -v g++ > /dev/null; then
     sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' README.md > "$W/trz_istream.h"
@@ -54,14 +122,28 @@ int main(int argc, char** argv) {
   try { trz_istream<input_instr> bad(argv[2]); } catch (const std::runtime_error& e) { std::printf("error: %s\n", e.what()); }
 }
 CC
-    if [ "$(wc -l < "$W/trz_istream.h")" -gt 10 ] && (cd "$W" && g++ -std=c++17 -Wall -Wextra -Werror -O2 -I. -o use use.cc $CF $LF) 2> "$W/err"; then
+    # a stand-in for ChampSim's Makefile: its flags set with override, so
+    # that only the README's lines written with override too reach the build
+    sed -n 's/^\/\/   \(.*\(CPPFLAGS\|LDLIBS\) +=.*\)$/\1/p' README.md > "$W/readme.mk"
+    cat > "$W/Makefile" <<'MK'
+override CPPFLAGS += -I.
+override CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -O2
+override LDLIBS   += -lm
+include readme.mk
+use: use.o
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LOADLIBES) $(LDLIBS)
+use.o: use.cc trz_istream.h
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
+MK
+    if [ "$(wc -l < "$W/trz_istream.h")" -gt 10 ] && grep -q CPPFLAGS "$W/readme.mk" && grep -q LDLIBS "$W/readme.mk" \
+            && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$W" use > "$W/err" 2>&1; then
         ok
         printf 'not an archive' > "$W/junk.trz"
         "$W/use" "$W/m.trz" "$W/junk.trz" > "$W/out" 2>&1
         [ "$(head -1 "$W/out")" = "$(cat "$W/want.n")" ] && ok || bad "the stream class reads every record" "$(head -2 "$W/out")"
         grep -q '^error: .*junk.trz' "$W/out" && ok || bad "the stream class throws on a bad file" "$(tail -1 "$W/out")"
     else
-        bad "compile the README's stream class against the installed trz" "$(head -5 "$W/err")"
+        bad "build the README's stream class with its Makefile lines against the installed trz" "$(cat "$W/readme.mk"; head -5 "$W/err")"
     fi
 else
     echo "note: no g++; the README's C++ stream class is not compiled"

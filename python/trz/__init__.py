@@ -19,7 +19,7 @@ import tempfile
 
 try:
     import numpy as np
-except ImportError:  # compress, decompress, join, read_bytes and info work without it
+except ImportError:  # compress, decompress, join, info and reading bytes work without it
     np = None
 
 from . import _lib
@@ -29,9 +29,9 @@ from ._version import __version__  # noqa: F401
 
 def _numpy():
     if np is None:
-        raise ImportError("trz: numpy is needed for records(), read() and batches() "
-                          "(pip install numpy, or Debian's python3-numpy); compress, decompress, join "
-                          "and read_bytes work without it")
+        raise ImportError("trz: numpy is needed for records() and batches(numpy=True) "
+                          "(pip install numpy, or Debian's python3-numpy); compress, decompress, join, "
+                          "read, read_bytes and batches of bytes work without it")
     return np
 
 
@@ -269,8 +269,7 @@ class Reader:
             step = min(step * 2, 64 << 20)
         data = b"".join(parts)
         if n is not None and have >= n:
-            nl = _numpy().flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-            end = int(nl[n - 1]) + 1 if n else 0
+            end = len(data) - len(data.split(b"\n", n)[-1])  # just after the n-th newline
             self._text = data[end:]
             self._pos += n
             return data[:end]
@@ -280,13 +279,47 @@ class Reader:
         assert eof
         return data
 
+    def _read_records(self, n):
+        """The bytes of n whole records (fewer at the end), without numpy."""
+        self._no_mixed()
+        rs = self.record_size
+        if n is None:
+            n = self._remaining()
+        if n is None:  # a pipe: grow until the end
+            parts = []
+            while True:
+                part = self._read_records(1 << 20)
+                if not part:
+                    return b"".join(parts)
+                parts.append(part)
+        buf = bytearray(n * rs)
+        got, r = 0, self._live()
+        view = (ctypes.c_char * len(buf)).from_buffer(buf) if buf else None
+        ptr = ctypes.addressof(view) if buf else 0
+        while got < n:
+            # As in _read_into: a short count is the end or an error the next call reports.
+            k = lib.trz_read(r, ptr + got * rs, n - got)
+            if k < 0:
+                self._pos += got
+                del view
+                self._raise(k)
+            if k == 0:
+                break
+            got += k
+        self._pos += got
+        del view  # releases the export, so that the bytearray can shrink
+        if got < n:
+            del buf[got * rs:]
+        return bytes(buf)
+
     def read(self, n=None):
         """Bytes of the next n whole records (n lines for text formats); all
         the rest when n is None; b'' at the end.  A partial last record of
-        the source is never returned (read_bytes returns it)."""
+        the source is never returned (read_bytes returns it).  Needs no
+        numpy."""
         if self.record_size == 0:
             return self._read_lines(n)
-        return self._read_into(n).tobytes()
+        return self._read_records(n)
 
     def batches(self, n=65536, numpy=False, fields=None):
         """Iterate from the current position to the end in batches of n
@@ -380,7 +413,7 @@ def fields(fmt):
 
 
 # ---- whole files -----------------------------------------------------------------
-_BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "gzip": _lib.BACKEND_GZIP}
+_BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "zlib": _lib.BACKEND_GZIP, "gzip": _lib.BACKEND_GZIP}  # gzip: zlib's old name
 
 
 def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
@@ -397,7 +430,7 @@ def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, 
         if restart_bytes is not None:
             settings.append((_lib.C_RESTART_BYTES, restart_bytes, "restart_bytes"))
         if backend not in _BACKENDS:
-            raise TrzError("unknown backend %r (zstd or gzip)" % (backend,), _lib.ERR_PARAM)
+            raise TrzError("unknown backend %r (zstd or zlib)" % (backend,), _lib.ERR_PARAM)
         settings.append((_lib.C_BACKEND, _BACKENDS[backend], "backend"))
         for param, value, name in settings:
             rc = lib.trz_cctx_set(c, param, int(value))

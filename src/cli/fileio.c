@@ -65,6 +65,16 @@ static int has_suffix(const char *s, const char *suf)
     return n > k && strcmp(s + n - k, suf) == 0;
 }
 
+static uint8_t g_head[1 << 16]; /* a file's first bytes, as the library sniffs them */
+
+/* Whether compressing the file at fd keeps the file itself restorable (a
+ * drmemtrace container), rather than only the trace inside. */
+static int kept_container(int fd)
+{
+    ssize_t got = pread(fd, g_head, sizeof g_head, 0);
+    return got > 0 && trz_container_suffix(g_head, (size_t)got);
+}
+
 /* Length of the suffix to drop from a compressed input's name: the archive
  * holds the trace inside (trz x.trace.xz writes x.trace.trz).  Only when
  * the file really is what its suffix says, and not when the archive keeps
@@ -76,11 +86,10 @@ static size_t wrapper_suffix(const char *name, int fd)
         { ".gz", "\x1f\x8b", 2 }, { ".zst", "\x28\xb5\x2f\xfd", 4 }, { ".zstd", "\x28\xb5\x2f\xfd", 4 },
         { ".xz", "\xfd" "7zXZ", 5 }, { ".bz2", "BZh", 3 },
     };
-    static uint8_t head[1 << 16];
-    ssize_t got = pread(fd, head, sizeof head, 0);
-    if (got > 0 && trz_container_suffix(head, (size_t)got)) return 0;
+    ssize_t got = pread(fd, g_head, sizeof g_head, 0);
+    if (got > 0 && trz_container_suffix(g_head, (size_t)got)) return 0;
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        if (has_suffix(name, w[i].suf) && got >= (ssize_t)w[i].n && memcmp(head, w[i].magic, w[i].n) == 0)
+        if (has_suffix(name, w[i].suf) && got >= (ssize_t)w[i].n && memcmp(g_head, w[i].magic, w[i].n) == 0)
             return strlen(w[i].suf);
     return 0;
 }
@@ -136,12 +145,34 @@ static void end_progress(progress *p)
 /* ---- the operations, on open descriptors ---- */
 
 /* Bytes in and out of one compression, for the -v summary: the trace's
- * bytes from the progress calls, the archive's by counting its writes. */
+ * bytes from the progress calls, the bytes read from the input as given
+ * (a file's size: a kept container is read twice), the archive's by
+ * counting its writes. */
 typedef struct tally {
     progress *pg;
-    uint64_t in, out;
-    trz_io to;
+    uint64_t in, read, out;
+    trz_io from, to;
 } tally;
+
+static int64_t tally_read(void *opaque, void *buf, size_t n)
+{
+    tally *t = opaque;
+    int64_t k = t->from.read(t->from.opaque, buf, n);
+    if (k > 0) t->read += (uint64_t)k;
+    return k;
+}
+
+static int tally_seek(void *opaque, uint64_t off)
+{
+    tally *t = opaque;
+    return t->from.seek(t->from.opaque, off);
+}
+
+static int64_t tally_size(void *opaque)
+{
+    tally *t = opaque;
+    return t->from.size(t->from.opaque);
+}
 
 static int64_t tally_write(void *opaque, const void *buf, size_t n)
 {
@@ -149,6 +180,14 @@ static int64_t tally_write(void *opaque, const void *buf, size_t n)
     int64_t k = t->to.write(t->to.opaque, buf, n);
     if (k > 0) t->out += (uint64_t)k;
     return k;
+}
+
+/* The input's bytes as the user gave them: the file's size, or what was
+ * read from a pipe. */
+static uint64_t tally_given(const tally *t)
+{
+    int64_t n = t->from.size ? t->from.size(t->from.opaque) : -1;
+    return n >= 0 ? (uint64_t)n : t->read;
 }
 
 static void tally_progress(void *ctx, uint64_t in, uint64_t out)
@@ -164,6 +203,24 @@ static const char *format_list(char *buf, size_t cap)
     size_t n = (size_t)snprintf(buf, cap, "auto");
     for (size_t i = 0; trz_format_name(i) && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, ", %s", trz_format_name(i));
     return buf;
+}
+
+/* -v: what was found (the format; the wrapper or container taken off and
+ * the trace's bytes inside), then the summary line, whose ratio and sizes
+ * are those of the input as given and the archive, as gzip and xz report. */
+static void verbose_summary(const trz_cctx *c, const char *name, const tally *t, int kept, const char *outshown)
+{
+    const char *un = trz_cctx_unwrapped(c);
+    uint64_t given = tally_given(t);
+    char a[32], b[32], inside[112] = "";
+    if (un)
+        snprintf(inside, sizeof inside, ", unwrapped from %s (%s of trace%s)", un, human(t->in, a, sizeof a),
+                 kept ? "; the file is kept: trz -d restores it" : "");
+    fprintf(stderr, "%s: %s%s%s\n", name, trz_cctx_format(c),
+            trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
+            : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "", inside);
+    fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", name, given ? 100.0 * (double)t->out / (double)given : 0.0,
+            human(given, a, sizeof a), human(t->out, b, sizeof b), outshown);
 }
 
 static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg, const char *outshown)
@@ -190,13 +247,15 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         trz_cctx_free(c);
         return 1;
     }
-    tally t = { pg, 0, 0, { 0 } };
+    tally t = { pg, 0, 0, 0, { 0 }, { 0 } };
     trz_cctx_set_progress(c, tally_progress, &t);
     int ifd = in, ofd = out;
     trz_io iio, oio;
-    trz_io_fd(&iio, &ifd);
+    trz_io_fd(&t.from, &ifd);
     trz_io_fd(&t.to, &ofd);
+    iio = (trz_io){ &t, tally_read, NULL, t.from.seek ? tally_seek : NULL, t.from.size ? tally_size : NULL };
     oio = (trz_io){ &t, NULL, tally_write, NULL, NULL };
+    int kept = iio.seek && kept_container(in); /* from a pipe a container becomes its records alone */
     errno = 0;
     rc = trz_compress(c, &iio, &oio);
     int err = errno;
@@ -210,16 +269,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         if (!fits && g_verbosity >= 1)
             msg_error("%s: warning: this does not look like %s input (auto-detection picks %s); the archive may "
                       "come out larger than the input", name, trz_cctx_format(c), detected);
-        if (g_verbosity >= 2) {
-            const char *un = trz_cctx_unwrapped(c);
-            char a[32], b[32];
-            fprintf(stderr, "%s: %s%s%s%s\n", name, trz_cctx_format(c),
-                    trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
-                    : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "",
-                    un ? ", unwrapped from " : "", un ? un : "");
-            fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", name, t.in ? 100.0 * (double)t.out / (double)t.in : 0.0,
-                    human(t.in, a, sizeof a), human(t.out, b, sizeof b), outshown);
-        }
+        if (g_verbosity >= 2) verbose_summary(c, name, &t, kept, outshown);
     }
     trz_cctx_free(c);
     return rc ? 1 : 0;

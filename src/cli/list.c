@@ -16,11 +16,28 @@ static const char *order_name(int bo)
     return bo == TRZ_BYTE_ORDER_BIG ? "big" : bo == TRZ_BYTE_ORDER_LITTLE ? "little" : "-";
 }
 
+/* The widest of the archive's format names (at least `least`), so that
+ * "drmemtrace" and "champsim-cloudsuite" keep the columns after them. */
+static int format_width(trz_reader *r, const trz_info *in, int least)
+{
+    int w = (int)strlen(in->format);
+    for (int64_t i = 0; i < in->chunks; i++) {
+        trz_chunk_info c;
+        if (trz_reader_chunk(r, (uint64_t)i, &c) == TRZ_OK && (int)strlen(c.format) > w) w = (int)strlen(c.format);
+    }
+    return w > least ? w : least;
+}
+
+typedef struct stream_ctx {
+    uint64_t total;
+    int width;
+} stream_ctx;
+
 static void stream_row(void *ctx, const char *format, unsigned id, const char *name, uint64_t raw, uint64_t comp)
 {
-    uint64_t total = *(uint64_t *)ctx;
-    printf("    %-6s %2u %-18s %12llu -> %10llu  %5.1f%%\n", format, id, name, (unsigned long long)raw,
-           (unsigned long long)comp, total ? 100.0 * (double)comp / (double)total : 0.0);
+    const stream_ctx *s = ctx;
+    printf("    %-*s %2u %-18s %12llu -> %10llu  %5.1f%%\n", s->width, format, id, name, (unsigned long long)raw,
+           (unsigned long long)comp, s->total ? 100.0 * (double)comp / (double)s->total : 0.0);
 }
 
 static int list_fd(const cli_opts *o, const char *name, int fd)
@@ -41,9 +58,10 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
         return 1;
     }
     double ratio = in.compressed_bytes ? (double)in.raw_bytes / (double)in.compressed_bytes : 0;
-    printf("%-8s %-6s %7s %12s %14s %12s %8s %9s  %s\n", "Format", "Order", "Chunks", "Records", "Raw", "Compressed",
+    int fw = (int)strlen(in.format) > 8 ? (int)strlen(in.format) : 8;
+    printf("%-*s %-6s %7s %12s %14s %12s %8s %9s  %s\n", fw, "Format", "Order", "Chunks", "Records", "Raw", "Compressed",
            "Ratio", "Bits/rec", "File");
-    printf("%-8s %-6s %7lld %12lld %14lld %12lld %8.2f %9.3f  %s\n", in.format, order_name(in.byte_order),
+    printf("%-*s %-6s %7lld %12lld %14lld %12lld %8.2f %9.3f  %s\n", fw, in.format, order_name(in.byte_order),
            (long long)in.chunks, (long long)in.records, (long long)in.raw_bytes, (long long)in.compressed_bytes, ratio,
            in.records ? 8.0 * (double)in.compressed_bytes / (double)in.records : 0.0, name);
     /* records per chunk: the usual count, and the last chunk's */
@@ -75,8 +93,9 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
     if (o->verbose) {
         int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */
         if (cpus > 0) printf("  CPUs: %d\n", cpus);
-        printf("  %8s %12s %10s %12s %14s %12s %6s  %s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored",
-               "Codec", "Variant");
+        int cw = format_width(r, &in, 6);
+        printf("  %8s %12s %10s %12s %14s %12s %*s  %s\n", "Chunk", "First rec", "Records", "Raw", "Offset", "Stored",
+               cw, "Codec", "Variant");
         for (int64_t i = 0; i < in.chunks; i++) {
             trz_chunk_info c;
             char var[32];
@@ -86,13 +105,13 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
                 trz_reader_close(r);
                 return 1;
             }
-            printf("  %8lld %12llu %10llu %12llu %14llu %12llu %6s  %s\n", (long long)i,
+            printf("  %8lld %12llu %10llu %12llu %14llu %12llu %*s  %s\n", (long long)i,
                    (unsigned long long)c.first_record, (unsigned long long)c.records, (unsigned long long)c.raw_bytes,
-                   (unsigned long long)c.offset, (unsigned long long)c.stored_bytes, c.format, var);
+                   (unsigned long long)c.offset, (unsigned long long)c.stored_bytes, cw, c.format, var);
         }
         printf("  bytes per stream (raw -> compressed, share of the archive):\n");
-        uint64_t total = (uint64_t)in.compressed_bytes;
-        if (trz_reader_streams(r, stream_row, &total)) {
+        stream_ctx sc = { (uint64_t)in.compressed_bytes, format_width(r, &in, 6) };
+        if (trz_reader_streams(r, stream_row, &sc)) {
             msg_error("%s: %s", name, trz_reader_error(r));
             trz_reader_close(r);
             return 1;

@@ -19,9 +19,9 @@ static void usage(FILE *f)
     fprintf(f,
         "Usage: trz [OPTION]... [FILE]...\n"
         "Compress or decompress computer-architecture traces: SPARC RST, BYU and PEL\n"
-        "bus traces, uop text, ChampSim; anything else raw.  With no FILE, or -,\n"
-        "read standard input.  .gz .zst .xz .bz2 input is decompressed first; a\n"
-        "drmemtrace .zip .gz .lz4 .sz file is kept restorable (x.trace.zip.trz).\n"
+        "bus traces, uop text, ChampSim, drmemtrace; anything else raw.  With no\n"
+        "FILE, or -, read standard input.  .gz .zst .xz .bz2 input is decompressed\n"
+        "first; a drmemtrace .zip .gz .lz4 .sz file is kept restorable (.zip.trz).\n"
         "\n"
         "  -z, --compress     compress (default)   -d, --decompress  decompress\n"
         "  -t, --test         check checksums      -l, --list        list (-v: more)\n"
@@ -30,17 +30,17 @@ static void usage(FILE *f)
         "  -f, --force        overwrite; to a tty                    safely replaced\n"
         "  -1 .. -19          level (default 9)    --fast, --best    -1, -19\n"
         "  -T N, --threads N  threads (0: all; 1)  -r, --recursive   into directories\n"
-        "  --format NAME      auto (default), raw, rst, byu, pbus, uop, champsim, ...\n"
-        "  --backend NAME     zstd (default), gzip --no-verify       skip self-check\n"
+        "  --format NAME      auto (default), raw, rst, byu, pbus, uop, champsim,\n"
+        "                     champsim-cloudsuite, drmemtrace\n"
+        "  --backend NAME     zstd (default), zlib --no-verify       skip self-check\n"
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
         "  --restart S        models start afresh every S of trace (256M; 0: each chunk)\n"
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
-        "  -h, --help         this help            -V, --version     version\n"
-        "Commands: trz dump, trz join, trz bench (each with --help).\n"
-        "Exit status: 0 success, 1 error, 2 usage.  See trz(1).\n");
+        "  -h, --help         this help; trz(1)    -V, --version     version\n"
+        "Commands: trz dump, join, bench (each with --help).  Exit: 0, 1 error, 2 usage.\n");
 }
 
 static int parse_size(const char *s, int64_t *out)
@@ -116,7 +116,7 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("backend") && v) {
         if (strcmp(v, "zstd") == 0) o->backend = TRZ_BACKEND_ZSTD;
         else if (strcmp(v, "gzip") == 0 || strcmp(v, "zlib") == 0) o->backend = TRZ_BACKEND_GZIP;
-        else { msg_error("unknown back-end '%s' (zstd or gzip)", v); return 2; }
+        else { msg_error("unknown back-end '%s' (zstd or zlib)", v); return 2; }
     } else if (IS("threads") && v) {
         char *e;
         long t = strtol(v, &e, 10);

@@ -2,11 +2,13 @@
  * order, depth first, each through fio_process (or list_file for -l), so
  * every file keeps trz's rules (temporary files, no overwriting without
  * -f, --rm only after verification).  Symbolic links are not followed.
- * Compressing passes over archives (.trz) and trz's own temporary files,
- * and over the files DynamoRIO's trace readers open by name rather than as
- * traces (schedules, module and function lists, encodings, anything under
- * aux/): a trace directory compressed with -r and restored with -d -r is a
- * trace directory again.  The other modes take the .trz files. */
+ * Compressing passes over archives (.trz), trz's own temporary files and
+ * the files DynamoRIO's trace readers open by name rather than as traces
+ * (schedules, module and function lists, encodings, anything under aux/):
+ * a trace directory compressed with -r and restored with -d -r is a trace
+ * directory again.  With -v it names the archives and the readers' files
+ * it passes over, as gzip -r -v does.  The other modes take the .trz
+ * files. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -82,7 +84,11 @@ static int walk(const cli_opts *o, const char *dir, int in_aux)
         } else if (!S_ISREG(st.st_mode)) {
             if (g_verbosity >= 2) msg_error("%s: not a regular file -- ignored", path);
         } else if (o->mode == MODE_COMPRESS) {
-            if (ends_with(nm, ".trz") || trz_temporary(nm)) continue;
+            if (trz_temporary(nm)) continue;
+            if (ends_with(nm, ".trz")) { /* an archive given by name is an error (fileio.c) */
+                if (g_verbosity >= 2) msg_error("%s: already has .trz suffix -- ignored", path);
+                continue;
+            }
             if (in_aux || dr_aux(nm)) {
                 if (g_verbosity >= 2) msg_error("%s: left as it is (trace readers open it by name)", path);
                 continue;

@@ -2,10 +2,11 @@
 # examples.sh - the README's Python examples, run as scripts the way a user
 # saves them (the Dask one starts worker processes that import the script
 # again), on archives of the project's samples, from README.md and
-# python/README.md; and the package installed with `make install-python`
-# into a virtual environment, used from outside the source tree without
-# numpy, and into a fresh one (no system packages, no network).  A `make
-# check` step; the last line is "N passed, M failed".
+# python/README.md; the README's virtual environment recipe, as written,
+# with its first example; and the package installed with `make
+# install-python` into a virtual environment, used from outside the source
+# tree without numpy, and into a fresh one (no system packages, no
+# network).  A `make check` step; the last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${TRZ_PYTHON:-/usr/bin/python3}
@@ -45,7 +46,27 @@ for _ in $(seq 26); do cat "$ROOT/corpus/loops-4cpu.rst"; done | "$ROOT/trz" -q 
 cp "$W/traces/"*.trz "$W/py/traces/"; cp "$W/big.rst" "$W/py/"
 examples python/README.md "$W/py"
 
-# installed into a virtual environment, used without numpy
+# the README's recipe as written: a virtual environment that sees Debian's
+# numpy (--system-site-packages), make install-python into it, and its
+# first example run there as example.py, with nothing on PYTHONPATH
+mkdir -p "$W/ve"
+cp "$W/run.rst.trz" "$W/ve/"
+awk '/^```python$/ { n++; next } /^```$/ { n += (n % 2) } n == 1 { print }' "$ROOT/README.md" > "$W/ve/example.py"
+awk '/^```sh$/ { f = 1; b = ""; next } /^```$/ { if (f && b ~ /-m venv/) { printf "%s", b; exit } f = 0; next } f { b = b $0 "\n" }' \
+    "$ROOT/README.md" > "$W/ve/recipe.sh"
+if grep -q -- '-m venv --system-site-packages venv' "$W/ve/recipe.sh" && grep -q 'make install-python PYTHON=venv/bin/python' "$W/ve/recipe.sh" \
+        && grep -q 'venv/bin/python example.py' "$W/ve/recipe.sh"; then
+    # make from the source tree, its PYTHON= made absolute (the README runs it there)
+    (cd "$W/ve" && env -u PYTHONPATH ROOT="$ROOT" bash -c \
+        'make() { command make -s -C "$ROOT" "${@/#PYTHON=venv/PYTHON=$PWD/venv}"; }; set -e; . ./recipe.sh' > "$W/ve/out" 2>&1)
+    grep -q '^\[.*\] 100$' "$W/ve/out" && [ -d "$(echo "$W"/ve/venv/lib/python*/site-packages/trz)" ] \
+        && ok || bad "the README's virtual environment recipe and its first example" "$(tail -5 "$W/ve/out")"
+else
+    bad "README.md has the virtual environment recipe (venv --system-site-packages, make install-python, run)" "$(cat "$W/ve/recipe.sh")"
+fi
+
+# installed into a virtual environment, used without numpy (files, and
+# records and lines as bytes)
 if "$PY" -m venv --system-site-packages "$W/venv" > /dev/null 2>&1 && make -s -C "$ROOT" install-python PYTHON="$W/venv/bin/python" > "$W/out" 2>&1; then
     (cd "$W" && "$W/venv/bin/python" - "$ROOT" "$W" > "$W/out" 2>&1) <<'PYEOF'
 import sys
@@ -58,6 +79,18 @@ src = os.path.join(root, "corpus", "sjeng-like.trace")
 trz.compress(src, os.path.join(w, "s.trz"))
 trz.decompress(os.path.join(w, "s.trz"), os.path.join(w, "s.out"))
 assert open(src, "rb").read() == open(os.path.join(w, "s.out"), "rb").read()
+with trz.open(os.path.join(w, "run.rst.trz")) as r:    # bytes need no numpy: read, batches
+    rst = open(os.path.join(root, "corpus", "loops-4cpu.rst"), "rb").read()
+    assert r.read(10) == rst[:240]
+    r.seek(39990)
+    assert r.read() == rst[24 * 39990:] and r.read(5) == b""
+    r.seek(0)
+    assert b"".join(r.batches(7000)) == rst
+with trz.open(os.path.join(w, "s.trz")) as r:            # text: lines
+    text = open(src, "rb").read()
+    lines = r.read(3)
+    assert lines == b"".join(text.splitlines(True)[:3]), lines
+    assert lines + r.read() == text
 try:
     trz.open(os.path.join(w, "s.trz")).records()
     raise AssertionError("records() without numpy")
