@@ -50,7 +50,7 @@ enum { S_MODEL, S_NSTREAMS };
 #define NRECENT 12 /* recent addresses */
 #define NBLK 24    /* recent branch targets */
 #define MM_CTX 3   /* events hashed for the match model's context */
-#define MM_HIT_N (12 * EV_N * 3 * 256) /* the hit decision's contexts */
+#define MM_HIT_N (12 * EV_N * 3 * 256 * 2) /* the hit decision's contexts */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
@@ -141,6 +141,8 @@ typedef struct {
      * context was seen before, the event that followed it */
     int match;       /* on in this chunk's variant */
     uint32_t *mtab;  /* context hash -> record index + 1 of the event after it */
+    uint8_t *evk;    /* per record: 1 an event coded, 2 an event copied, starts here */
+    size_t nrec;
     unsigned mt_bits;
     size_t mp;       /* record index + 1 of the event predicted next, 0: none */
     uint32_t mlen;   /* events predicted right in a row */
@@ -167,6 +169,7 @@ static void model_free(dr_model *m)
     if (m->bytes) trz_big_free(m->bytes, T_BYTES);
     if (m->bim) trz_big_free(m->bim, T_BR);
     if (m->mtab) trz_big_free(m->mtab, T_MT);
+    if (m->evk) trz_big_free(m->evk, m->nrec);
     free(m);
 }
 
@@ -210,7 +213,9 @@ static dr_model *model_new(uint64_t nrec, int match)
     m->match = match;
     if (match) {
         m->mtab = trz_big_malloc(T_MT);
-        if (!m->mtab) { model_free(m); return NULL; }
+        m->nrec = (size_t)nrec;
+        m->evk = trz_big_malloc(m->nrec);
+        if (!m->mtab || !m->evk) { model_free(m); return NULL; }
         memset(m->mtab, 0, T_MT);
     }
     m->dyn = trz_big_malloc(T_DYN);
@@ -1312,7 +1317,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
             unsigned ml = m->mlen < 2048 ? bitlen(m->mlen) : 11;
             FIELD(F_MATCH);
-            hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)],
+            hit = rcd_cbit(c, enc, &m->mm_hit[(((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)) * 2 + (m->evk[mp] == 1)],
                            enc && pn <= nrec - i && !memcmp(in + i * DR_REC, in + mp * DR_REC, pn * DR_REC), CLIM);
             if (pd) pd->mhist = (uint8_t)(pd->mhist << 1 | (unsigned)hit);
             if (!hit && pe.kind <= EV_INSTR_ENC && pe.nmem) {
@@ -1349,6 +1354,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                     m->mp = p;
             }
             *slot = (uint32_t)(i + (size_t)n + 1);
+            m->evk[i] = (uint8_t)(1 + hit);
         }
         i += (size_t)n;
     }
