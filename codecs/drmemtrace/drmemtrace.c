@@ -1268,6 +1268,13 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
     }
 }
 
+/* Each direction's instance of code_event a function of its own: the
+ * record loop stays small, and each instance gets the registers to itself. */
+#define DR_EV_ARGS dr_model *m, rc *c, const uint8_t *in, uint8_t *out, size_t i, size_t nrec, dr_hint *hint
+static __attribute__((noinline)) long event_enc(DR_EV_ARGS) { return code_event(m, c, 1, in, out, i, nrec, hint); }
+static __attribute__((noinline)) long event_dec(DR_EV_ARGS) { return code_event(m, c, 0, in, out, i, nrec, hint); }
+static __attribute__((noinline)) long event_replay(DR_EV_ARGS) { return code_event(m, c, 3, in, out, i, nrec, hint); }
+
 /* The records of the event parse_event found at record i. */
 static inline size_t event_records(const dr_event *ev, size_t i)
 {
@@ -1328,13 +1335,15 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             if (hit) {
                 if (pn > nrec - i) return -1;
                 if (!enc) memcpy(out + i * DR_REC, out + mp * DR_REC, pn * DR_REC);
-                n = code_event(m, c, 3, buf, NULL, i, i + pn, NULL);
+                n = event_replay(m, c, buf, NULL, i, i + pn, NULL);
                 if (n != (long)pn) return n < 0 ? (int)n : -1;
             }
             m->mp += pn;
+            /* the next prediction's records, while this event is coded */
+            if (!hit) __builtin_prefetch(buf + (m->mp - 1) * DR_REC);
         }
         if (!hit) {
-            n = code_event(m, c, enc, in, out, i, nrec, &hint);
+            n = enc ? event_enc(m, c, in, out, i, nrec, &hint) : event_dec(m, c, in, out, i, nrec, &hint);
             if (n < 0) return (int)n;
         }
         if (m->match) {
