@@ -50,7 +50,7 @@ enum { S_MODEL, S_NSTREAMS };
 #define NRECENT 12 /* recent addresses */
 #define NBLK 24    /* recent branch targets */
 #define MM_CTX 3   /* events hashed for the match model's context */
-#define MM_HIT_N (12 * EV_N * 3 * 256) /* the hit decision's contexts */
+#define MM_HIT_N (12 * EV_N * 3 * 256 * 2) /* the hit decision's contexts */
 
 /* Events, the first symbol of each step. */
 enum { EV_INSTR, EV_INSTR_ENC, EV_MARKER, EV_OTHER, EV_RAW, EV_N };
@@ -141,6 +141,8 @@ typedef struct {
      * context was seen before, the event that followed it */
     int match;       /* on in this chunk's variant */
     uint32_t *mtab;  /* context hash -> record index + 1 of the event after it */
+    uint8_t *evk;    /* per record: 1 an event coded, 2 an event copied, starts here */
+    size_t nrec;
     unsigned mt_bits;
     size_t mp;       /* record index + 1 of the event predicted next, 0: none */
     uint32_t mlen;   /* events predicted right in a row */
@@ -167,6 +169,7 @@ static void model_free(dr_model *m)
     if (m->bytes) trz_big_free(m->bytes, T_BYTES);
     if (m->bim) trz_big_free(m->bim, T_BR);
     if (m->mtab) trz_big_free(m->mtab, T_MT);
+    if (m->evk) trz_big_free(m->evk, m->nrec);
     free(m);
 }
 
@@ -210,7 +213,9 @@ static dr_model *model_new(uint64_t nrec, int match)
     m->match = match;
     if (match) {
         m->mtab = trz_big_malloc(T_MT);
-        if (!m->mtab) { model_free(m); return NULL; }
+        m->nrec = (size_t)nrec;
+        m->evk = trz_big_malloc(m->nrec);
+        if (!m->mtab || !m->evk) { model_free(m); return NULL; }
         memset(m->mtab, 0, T_MT);
     }
     m->dyn = trz_big_malloc(T_DYN);
@@ -1263,6 +1268,13 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
     }
 }
 
+/* Each direction's instance of code_event a function of its own: the
+ * record loop stays small, and each instance gets the registers to itself. */
+#define DR_EV_ARGS dr_model *m, rc *c, const uint8_t *in, uint8_t *out, size_t i, size_t nrec, dr_hint *hint
+static __attribute__((noinline)) long event_enc(DR_EV_ARGS) { return code_event(m, c, 1, in, out, i, nrec, hint); }
+static __attribute__((noinline)) long event_dec(DR_EV_ARGS) { return code_event(m, c, 0, in, out, i, nrec, hint); }
+static __attribute__((noinline)) long event_replay(DR_EV_ARGS) { return code_event(m, c, 3, in, out, i, nrec, hint); }
+
 /* The records of the event parse_event found at record i. */
 static inline size_t event_records(const dr_event *ev, size_t i)
 {
@@ -1312,7 +1324,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             }
             unsigned ml = m->mlen < 2048 ? bitlen(m->mlen) : 11;
             FIELD(F_MATCH);
-            hit = rcd_cbit(c, enc, &m->mm_hit[((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)],
+            hit = rcd_cbit(c, enc, &m->mm_hit[(((ml * EV_N + pe.kind) * 3 + agree) * 256 + (pd ? pd->mhist : 0)) * 2 + (m->evk[mp] == 1)],
                            enc && pn <= nrec - i && !memcmp(in + i * DR_REC, in + mp * DR_REC, pn * DR_REC), CLIM);
             if (pd) pd->mhist = (uint8_t)(pd->mhist << 1 | (unsigned)hit);
             if (!hit && pe.kind <= EV_INSTR_ENC && pe.nmem) {
@@ -1323,13 +1335,15 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             if (hit) {
                 if (pn > nrec - i) return -1;
                 if (!enc) memcpy(out + i * DR_REC, out + mp * DR_REC, pn * DR_REC);
-                n = code_event(m, c, 3, buf, NULL, i, i + pn, NULL);
+                n = event_replay(m, c, buf, NULL, i, i + pn, NULL);
                 if (n != (long)pn) return n < 0 ? (int)n : -1;
             }
             m->mp += pn;
+            /* the next prediction's records, while this event is coded */
+            if (!hit) __builtin_prefetch(buf + (m->mp - 1) * DR_REC);
         }
         if (!hit) {
-            n = code_event(m, c, enc, in, out, i, nrec, &hint);
+            n = enc ? event_enc(m, c, in, out, i, nrec, &hint) : event_dec(m, c, in, out, i, nrec, &hint);
             if (n < 0) return (int)n;
         }
         if (m->match) {
@@ -1349,6 +1363,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
                     m->mp = p;
             }
             *slot = (uint32_t)(i + (size_t)n + 1);
+            m->evk[i] = (uint8_t)(1 + hit);
         }
         i += (size_t)n;
     }
