@@ -55,6 +55,9 @@ CHECK_STEPS += tests/drfile.sh
 # the guard: no chunk larger than the raw codec would store it
 CHECK_STEPS += tests/guard.sh
 
+# no environment variable changes what the library writes
+CHECK_STEPS += tests/noenv.sh
+
 # the library exports its API and nothing else
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh

@@ -777,26 +777,9 @@ CS_PHASE int code_mem(cs_model *m, cs_rc *c, const int enc, const cs_layout *L, 
                 if (!(bok >> bj & 1)) return -1; /* damaged: not a base this record has */
                 me->bj = (uint8_t)bj;
                 uint64_t base = bases[bj];
-#ifdef CS_STATS
-                if (enc && getenv("CS_BJ")) { uint64_t dd = a - base; fprintf(stderr, "bj %u valid %u bl %u\n", bj, me->valid, cs_bitlen((int64_t)dd < 0 ? 0 - dd : dd)); }
-#endif
                 unsigned btype = bj == B_LAST ? 0 : bj == B_IP ? 2 : bj >= B_RECENT ? 3 : 1;
                 if (me->valid) FIELD(c, F_MEM_DELTA);
                 else FIELD(c, F_MEM_NEW);
-#ifdef CS_STATS
-                {
-                    static long dbg = -1;
-                    if (dbg < 0) dbg = getenv("CS_DBG") ? atol(getenv("CS_DBG")) : 0;
-                    if (enc && dbg > 0) {
-                        dbg--;
-                        fprintf(stderr, "miss %llx s=%u regs=%u,%u/%u,%u,%u,%u a=%llx last=%llx d=%lld stride=%lld R=%llx P=%llx M=%llx\n",
-                                (unsigned long long)r->ip, s, r->regs[0], r->regs[1], r->regs[4], r->regs[5], r->regs[6],
-                                r->regs[7], (unsigned long long)a, (unsigned long long)me->last,
-                                (long long)(a - me->last), (long long)me->stride, (unsigned long long)cand[M_R],
-                                (unsigned long long)cand[M_P], (unsigned long long)cand[M_M]);
-                    }
-                }
-#endif
                 a = code_mdelta(m, c, enc, me, dst, base, btype, a);
                 me->win = M_NONE;
             }
@@ -1131,9 +1114,6 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
                                                      (int64_t)(r.ip - base));
             } else {
                 FIELD(cip, F_IP_DELTA);
-#ifdef CS_STATS
-                if (enc && getenv("CS_IPD")) fprintf(stderr, "ipd kind=%s taken=%d have=%d ms=%u d=%lld\n", cs_kind_names[k], prev_taken, have, ms, (long long)(r.ip - base));
-#endif
                 r.ip = base + (uint64_t)cs_sint(cip, enc, &m->ip_delta[k * 2 + (unsigned)prev_taken],
                                                 (int64_t)(r.ip - base));
             }
@@ -1160,9 +1140,6 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
             }
             FIELD(csig, F_SIG_HIT);
             same = rcd_cbit(csig, enc, &m->sig_hit[fresh], same, 60);
-#ifdef CS_STATS
-            if (enc && getenv("CS_FACTDBG")) { static unsigned long nf[2][2]; nf[fresh][same]++; if (((nf[1][0] + nf[1][1]) & 0xffff) == 0 && fresh) fprintf(stderr, "fresh-from-fact %lu/%lu miss; cached %lu/%lu miss\n", nf[1][0], nf[1][0]+nf[1][1], nf[0][0], nf[0][0]+nf[0][1]); }
-#endif
             if (same) {
                 memcpy(r.regs, &e->regs, 8);
                 r.ib = e->ib;

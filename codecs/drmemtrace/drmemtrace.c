@@ -836,9 +836,6 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
                 a = rp; /* through the base register, as its last access left it */
             } else if (code_recent(m, c, enc, 0, &a)) {
             } else {
-#ifdef DR_STATS
-                if (enc && getenv("DR_MISS")) fprintf(stderr, "miss pc %llx s %u d %lld stride %lld dreg %lld base %u\n", (unsigned long long)pc, s, (long long)(a - e->last), (long long)e->stride, (long long)(a - rp), f ? f->mbase : 99);
-#endif
                 /* a delta: from the match's address when there is one (the
                  * same structure elsewhere), else from the last */
                 uint64_t b = hinted ? ha : e->last;

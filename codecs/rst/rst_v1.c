@@ -18,7 +18,6 @@ unsigned rst_pc_cur;
 uint32_t rst_pc_k[65536][8];
 __attribute__((destructor)) static void pc_print(void)
 {
-    if (!getenv("RST_PCSTATS")) return;
     for (int k = 0; k < 30; k++) {
         int best = 0;
         for (int i = 1; i < 65536; i++) if (rst_pc_cost[i] > rst_pc_cost[best]) best = i;

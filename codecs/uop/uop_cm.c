@@ -1315,7 +1315,7 @@ int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec
         else if (first) ks->addr = x.addr;
         else {
             /* an address that repeats may again in later chunks */
-            if (x.addr == ks->addr || getenv("ADDR_ANY")) {
+            if (x.addr == ks->addr) {
                 uint8_t f[UK_ADDR_LEN];
                 trz_st_le64(f, ks->addr);
                 add(ctx, key | UK_ADDR, f, UK_ADDR_LEN);
