@@ -969,7 +969,7 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
 }
 
 /* One event at record i (of nrec): returns the records it took, -1 for
- * damage, -2 out of memory.  enc 2 replays an event both sides know (the
+ * damage, -2 out of memory.  enc 3 replays an event both sides know (the
  * match model's copy): nothing is coded, and the models' state moves
  * along as if it had been, their probabilities left as they are. */
 RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,

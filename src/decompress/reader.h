@@ -85,6 +85,7 @@ struct trz_reader {
     const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
     int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
     int seq_mknow;               /* it carries knowledge */
+    const trz_codec *seq_guess;  /* a member whose header is lost: the codec of its last chunk not stored raw */
     /* the chunk being served */
     dchunk cur;
     size_t cur_pos;

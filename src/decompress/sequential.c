@@ -112,6 +112,7 @@ void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int 
     r->seq_mknow = know;
     rd_know_lost(r); /* nothing of the member before carries over */
     r->seq_mcodec = codec;
+    r->seq_guess = NULL;
     r->seq_mbo = byte_order;
     r->seq_tail = 0;
     r->member_start = start;
@@ -241,7 +242,12 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
             continue;
         }
         r->seq_tail = tail;
-        d->mcodec = r->seq_mcodec ? r->seq_mcodec : trz_codec_by_id(d->h.codec);
+        /* a member whose header is lost: a chunk stored raw belongs to the
+         * codec of the chunks before it (its knowledge stream is theirs) */
+        if (!r->seq_mcodec && d->h.codec != TRZ_CODEC_RAW) r->seq_guess = trz_codec_by_id(d->h.codec);
+        d->mcodec = r->seq_mcodec                                      ? r->seq_mcodec
+                    : d->h.codec == TRZ_CODEC_RAW && r->seq_guess ? r->seq_guess
+                                                                  : trz_codec_by_id(d->h.codec);
         d->mbo = r->seq_mcodec ? r->seq_mbo : d->h.byte_order;
         d->mfirst = r->member_chunks == 0;
         /* a member whose header is lost: its chunks say whether it has knowledge */

@@ -147,8 +147,10 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
          * as BYU grew 4%): a chunk is never larger than its bytes stored. */
         if (rc == TRZ_OK && job->out.n > job->raw_len + TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4) rc = TRZ_ERR_CODEC;
         /* Nor a model that loses to the general-purpose back-end (exact
-         * repeats it has no memory for, noise): the guard. */
-        if (rc == TRZ_OK && job->backend != TRZ_BACKEND_STORE && raw_wins(job, z)) rc = TRZ_ERR_CODEC;
+         * repeats it has no memory for, noise): the guard, on chunks large
+         * enough for a few bytes of difference not to matter. */
+        if (rc == TRZ_OK && job->backend != TRZ_BACKEND_STORE && job->raw_len >= TRZ_GUARD_MIN && raw_wins(job, z))
+            rc = TRZ_ERR_CODEC;
         if (rc == TRZ_OK && job->verify && verify(job, z) != 0) rc = TRZ_ERR_CODEC;
         trz_zctx_release(z, TRZ_SCRATCH_CHECK);
         if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {
