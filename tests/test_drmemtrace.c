@@ -106,10 +106,12 @@ static int round_trip(const uint8_t *in, size_t len, int damage, size_t *csize)
     return ok;
 }
 
+/* The generator's profiles, as the checks name them. */
+static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded", "large code",
+                                                 "no encodings" };
+
 static void test_generated(void)
 {
-    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
-                                                     "large code", "no encodings" };
     for (int p = 0; p < DRG_NPROFILE; p++) {
         drg g;
         drg_run(&g, p, 600000, 0x1234 + (uint64_t)p);
@@ -141,8 +143,6 @@ static void test_generated(void)
  * interleaved, version 4, no encodings). */
 static void test_repeats(void)
 {
-    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
-                                                     "large code", "no encodings" };
     for (int p = 0; p < DRG_NPROFILE; p++) {
         drg g;
         drg_run(&g, p, 400000, 0x777 + (uint64_t)p);
@@ -524,8 +524,6 @@ static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, 
 /* Archives of small chunks whose groups carry knowledge, every profile. */
 static void test_knowledge_archives(void)
 {
-    static const char *const names[DRG_NPROFILE] = { "thread file v7", "version 4", "core-sharded",
-                                                     "large code", "no encodings" };
     for (int p = 0; p < DRG_NPROFILE; p++) {
         drg g;
         drg_run(&g, p, 1200000, 0x777 + (uint64_t)p);
