@@ -224,25 +224,26 @@ class Reader:
             raise TrzError("%s: its members differ in format or byte order: read records from each member's "
                            "own archive, or bytes with read_bytes()" % self.name, _lib.ERR_UNSUPPORTED)
 
-    def _read_into(self, n):
-        """n records (fewer at the end) as a uint8 numpy array."""
+    def _count(self, n, read, join):
+        """n, or what is left; from a pipe, read(1 << 20) until the end, join(parts)."""
         self._no_mixed()
-        rs = self.record_size
         if n is None:
             n = self._remaining()
         if n is None:  # a pipe: grow until the end
             parts = []
             while True:
-                part = self._read_into(1 << 20)
+                part = read(1 << 20)
                 if len(part) == 0:
-                    break
+                    return None, join(parts)
                 parts.append(part)
-            return np.concatenate(parts) if parts else np.empty(0, np.uint8)
-        buf = _numpy().empty(n * rs, dtype=np.uint8)
-        got, r, ptr = 0, self._live(), buf.ctypes.data
+        return n, None
+
+    def _fill(self, ptr, n):
+        """Read up to n records to address ptr; returns how many came."""
+        got, r, rs = 0, self._live(), self.record_size
         while got < n:
             # A short count is the end, or an error that the next call reports
-            # (errors are sticky): never hand out a silently shortened array.
+            # (errors are sticky): never hand out a silently shortened result.
             k = lib.trz_read(r, ptr + got * rs, n - got)
             if k < 0:
                 self._pos += got
@@ -251,6 +252,17 @@ class Reader:
                 break
             got += k
         self._pos += got
+        return got
+
+    def _read_into(self, n):
+        """n records (fewer at the end) as a uint8 numpy array."""
+        n, whole = self._count(n, self._read_into,
+                               lambda parts: np.concatenate(parts) if parts else np.empty(0, np.uint8))
+        if n is None:
+            return whole
+        rs = self.record_size
+        buf = _numpy().empty(n * rs, dtype=np.uint8)
+        got = self._fill(buf.ctypes.data, n)
         return buf[:got * rs] if got < n else buf
 
     def _read_lines(self, n):
@@ -281,33 +293,16 @@ class Reader:
 
     def _read_records(self, n):
         """The bytes of n whole records (fewer at the end), without numpy."""
-        self._no_mixed()
-        rs = self.record_size
+        n, whole = self._count(n, self._read_records, b"".join)
         if n is None:
-            n = self._remaining()
-        if n is None:  # a pipe: grow until the end
-            parts = []
-            while True:
-                part = self._read_records(1 << 20)
-                if not part:
-                    return b"".join(parts)
-                parts.append(part)
+            return whole
+        rs = self.record_size
         buf = bytearray(n * rs)
-        got, r = 0, self._live()
         view = (ctypes.c_char * len(buf)).from_buffer(buf) if buf else None
-        ptr = ctypes.addressof(view) if buf else 0
-        while got < n:
-            # As in _read_into: a short count is the end or an error the next call reports.
-            k = lib.trz_read(r, ptr + got * rs, n - got)
-            if k < 0:
-                self._pos += got
-                del view
-                self._raise(k)
-            if k == 0:
-                break
-            got += k
-        self._pos += got
-        del view  # releases the export, so that the bytearray can shrink
+        try:
+            got = self._fill(ctypes.addressof(view) if buf else 0, n)
+        finally:
+            del view  # releases the export, so that the bytearray can shrink
         if got < n:
             del buf[got * rs:]
         return bytes(buf)
