@@ -11,7 +11,8 @@
 #   bench/run.sh [--quick] [--runs N] [--out FILE]
 # --quick runs everything once and leaves out bzip2, zstd -19 and trz -19
 # (trz bench --quick), the reader's 1 GB trace and most drmemtrace repeats:
-# about half an hour on the shared corpus; the full run takes an hour or more.
+# 46 minutes on the shared corpus on a 2-core machine that others loaded to
+# about 9 (2026-11-28); the full run takes well over an hour.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
         --quick) quick=1; runs=1 ;;
         --runs) runs=$2; shift ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "usage: $0 [--quick] [--runs N] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
