@@ -14,14 +14,14 @@ static int encode_at(const uint8_t *in, size_t len, int bo, int level, streams *
 {
     memset(st, 0, sizeof *st);
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, level, st->s);
-    return trz_codec_rst.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_rst, &ea, NULL);
 }
 static int encode(const uint8_t *in, size_t len, int bo, streams *st) { return encode_at(in, len, bo, 9, st); }
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
 {
     trz_dec_args da = { sp, sl, out, len, nrec, bo, NULL };
-    return trz_codec_rst.decode_chunk(&da);
+    return trz_codec_decode(&trz_codec_rst, &da, NULL);
 }
 
 /* Encode, decode and compare; also run the damaged-stream checks. */

@@ -71,7 +71,7 @@ enum { FB_LAST, FB_PREV, FB_R, FB_REG, FB_N = FB_REG + 4 };
 
 static inline int special_reg(uint8_t r) { return r == 0 || r == CS_REG_FLAGS || r == CS_REG_IP; }
 
-typedef struct {
+typedef struct csf_model {
     fpc *e;           /* entries, ne of cap */
     uint32_t ne, ecap;
     uint32_t *idx;    /* entry number + 1 by ip hash (open addressing), 0 = empty */
@@ -121,6 +121,19 @@ static fmodel *fmodel_new(uint64_t nrec, const trz_know *know)
     m->know = know;
     return m;
 }
+
+/* The model part for a chunk of nrec records in *pm (its tables' sizes
+ * follow the record count, and the entry tables grow from the same start
+ * at every chunk): made afresh each time, on the C heap where the blocks
+ * are small.  NULL if out of memory. */
+static fmodel *fmodel_fit(fmodel **pm, uint64_t nrec, const trz_know *know)
+{
+    fmodel_free(*pm);
+    *pm = fmodel_new(nrec, know);
+    return *pm;
+}
+
+void csf_model_free(struct csf_model *m) { fmodel_free(m); }
 
 static inline uint32_t h32(uint64_t x) { return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32); }
 
@@ -666,18 +679,17 @@ static inline void prev_after_run(const fmodel *m, const uint8_t *p, fprev *pv)
     pv->pe = pc_find(m, pv->pip);
 }
 
-FHOT int encode_impl(const trz_enc_args *a, const cs_layout *L)
+FHOT int encode_impl(const trz_enc_args *a, const cs_layout *L, fmodel **pm)
 {
     size_t n = (size_t)a->nrec, sz = L->size;
     const uint8_t *in = a->in;
-    fmodel *m = fmodel_new(a->nrec, a->know);
+    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
     fmatch mt = { NULL, clampu(bitlen(a->nrec) - 2, 8, MT_BITS), { 0 }, NULL };
     if (m) {
         mt.t = calloc((size_t)1 << mt.bits, sizeof *mt.t);
         mt.slot = malloc(n * sizeof *mt.slot);
     }
     if (!m || !mt.t || !mt.slot) {
-        fmodel_free(m);
         free(mt.t);
         free(mt.slot);
         return TRZ_CODEC_NOMEM;
@@ -728,7 +740,6 @@ FHOT int encode_impl(const trz_enc_args *a, const cs_layout *L)
         cand = match_insert(&mt, L, in, i);
         i++;
     }
-    fmodel_free(m);
     free(mt.t);
     free(mt.slot);
     for (int s = 0; s < CSF_NSTREAMS; s++)
@@ -749,7 +760,7 @@ static inline void copy_run(uint8_t *out, size_t sz, size_t i, size_t dist, size
     }
 }
 
-FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
+FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L, fmodel **pm)
 {
     size_t n = (size_t)a->nrec, sz = L->size;
     for (int k = CSF_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -761,7 +772,7 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
     unsigned variant = get8(&io, CSF_SEQ);
     if (io.r[CSF_SEQ].err) return TRZ_CODEC_CORRUPT;
     if (variant != CSF_VARIANT) return TRZ_CODEC_UNSUPPORTED;
-    fmodel *m = fmodel_new(a->nrec, a->know);
+    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
     if (!m) return TRZ_CODEC_NOMEM;
     uint8_t *out = a->out;
     fprev pv = { -1, 0, 0 };
@@ -792,7 +803,6 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
         cs_pack(L, &r, out + i * sz);
         i++;
     }
-    fmodel_free(m);
     if (rc == TRZ_CODEC_OK)
         for (int s = 1; s < CSF_NSTREAMS; s++)
             if (io.r[s].err || io.r[s].p != io.r[s].end) rc = TRZ_CODEC_CORRUPT;
@@ -800,14 +810,14 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
 }
 
 /* One instance per layout, where the layout is a constant. */
-int csf_encode(const trz_enc_args *a, const cs_layout *L)
+int csf_encode(const trz_enc_args *a, const cs_layout *L, struct csf_model **m)
 {
-    return L->size == 64 ? encode_impl(a, &cs_layout64) : encode_impl(a, &cs_layout96);
+    return L->size == 64 ? encode_impl(a, &cs_layout64, m) : encode_impl(a, &cs_layout96, m);
 }
 
-int csf_decode(const trz_dec_args *a, const cs_layout *L)
+int csf_decode(const trz_dec_args *a, const cs_layout *L, struct csf_model **m)
 {
-    return L->size == 64 ? decode_impl(a, &cs_layout64) : decode_impl(a, &cs_layout96);
+    return L->size == 64 ? decode_impl(a, &cs_layout64, m) : decode_impl(a, &cs_layout96, m);
 }
 
 /* ---- knowledge in bytes (champsim.md, "Knowledge stream, byte form") -----

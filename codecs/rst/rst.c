@@ -74,7 +74,7 @@ typedef struct io {
     int err;
 } io;
 
-typedef struct model {
+typedef struct rst_v0_model {
     int oom;
     unsigned cur, run;
     cpu_st *curc; /* state of CPU `cur` */
@@ -671,11 +671,10 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 
 /* ---- driver ---------------------------------------------------------------- */
 
-static model *model_new(const trz_know *know)
+static model *model_new(int know)
 {
     model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->know = know;
     m->eat = trz_big_calloc(((size_t)1 << EA_BITS) * sizeof *m->eat);
     if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
     else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
@@ -749,7 +748,7 @@ static NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf 
  * with TAIL_PAD spare zero bytes, where a block that reads past the end
  * stays in bounds and is caught at the next block start. */
 #define TAIL_SIZE (BLK_MAX + TAIL_PAD)
-typedef struct {
+typedef struct rst_v0_in {
     const uint8_t *end[S_NSTREAMS], *lim[S_NSTREAMS];
     int tailed[S_NSTREAMS];
     uint8_t *tail[S_NSTREAMS]; /* TAIL_SIZE bytes each, separate blocks (ASan sees overruns) */
@@ -760,6 +759,15 @@ static void dec_in_free(dec_in *d)
     if (!d) return;
     for (int k = 0; k < S_NSTREAMS; k++) free(d->tail[k]);
     free(d);
+}
+
+static dec_in *dec_in_new(void)
+{
+    dec_in *d = calloc(1, sizeof *d);
+    int nomem = !d;
+    for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
+    if (nomem) { dec_in_free(d); return NULL; }
+    return d;
 }
 
 /* Move stream k's unread bytes [p, end) to its tail buffer; returns the new cursor. */
@@ -798,34 +806,29 @@ static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io 
 
 /* Variant 0 (trz 0.9): byte streams for the back-end.  Levels 1-5 write
  * it, and from level 6 a chunk where it beats variant 1 (rst_v1.c). */
-int rst_v0_encode(const trz_enc_args *a);
-int rst_v0_encode(const trz_enc_args *a)
+static int rst_v0_encode(const trz_enc_args *a, model *m)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
-    model *m = model_new(a->know);
+    m->know = a->know;
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rc = TRZ_CODEC_NOMEM;
-    if (m && !m->oom && src) {
+    if (!m->oom && src) {
         enc_run(m, src, a->nrec, a->streams);
         rc = TRZ_CODEC_OK;
         if (m->oom) rc = TRZ_CODEC_NOMEM;
         for (int s = 0; s < S_NSTREAMS; s++) if (a->streams[s].oom) rc = TRZ_CODEC_NOMEM;
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
-    model_free(m);
     return rc;
 }
 
-static int rst_v0_decode(const trz_dec_args *a)
+static int rst_v0_decode(const trz_dec_args *a, model *m, dec_in *d)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
-    model *m = model_new(a->know);
-    dec_in *d = calloc(1, sizeof *d);
-    int nomem = !m || m->oom || !d;
-    for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
-    if (nomem) { model_free(m); dec_in_free(d); return TRZ_CODEC_NOMEM; }
+    if (m->oom) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     io s = { { 0 }, 0 };
     for (int k = 0; k < S_NSTREAMS; k++) {
         size_t n = a->stream[k] ? a->stream_len[k] : 0;
@@ -843,34 +846,132 @@ static int rst_v0_decode(const trz_dec_args *a)
     for (int k = 0; k < S_NSTREAMS; k++)
         if (s.err || s.p[k] != d->end[k]) rc = TRZ_CODEC_CORRUPT;
     if (m->oom) rc = TRZ_CODEC_NOMEM;
-    model_free(m);
-    dec_in_free(d);
     if (rc == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rc;
 }
 
-/* New chunks: variant 1, unless variant 0's streams after the back-end
- * (each with its stream-table entry) come out smaller, which the container's
- * trial sizer tells: the range coder never makes a chunk larger than the
- * back-end path would. */
-#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
-/* Levels below this write variant 0: it decodes 3-5x faster than variant 1
- * (about 700-830 instructions a record), at 2-4 times the size. */
-#define RST_V1_LEVEL 6
-static int rst_encode(const trz_enc_args *a)
+/* ---- the codec's table: variants, levels, model state -------------------- */
+
+/* Levels below 6 write variant 0: it decodes 3-5x faster than variant 1
+ * (about 700-830 instructions a record), at 2-4 times the size.  From 6,
+ * variant 1, unless variant 0's streams after the back-end come out smaller;
+ * they are sized at most at level 9: above it zstd's search costs 4 times
+ * the whole encoding and has never turned the choice. */
+#define STREAMS { RST_VAR_STREAMS, 0 }
+#define RANGE(trial) { RST_VAR_RANGE, trial }
+static const rst_level rst_levels[TRZ_LEVEL_MAX + 1] = {
+    STREAMS, /* 0: as 1 */
+    STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                /* 1-5 */
+    RANGE(6), RANGE(7), RANGE(8), RANGE(9),                     /* 6-9 */
+    RANGE(9), RANGE(9), RANGE(9), RANGE(9), RANGE(9), RANGE(9), /* 10-15 */
+    RANGE(9), RANGE(9), RANGE(9), RANGE(9),                     /* 16-19 */
+};
+TRZ_LEVEL_ROW(rst_level);
+#undef STREAMS
+#undef RANGE
+
+/* A model part made for the member's knowledge state: the one there, else
+ * a new one (a model is made for one member, so this remakes nothing in
+ * the container's use).  NULL if out of memory. */
+static model *v0_part(rst_model *rm, int know)
 {
-    if (a->level < RST_V1_LEVEL) return rst_v0_encode(a);
-    int rc = rst_v1_encode(a);
-    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0) return rc;
-    /* The trial sizes variant 0 at most at level 9: above it zstd's search
-     * costs 4 times the whole encoding and has never turned the choice. */
-    int trial_level = a->level > 9 ? 9 : a->level;
+    if (rm->v0 && (rm->v0->ick != NULL) != know) { model_free(rm->v0); rm->v0 = NULL; }
+    if (!rm->v0) rm->v0 = model_new(know);
+    return rm->v0;
+}
+
+static struct rst_v1_model *v1_part(rst_model *rm, int know)
+{
+    if (rm->v1 && rst_v1_knows(rm->v1) != know) { rst_v1_free(rm->v1); rm->v1 = NULL; }
+    if (!rm->v1) rm->v1 = rst_v1_new(know);
+    return rm->v1;
+}
+
+/* The parts: an encoder's for its level's variant (range at levels 6 and up
+ * trials variant 0 as well); a decoder's (no level) at each variant's first
+ * chunk. */
+static void rst_model_drop(rst_model *rm)
+{
+    model_free(rm->v0);
+    dec_in_free(rm->v0in);
+    rst_v1_free(rm->v1);
+    rm->v0 = NULL;
+    rm->v0in = NULL;
+    rm->v1 = NULL;
+}
+
+static int rst_model_make(rst_model *rm)
+{
+    if (!rm->lv) return 0;
+    if (rm->lv->variant == RST_VAR_RANGE && !v1_part(rm, rm->know)) return -1;
+    if ((rm->lv->variant == RST_VAR_STREAMS || rm->lv->trial_level) && !v0_part(rm, rm->know)) return -1;
+    return 0;
+}
+
+static trz_model *rst_model_create(int level, int know)
+{
+    rst_model *rm = calloc(1, sizeof *rm);
+    if (!rm) return NULL;
+    rm->lv = level ? &rst_levels[trz_level_clamp(level)] : NULL;
+    rm->know = know;
+    if (rst_model_make(rm)) { rst_model_drop(rm); free(rm); return NULL; }
+    return (trz_model *)rm;
+}
+
+/* The parts are given back and made again: the block pool (src/common/mem.c)
+ * returns the same blocks, cleared, so this costs what clearing in place
+ * would.  Out of memory, a part stays absent and its next chunk fails with
+ * TRZ_CODEC_NOMEM. */
+static void rst_model_reset(trz_model *m)
+{
+    rst_model *rm = (rst_model *)m;
+    rst_model_drop(rm);
+    (void)rst_model_make(rm);
+}
+
+static void rst_model_free(trz_model *m)
+{
+    rst_model *rm = (rst_model *)m;
+    if (!rm) return;
+    rst_model_drop(rm);
+    free(rm);
+}
+
+static int rst_streams_encode(const trz_enc_args *a, trz_model *tm)
+{
+    model *m = v0_part((rst_model *)tm, a->know != NULL);
+    return m ? rst_v0_encode(a, m) : TRZ_CODEC_NOMEM;
+}
+
+static int rst_streams_decode(const trz_dec_args *a, trz_model *tm)
+{
+    rst_model *rm = (rst_model *)tm;
+    model *m = v0_part(rm, a->know != NULL);
+    if (!rm->v0in) rm->v0in = dec_in_new();
+    return m && rm->v0in ? rst_v0_decode(a, m, rm->v0in) : TRZ_CODEC_NOMEM;
+}
+
+/* Variant 1, unless variant 0's streams after the back-end (each with its
+ * stream-table entry) come out smaller, which the container's trial sizer
+ * tells: the range coder never makes a chunk larger than the back-end path
+ * would. */
+#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
+static int rst_range_encode(const trz_enc_args *a, trz_model *tm)
+{
+    rst_model *rm = (rst_model *)tm;
+    struct rst_v1_model *m1 = v1_part(rm, a->know != NULL);
+    if (!m1) return TRZ_CODEC_NOMEM;
+    int rc = rst_v1_encode(a, m1);
+    int trial_level = rm->lv ? rm->lv->trial_level : rst_levels[trz_level_clamp(a->level)].trial_level;
+    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0 || !trial_level) return rc;
+    model *m0 = v0_part(rm, a->know != NULL);
+    if (!m0) return TRZ_CODEC_NOMEM;
     trz_buf t[TRZ_MAX_STREAMS];
     memset(t, 0, sizeof t);
     trz_enc_args b = *a;
     b.streams = t;
     b.coded = NULL;
-    if (rst_v0_encode(&b) == TRZ_CODEC_OK) {
+    if (rst_v0_encode(&b, m0) == TRZ_CODEC_OK) {
         size_t v1 = a->streams[RST_S_RC].n + RST_ENTRY_BYTES, v0 = 0;
         for (int s = 0; s < TRZ_MAX_STREAMS && v0 < v1; s++)
             if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, trial_level) + RST_ENTRY_BYTES;
@@ -887,13 +988,25 @@ static int rst_encode(const trz_enc_args *a)
     return rc;
 }
 
-/* Variant 0 has no stream 21; later variants say theirs in it. */
-static int rst_decode(const trz_dec_args *a)
+static int rst_range_decode(const trz_dec_args *a, trz_model *tm)
 {
-    if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
-    int v = rst_rc_variant(a);
-    if (v != (a->know ? RST_V_KNOW : 1)) return TRZ_CODEC_UNSUPPORTED;
-    return rst_v1_decode(a);
+    if (rst_rc_variant(a->stream[RST_S_RC], a->stream_len[RST_S_RC]) != (a->know ? RST_V_KNOW : 1))
+        return TRZ_CODEC_UNSUPPORTED;
+    struct rst_v1_model *m = v1_part((rst_model *)tm, a->know != NULL);
+    return m ? rst_v1_decode(a, m) : TRZ_CODEC_NOMEM;
+}
+
+static const trz_variant rst_variants[] = {
+    [RST_VAR_STREAMS] = { 0, "streams", 1, 5, rst_streams_encode, rst_streams_decode },
+    [RST_VAR_RANGE] = { 1, "range", 6, 19, rst_range_encode, rst_range_decode },
+};
+
+/* Variant 0 has no stream 21; variants 1 and 2 state theirs in it. */
+static int rst_variant_of(const size_t *len, const uint8_t *const *head)
+{
+    if (!len[RST_S_RC]) return RST_VAR_STREAMS;
+    int v = rst_rc_variant(head[RST_S_RC], len[RST_S_RC] < TRZ_VARIANT_HEAD ? len[RST_S_RC] : TRZ_VARIANT_HEAD);
+    return v == 1 || v == RST_V_KNOW ? RST_VAR_RANGE : -1;
 }
 
 static const char *rst_stream_name(unsigned id)
@@ -902,27 +1015,21 @@ static const char *rst_stream_name(unsigned id)
     return id < S_NSTREAMS ? stream_names[id] : NULL;
 }
 
-/* For listings: variant 0 (byte streams, the fast levels) or 1 and 2
- * (range-coded). */
-static const char *rst_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
-{
-    (void)head;
-    if (len[RST_S_RC]) return "range";
-    for (unsigned i = 0; i < S_NSTREAMS; i++)
-        if (len[i]) return "bytes";
-    return "-";
-}
-
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,
     .name = "rst",
     .record_size = RST_REC,
     .description = "SPARC RST traces (24-byte records, rstf 2.x)",
     .probe = rst_probe,
-    .encode_chunk = rst_encode,
-    .decode_chunk = rst_decode,
+    .variants = rst_variants,
+    .nvariants = sizeof rst_variants / sizeof rst_variants[0],
+    .variant_of = rst_variant_of,
+    .levels = rst_levels,
+    .level_size = sizeof rst_levels[0],
+    .model_create = rst_model_create,
+    .model_reset = rst_model_reset,
+    .model_free = rst_model_free,
     .stream_name = rst_stream_name,
-    .variant = rst_variant,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,
     .convert = rst_convert,

@@ -111,7 +111,7 @@ typedef struct cpu1 {
 
 typedef RC_INT(1) int1_t;
 
-typedef struct model1 {
+typedef struct rst_v1_model {
     int oom, err;
     unsigned cur, run, last_kind, last_ort;
     cpu1 *curc;
@@ -928,17 +928,16 @@ static void probs_init(model1 *m)
     for (int i = 0; i < 48; i++) { m->bw[i][0] = 1 << 15; m->bw[i][1] = 1 << 15; m->bw[i][2] = 1 << 14; m->bw[i][3] = 0; }
 }
 
-static model1 *model_new(size_t nrec, const trz_know *know)
+/* The model's fixed tables, fresh; the per-record link is sized at each
+ * chunk (link_fit). */
+static model1 *model_new(int know)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->nlink = nrec;
-    m->know = know;
     if (know) {
         m->sat = m->satv;
         for (int i = 0; i < SAT_N; i++) m->satv[i] = R_SAT0;
     }
-    m->link = trz_big_calloc(nrec * sizeof *m->link);
     m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
     if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
     else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
@@ -949,7 +948,7 @@ static model1 *model_new(size_t nrec, const trz_know *know)
     m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
-    if (!m->link || !m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
+    if (!m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     rc_init(m->bh1, (size_t)1 << BH_BITS);
     rc_init(m->bh2, (size_t)1 << BH_BITS);
     sparc_cls_init(m->cls);
@@ -977,6 +976,24 @@ static void model_free(model1 *m)
     trz_big_free(m->ac, ((size_t)1 << AC_BITS) * sizeof *m->ac);
     free(m);
 }
+
+/* The link table for a chunk of nrec records, zero; 0, or -1 if out of
+ * memory. */
+static int link_fit(model1 *m, size_t nrec)
+{
+    if (m->link && m->nlink >= nrec) {
+        memset(m->link, 0, nrec * sizeof *m->link);
+        return 0;
+    }
+    trz_big_free(m->link, m->nlink * sizeof *m->link);
+    m->link = trz_big_calloc(nrec * sizeof *m->link);
+    m->nlink = m->link ? nrec : 0;
+    return m->link ? 0 : -1;
+}
+
+struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
+void rst_v1_free(struct rst_v1_model *m) { model_free(m); }
+int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }
 
 /* One step.  Its first decision says whether it is an INSTR of the
  * predicted CPU at the predicted PC with the cached word (kind, CPU, PC and
@@ -1068,15 +1085,15 @@ static NOINL void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
     run_all(m, c, buf, nrec, 0);
 }
 
-int rst_v1_encode(const trz_enc_args *a)
+int rst_v1_encode(const trz_enc_args *a, model1 *m)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     if (a->nrec == 0) return TRZ_CODEC_OK;
-    model1 *m = model_new(a->nrec, a->know);
+    m->know = a->know;
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
-    if (m && !m->oom && src) {
+    if (!m->oom && link_fit(m, a->nrec) == 0 && src) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
         rcd_direct(&c, 1, a->know ? RST_V_KNOW : 1, 8); /* the variant */
@@ -1087,27 +1104,24 @@ int rst_v1_encode(const trz_enc_args *a)
         trz_mark_coded(a, RST_S_RC);
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
-    model_free(m);
     return rcode;
 }
 
-/* The variant of a chunk whose stream RST_S_RC is present: its first 8
- * decisions (direct bits). */
-int rst_rc_variant(const trz_dec_args *a)
+int rst_rc_variant(const uint8_t *p, size_t n)
 {
     rc c;
-    rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
+    rc_dec_init(&c, p, n);
     return (int)rcd_direct(&c, 0, 0, 8);
 }
 
-int rst_v1_decode(const trz_dec_args *a)
+int rst_v1_decode(const trz_dec_args *a, model1 *m)
 {
     for (int s = 0; s < TRZ_MAX_STREAMS; s++)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    model1 *m = model_new(a->nrec, a->know);
-    if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
+    if (m->oom || link_fit(m, a->nrec)) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
     if (rcd_direct(&c, 0, 0, 8) != (a->know ? RST_V_KNOW : 1)) m->err = 1;
@@ -1116,7 +1130,6 @@ int rst_v1_decode(const trz_dec_args *a)
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
-    model_free(m);
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
 }
