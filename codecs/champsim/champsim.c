@@ -43,7 +43,7 @@ static const char *const stream_names[S_NSTREAMS] = { "model" };
 #ifdef CS_PROF /* profiling: the phases as functions of their own */
 #define CS_PHASE static __attribute__((noinline))
 #else
-#define CS_PHASE RC_HOT
+#define CS_PHASE TRZ_FORCE_INLINE
 #endif
 
 /* Table sizes are part of the stream format (champsim.md). */
@@ -334,7 +334,7 @@ static inline cs_pc *pc_get(cs_model *m, uint64_t ip, int *fresh)
 {
     cs_pc *s = pc_set(m, ip);
     *fresh = 0;
-    if (RC_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
+    if (TRZ_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
     if (s[1].valid && s[1].ip == ip) {
         cs_pc t = s[1];
         s[1] = s[0];
@@ -363,7 +363,7 @@ static inline unsigned mlen_class(unsigned n) { return n >= 128 ? 8 : cs_bitlen(
  * context trees: h1 (high order: the fields before it), h2 (low order) and
  * h3 (the previous instruction's fields); the mixer's weights are chosen by
  * the field and how often h1's node has been seen. */
-RC_HOT unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
+TRZ_FORCE_INLINE unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
                          unsigned v)
 {
     const uint32_t mask = (1u << m->z.sig) - 1;
@@ -469,7 +469,6 @@ static unsigned code_len4(cs_model *m, cs_rc *c, const int enc, const cs_pc *le,
  * branch_taken and memory slot mask of the instruction's first record, its
  * fall-through length (0: not seen), and, when it was seen taken, its first
  * taken successor less its ip. */
-#define TRZ_KNOW_MAX_FACTS_CS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 /* An entry's static fields from values, as code_sig leaves them. */
 static void sig_set(const cs_layout *L, cs_pc *e, const uint8_t *regs, uint8_t ib, uint8_t bt, uint8_t mmask)
@@ -568,7 +567,7 @@ static int learn_done(const lfact *e)
 
 #define LEARN_DONE 8192
 
-RC_HOT int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
+TRZ_FORCE_INLINE int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
                          void *ctx, const cs_layout *L)
 {
     if (len % L->size || nrec != len / L->size) return TRZ_CODEC_UNSUPPORTED;
@@ -648,7 +647,7 @@ static inline int special_reg(uint8_t r) { return r == 0 || r == CS_REG_FLAGS ||
 
 /* Put address a in front of the recent blocks: its block's entry, or the
  * last one, leaves its place. */
-RC_HOT void recent_use(cs_model *m, uint64_t a)
+TRZ_FORCE_INLINE void recent_use(cs_model *m, uint64_t a)
 {
     uint64_t up = a;
     for (unsigned j = 0; j < NRECENT; j++) {
@@ -666,7 +665,7 @@ static inline uint64_t scale_delta(uint64_t d, unsigned sc)
 }
 
 /* An address as a delta from base. */
-RC_HOT uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
+TRZ_FORCE_INLINE uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
                             uint64_t a)
 {
     uint64_t d = a - base;
@@ -935,7 +934,7 @@ static inline uint64_t fingerprint(const cs_rec *r)
 /* After record i (packed at hist + i * size): follow the match one record
  * on if it predicted record i exactly, else look the last 4 records up. */
 /* Two records equal, byte for byte (size a multiple of 8). */
-RC_HOT int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
+TRZ_FORCE_INLINE int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
 {
     uint64_t d = 0;
     for (size_t k = 0; k < sz; k += 8) {
@@ -977,7 +976,7 @@ CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist,
 /* Ask for what the next record will most likely need: the match model's
  * next record, and the PC set of the likely next ip (0: none).  Hints
  * only. */
-RC_HOT void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
+TRZ_FORCE_INLINE void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
 {
 #if defined(__GNUC__)
     if (m->mptr < nrec) __builtin_prefetch(hist + m->mptr * L->size);
@@ -1056,7 +1055,7 @@ CS_PHASE cs_pc *run_update(cs_model *m, const cs_layout *L, const uint8_t *p, si
     return e;
 }
 
-RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
+TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
                    size_t nrec)
 {
     cs_rc *cip = &cc->rc[0], *csig = cip, *cbr = cip, *cmem = cip, *cex = cip;
@@ -1221,7 +1220,7 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
     return 0;
 }
 
-RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm)
+TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
@@ -1239,7 +1238,7 @@ RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **
     return TRZ_CODEC_OK;
 }
 
-RC_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, cs_model **pm)
+TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, cs_model **pm)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -1277,7 +1276,7 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     else rc_dec_init(&c, p, plen);
     if (rcd_direct(&c, enc, CS_KNOW_VARIANT, 8) != CS_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
-    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS_CS)) return TRZ_CODEC_CORRUPT;
+    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
     cs_model *m = model_new_know(count);
     cs_kmodel *k = malloc(sizeof *k);
     if (!m || !k) { model_free_know(m); free(k); return TRZ_CODEC_NOMEM; }

@@ -16,7 +16,6 @@ enum { CSF_SEQ = 1, CSF_DIST, CSF_IP, CSF_LEN, CSF_SIG, CSF_MEMC, CSF_MEMD, CSF_
  * range-coded form's first byte is 0 or 1 (its first 8 direct bits are the
  * knowledge variant 0). */
 #define CSF_KNOW_BYTES 0x81
-#define CSF_KNOW_MAX (1u << 19) /* facts in one stream at most (the container's store limit) */
 
 /* The variant's part of the model: *m, made for each chunk's record count
  * by csf_encode and csf_decode, given back by csf_model_free (accepts

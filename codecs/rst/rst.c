@@ -7,15 +7,7 @@
 #include "sparc.h"
 #include "rst_v1.h"
 
-#if defined(__GNUC__)
-#define HOT static inline __attribute__((always_inline))
-#define NOINLINE __attribute__((noinline))
-#define RARE(x) __builtin_expect(!!(x), 0)
-#else
-#define HOT static inline
-#define NOINLINE
-#define RARE(x) (x)
-#endif
+#include "../common/compiler.h"
 
 enum { /* stream ids (on disk: never renumber) */
     S_RTYPE, S_EV0, S_CPUX, S_ICODE, S_PCD, S_IW, S_FL, S_EAD_MEM, S_EAD_CTI, S_EA_RAW,
@@ -99,10 +91,10 @@ typedef struct rst_v0_model {
 
 /* ---- stream I/O (bounds come from the block checks in the driver) ------- */
 
-HOT void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
-HOT unsigned get8(io *s, int k) { return *s->p[k]++; }
+TRZ_FORCE_INLINE void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
+TRZ_FORCE_INLINE unsigned get8(io *s, int k) { return *s->p[k]++; }
 
-HOT void putuv(io *s, int k, uint64_t v)
+TRZ_FORCE_INLINE void putuv(io *s, int k, uint64_t v)
 {
     uint8_t *q = s->p[k];
     while (v >= 0x80) { *q++ = (uint8_t)(v | 0x80); v >>= 7; }
@@ -110,7 +102,7 @@ HOT void putuv(io *s, int k, uint64_t v)
     s->p[k] = q;
 }
 /* LEB128, at most 10 bytes (longer is corrupt). */
-HOT uint64_t getuv(io *s, int k)
+TRZ_FORCE_INLINE uint64_t getuv(io *s, int k)
 {
     const uint8_t *q = s->p[k];
     uint64_t v = *q++;
@@ -127,13 +119,13 @@ HOT uint64_t getuv(io *s, int k)
     return v;
 }
 /* Fixed-width BE value of n bytes (big-endian keeps high bytes together for zstd). */
-HOT void putbe(io *s, int k, uint64_t v, int n)
+TRZ_FORCE_INLINE void putbe(io *s, int k, uint64_t v, int n)
 {
     uint8_t *q = s->p[k];
     for (int i = n - 1; i >= 0; i--) { q[i] = (uint8_t)v; v >>= 8; }
     s->p[k] = q + n;
 }
-HOT uint64_t getbe(io *s, int k, int n)
+TRZ_FORCE_INLINE uint64_t getbe(io *s, int k, int n)
 {
     const uint8_t *q = s->p[k];
     uint64_t v = 0;
@@ -143,22 +135,22 @@ HOT uint64_t getbe(io *s, int k, int n)
 }
 
 /* Both directions: the encoder stores v and returns it, the decoder reads. */
-HOT unsigned io8(io *s, int k, unsigned v, const int enc)
+TRZ_FORCE_INLINE unsigned io8(io *s, int k, unsigned v, const int enc)
 {
     if (enc) { put8(s, k, v); return v; }
     return get8(s, k);
 }
-HOT uint64_t iouv(io *s, int k, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t iouv(io *s, int k, uint64_t v, const int enc)
 {
     if (enc) { putuv(s, k, v); return v; }
     return getuv(s, k);
 }
-HOT uint64_t iobe(io *s, int k, uint64_t v, int n, const int enc)
+TRZ_FORCE_INLINE uint64_t iobe(io *s, int k, uint64_t v, int n, const int enc)
 {
     if (enc) { putbe(s, k, v, n); return v; }
     return getbe(s, k, n);
 }
-HOT void iobytes(io *s, int k, uint8_t *p, size_t n, const int enc)
+TRZ_FORCE_INLINE void iobytes(io *s, int k, uint8_t *p, size_t n, const int enc)
 {
     if (enc) memcpy(s->p[k], p, n);
     else memcpy(p, s->p[k], n);
@@ -179,7 +171,7 @@ static inline uint64_t pcidx(uint64_t pc, int bits)
     return (w ^ (w >> bits)) & ((1ull << bits) - 1);
 }
 
-static NOINLINE cpu_st *new_cpu(model *m, unsigned id)
+static TRZ_NOINLINE cpu_st *new_cpu(model *m, unsigned id)
 {
     cpu_st *c = calloc(1, sizeof *c);
     if (!c) { m->oom = 1; return &m->dummy; }
@@ -190,7 +182,7 @@ static NOINLINE cpu_st *new_cpu(model *m, unsigned id)
     m->cpu[id] = c;
     return c;
 }
-HOT cpu_st *get_cpu(model *m, unsigned id)
+TRZ_FORCE_INLINE cpu_st *get_cpu(model *m, unsigned id)
 {
     id &= MAXCPU - 1;
     return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
@@ -198,10 +190,10 @@ HOT cpu_st *get_cpu(model *m, unsigned id)
 
 /* ---- INSTR ----------------------------------------------------------------- */
 
-HOT unsigned classify(const model *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
+TRZ_FORCE_INLINE unsigned classify(const model *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
 
 /* Target of a CTI from its displacement, or (indirect) from history. */
-HOT uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
+TRZ_FORCE_INLINE uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
     switch (cls) {
     case C_CALL: case C_BCOND: case C_BA: case C_BN: return sparc_direct_target(iw, cls, pc);
@@ -221,7 +213,7 @@ typedef struct {
 
 /* Candidate j (0..3) of the EA, computed only when asked for: the decoder
  * needs one, the encoder stops at the first match. */
-HOT uint64_t ea_cand(const ea_ctx *x, int j)
+TRZ_FORCE_INLINE uint64_t ea_cand(const ea_ctx *x, int j)
 {
     switch (x->path) {
     case P_MEM:
@@ -237,7 +229,7 @@ HOT uint64_t ea_cand(const ea_ctx *x, int j)
 
 /* EA code: 0..2 = candidate, 7 = candidate 3, 3/4/6 = zigzag varint delta
  * from candidate 0/1/3 in the path's delta stream, 5 = raw BE64. */
-HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const int enc)
+TRZ_FORCE_INLINE uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const int enc)
 {
     int ds = x->path == P_MEM ? S_EAD_MEM : S_EAD_CTI;
     if (enc) {
@@ -280,7 +272,7 @@ _Static_assert(C_NCLASS == 10, "flow_tab and cls_dcti list every class");
 
 /* Next-PC state after the instruction (delay slots: a taken DCTI's target
  * becomes the PC after the next one). */
-HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
+TRZ_FORCE_INLINE void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
 {
     unsigned ev = (f >> 6) & 1, flow = flow_tab[cls * 2 + ((f >> 2) & 1)];
     uint64_t np = c->pend_valid ? c->pend_tgt : pc + 4;
@@ -296,7 +288,7 @@ HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc
 }
 
 /* Jump-table entry for the CPU's last PC, or for the trap it just took. */
-HOT uint64_t *jt_slot(model *m, const cpu_st *c)
+TRZ_FORCE_INLINE uint64_t *jt_slot(model *m, const cpu_st *c)
 {
     uint64_t key = c->trap_key ? (0xF000000000000000ull | c->trap_key) : c->last_pc;
     return &m->jt[hash64(key, JT_BITS)];
@@ -305,7 +297,7 @@ HOT uint64_t *jt_slot(model *m, const cpu_st *c)
 /* PC: 0 = predicted flow, 1 = jump table (after last PC / trap type),
  * 2 = the other fall-through, 3 = delta.  The table is only touched on a
  * miss of the predicted flow. */
-HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, const int enc)
+TRZ_FORCE_INLINE uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, const int enc)
 {
     uint64_t p0 = c->pred_pc, lp = c->last_pc, pc = p0;
     if (enc) {
@@ -317,7 +309,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
             if (*pcc == 3) putuv(s, S_PCD, trz_zigzag((int64_t)(pc - p0)));
             *jte = pc;
         }
-    } else if (RARE(*pcc)) {
+    } else if (TRZ_UNLIKELY(*pcc)) {
         uint64_t *jte = jt_slot(m, c);
         if (*pcc == 1) pc = *jte;
         else if (*pcc == 2) pc = p0 == lp + 4 ? lp + 8 : lp + 4;
@@ -328,7 +320,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
 }
 
 /* The I-cache word of pc, to read and write (with knowledge: the PC's). */
-HOT uint32_t *ic_at(model *m, uint64_t pc)
+TRZ_FORCE_INLINE uint32_t *ic_at(model *m, uint64_t pc)
 {
     size_t i = pcidx(pc, IC_BITS);
     if (!m->ick) return &m->icache[i];
@@ -338,14 +330,14 @@ HOT uint32_t *ic_at(model *m, uint64_t pc)
 }
 
 /* Instruction word from the PC-indexed cache; a miss is stored. */
-HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
+TRZ_FORCE_INLINE uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
 {
     uint32_t *ice = ic_at(m, pc), iw;
     if (enc) {
         iw = trz_ld_be32(r + 4);
         *iwm = iw != *ice;
         if (*iwm) { putbe(s, S_IW, iw, 4); *ice = iw; }
-    } else if (RARE(*iwm)) {
+    } else if (TRZ_UNLIKELY(*iwm)) {
         iw = (uint32_t)getbe(s, S_IW, 4);
         *ice = iw;
     } else {
@@ -357,7 +349,7 @@ HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm
 /* Flags byte + notused3, learned per (class, annul expected, taken
  * predicted); the branch counter exists for BCOND only.  Returns byte 1,
  * sets *nu3. */
-HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, const uint8_t *r,
+TRZ_FORCE_INLINE unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, const uint8_t *r,
                       unsigned *fm, unsigned *nu3, const int enc)
 {
     uint8_t *bc = cls == C_BCOND ? &m->bctr[pcidx(pc, BC_BITS)] : NULL;
@@ -369,7 +361,7 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
         f = r[1];
         n = r[3] & 0x3fu;
         if (*fm) { put8(s, S_FL, f); put8(s, S_FL, n); }
-    } else if (RARE(*fm)) {
+    } else if (TRZ_UNLIKELY(*fm)) {
         f = get8(s, S_FL);
         n = get8(s, S_FL);
         if (n > 0x3f) s->err = 1;
@@ -389,7 +381,7 @@ static const uint8_t cls_dcti[C_NCLASS] = {
 };
 
 /* The EA candidate set of this instruction (see ea_cand). */
-HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
+TRZ_FORCE_INLINE void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
 {
     if (f & 0x40) {
         x->path = cls == C_MEM || cls == C_ALU ? P_MEM : P_CTI;
@@ -406,7 +398,7 @@ HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned
 }
 
 /* Model updates after the EA is known. */
-HOT void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls, unsigned f, uint64_t ea)
+TRZ_FORCE_INLINE void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls, unsigned f, uint64_t ea)
 {
     m->last_memea_ok = x->path == P_MEM && cls == C_MEM;
     m->last_memea = ea;
@@ -427,7 +419,7 @@ HOT void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls
 
 /* One INSTR of CPU m->cur (whose state is m->curc).  The decoder takes the
  * per-field codes from the instr_code byte, the encoder assembles it. */
-HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
+TRZ_FORCE_INLINE void instr_t(model *m, io *s, uint8_t *r, const int enc)
 {
     cpu_st *c = m->curc;
     unsigned code = enc ? 0 : get8(s, S_ICODE);
@@ -477,7 +469,7 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
  * last time.  The byte goes to S_EV1 when that CPU's next instruction (from
  * the I-cache) is a memory op, else S_EV0: PAVADIFFs come before memory ops.
  * Returns the kind; sets the record's CPU, pair bit and rtype. */
-HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair,
+TRZ_FORCE_INLINE unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair,
                   unsigned *rtype, const int enc)
 {
     cpu_st *cc = m->curc;
@@ -541,14 +533,14 @@ HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cp
 /* ---- PAVADIFF ---------------------------------------------------------------- */
 
 static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
-HOT pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
+TRZ_FORCE_INLINE pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
 {
     uint64_t v = va >> 13; /* neighbouring pages share cache lines */
     return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
 }
 
 /* One PA-VA value: 0 = same as last, 1 = page table, 2 = raw. */
-HOT uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v, const int enc)
 {
     int tok = pe && pe->key == key;
     if (enc) {
@@ -569,7 +561,7 @@ HOT uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint6
 /* A PAVADIFF usually precedes the INSTR it applies to on the same CPU: such a
  * pair is coded INSTR first, so the PA-VA values can be looked up by the
  * instruction's own PC and EA pages. Returns 1 when r[24..47] was consumed. */
-HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned pair, const int enc)
+TRZ_FORCE_INLINE int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned pair, const int enc)
 {
     if (pair && !have_next) { s->err = 1; pair = 0; }
     if (pair) instr_t(m, s, r + 24, enc);
@@ -625,7 +617,7 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
  * tag, a code byte in S_TLB says 1 = that entry's data, 0 = raw BE64 in
  * S_OB; else the data is raw (no code byte: chunks whose TLB records never
  * repeat pay nothing). */
-HOT uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
 {
     tlb_ent *e = &m->tlbd[hash64(tag, TD_BITS)];
     unsigned hit = 0;
@@ -642,7 +634,7 @@ HOT uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
 
 /* Known types: bytes 1..7 as a 56-bit delta from the last record of the same
  * rtype, then the two 64-bit words as deltas.  Text and unknown types: raw. */
-HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
+TRZ_FORCE_INLINE void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 {
     if (!enc) r[0] = (uint8_t)rt;
     if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT) { iobytes(s, S_TEXT, r + 1, 23, enc); return; }
@@ -710,7 +702,7 @@ static void model_free(model *m)
 /* Code up to BLK record steps from record *i of a canonical (BE) chunk; in
  * decode mode fill them.  The caller has made room for BLK_MAX bytes per
  * stream. */
-HOT void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const int enc)
+TRZ_FORCE_INLINE void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const int enc)
 {
     size_t iend = nrec - *i > BLK ? *i + BLK : nrec;
     while (*i < iend) {
@@ -725,7 +717,7 @@ HOT void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const in
 }
 
 /* Encoder: grow every stream to hold one more block, cursors kept in io. */
-static NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf *out)
+static TRZ_NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf *out)
 {
     io s = { { 0 }, 0 };
     int started = 0; /* s.p[] valid */
@@ -783,7 +775,7 @@ static uint8_t *move_tail(dec_in *d, int k, const uint8_t *p, size_t n)
 
 /* At a block start: 0 when every stream can take a block, else -1 (a
  * stream read past its end). */
-HOT int dec_check(dec_in *d, io *s)
+TRZ_FORCE_INLINE int dec_check(dec_in *d, io *s)
 {
     for (int k = 0; k < S_NSTREAMS; k++) {
         if (s->p[k] <= d->lim[k]) continue;
@@ -793,7 +785,7 @@ HOT int dec_check(dec_in *d, io *s)
     return 0;
 }
 
-static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io *sp)
+static TRZ_NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io *sp)
 {
     io s = *sp;
     for (size_t i = 0; i < nrec && !s.err;) {
