@@ -222,6 +222,10 @@ static void test_variant_choice(void)
         int v6 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 6, &st) == TRZ_CODEC_OK && st.s[RST_S_RC].n;
         free_streams(&st);
         check(v5 && v6, "level 5 writes variant 0, level 6 variant 1");
+        size_t h = n / 2 * RST_REC;
+        check(test_model_reuse(&trz_codec_rst, buf, h, buf + h, h, 1, TRZ_BO_BIG) &&
+                  test_model_reuse(&trz_codec_rst, buf, h, buf + h, h, 9, TRZ_BO_BIG),
+              "a model reset between chunks codes and decodes as a fresh one (levels 1, 9)");
     }
     else printf("skip corpus/loops-4cpu.rst (absent)\n");
     for (size_t i = 0; i < blk * RST_REC; i++) buf[i] = (uint8_t)rnd();
