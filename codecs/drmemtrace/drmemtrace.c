@@ -973,13 +973,14 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
  * match model's copy): nothing is coded, and the models' state moves
  * along as if it had been, their probabilities left as they are. */
 RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
-                       dr_hint *hint)
+                       dr_hint *hint, const dr_event *pev)
 {
     uint32_t pat[DR_MAXMEM];
     uint64_t addrs[DR_MAXMEM];
     {
         dr_event ev;
-        if (enc) parse_event(in, i, nrec, &ev);
+        if (enc == 3) ev = *pev; /* a replay: the copy's parse, shifted to record i */
+        else if (enc) parse_event(in, i, nrec, &ev);
         else memset(&ev, 0, sizeof ev);
         /* 1. the event */
         dr_flow *fl = &m->fl;
@@ -1135,9 +1136,11 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
             }
             int same = 0;
             FIELD(F_ENC);
-            if (f && f->enc_n)
+            if (enc == 3) { /* a replay: the bytes are the records' */
+            } else if (f && f->enc_n)
                 same = rcd_cbit(c, enc, &m->enc_same[0], enc && elen == f->enc_n && !memcmp(eb, f->enc, elen), CLIM);
-            if (same) {
+            if (enc == 3) {
+            } else if (same) {
                 elen = f->enc_n;
                 memcpy(eb, f->enc, 16);
             } else {
@@ -1167,7 +1170,9 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
         int rep = fl->have && pc == fl->pc;
         unsigned fpid = f ? f->opid : 0;
         int same = 0;
-        if (f) {
+        if (enc == 3) { /* a replay: type, length and pattern are the records' (nothing to code) */
+            type = tclass(type);
+        } else if (f) {
             int eq = 0;
             if (enc) {
                 eq = tclass(type) == tclass(f->type) && len == f->len && f->nmem != DR_NOPAT && nmem == f->nmem &&
@@ -1177,7 +1182,8 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
             same = rcd_cbit(c, enc, &m->st_same[rep * 4 + (type_sym[f->type] == 10) + 2 * (kind == EV_INSTR_ENC)],
                             eq, CLIM);
         }
-        if (same) {
+        if (enc == 3) {
+        } else if (same) {
             if (f->nmem == DR_NOPAT) return -1; /* the encoder says "same" only with a pattern */
             type = f->type;
             len = f->len;
@@ -1268,9 +1274,17 @@ RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uin
 /* Each direction's instance of code_event a function of its own: the
  * record loop stays small, and each instance gets the registers to itself. */
 #define DR_EV_ARGS dr_model *m, rc *c, const uint8_t *in, uint8_t *out, size_t i, size_t nrec, dr_hint *hint
-static __attribute__((noinline)) long event_enc(DR_EV_ARGS) { return code_event(m, c, 1, in, out, i, nrec, hint); }
-static __attribute__((noinline)) long event_dec(DR_EV_ARGS) { return code_event(m, c, 0, in, out, i, nrec, hint); }
-static __attribute__((noinline)) long event_replay(DR_EV_ARGS) { return code_event(m, c, 3, in, out, i, nrec, hint); }
+static __attribute__((noinline)) long event_enc(DR_EV_ARGS) { return code_event(m, c, 1, in, out, i, nrec, hint, NULL); }
+static __attribute__((noinline)) long event_dec(DR_EV_ARGS) { return code_event(m, c, 0, in, out, i, nrec, hint, NULL); }
+/* A replay of the event parse_event found at the predicted record, now at
+ * record i (its fields shifted there). */
+static __attribute__((noinline)) long event_replay(dr_model *m, const uint8_t *buf, size_t i, size_t nrec,
+                                                   const dr_event *pe, size_t mp)
+{
+    dr_event ev = *pe;
+    ev.instr = ev.instr - mp + i;
+    return code_event(m, NULL, 3, buf, NULL, i, nrec, NULL, &ev);
+}
 
 /* The records of the event parse_event found at record i. */
 static inline size_t event_records(const dr_event *ev, size_t i)
@@ -1332,7 +1346,7 @@ RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t
             if (hit) {
                 if (pn > nrec - i) return -1;
                 if (!enc) memcpy(out + i * DR_REC, out + mp * DR_REC, pn * DR_REC);
-                n = event_replay(m, c, buf, NULL, i, i + pn, NULL);
+                n = event_replay(m, buf, i, i + pn, &pe, mp);
                 if (n != (long)pn) return n < 0 ? (int)n : -1;
             }
             m->mp += pn;
