@@ -30,7 +30,7 @@ static const trz_know *g_know; /* the knowledge round_trip codes with (NULL: non
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec)
 {
     trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, g_know };
-    return C->decode_chunk(&da);
+    return trz_codec_decode(C, &da, NULL);
 }
 
 /* Encode, decode and compare; with `damage`, damaged variants must give an
@@ -44,7 +44,7 @@ static int round_trip(const uint8_t *in, size_t len, int damage, size_t *csize)
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / DR_REC, TRZ_BO_LITTLE, 9, st.s);
     ea.coded = &coded;
     ea.know = g_know;
-    if (C->encode_chunk(&ea) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
+    if (trz_codec_encode(C, &ea, NULL) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
     const uint8_t *sp[TRZ_MAX_STREAMS];
     size_t sl[TRZ_MAX_STREAMS];
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
@@ -633,7 +633,7 @@ static void test_levels(void)
         uint64_t coded = 0;
         trz_enc_args ea = TEST_ENC_ARGS(g.p, len, nrec, TRZ_BO_LITTLE, want[k].level, st.s);
         ea.coded = &coded;
-        int ok = C->encode_chunk(&ea) == TRZ_CODEC_OK && st.s[0].n;
+        int ok = trz_codec_encode(C, &ea, NULL) == TRZ_CODEC_OK && st.s[0].n;
         const uint8_t *sp[TRZ_MAX_STREAMS];
         size_t sl[TRZ_MAX_STREAMS];
         for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
@@ -672,6 +672,16 @@ static void test_levels(void)
         size_t sl[TRZ_MAX_STREAMS] = { vb.n };
         check(decode_with(sp, sl, out, len, nrec) == bad[k].rc, bad[k].what);
         free(vb.p);
+    }
+    /* one model for two chunks, reset between them, at each variant's level:
+     * what fresh models write and read (halves of equal and unequal size) */
+    size_t h = nrec / 2 * DR_REC, q = nrec / 3 * DR_REC;
+    for (int level = 1; level <= 19; level += 9) {
+        char what[96];
+        snprintf(what, sizeof what, "level %d: a model reset between chunks codes as fresh ones", level);
+        check(test_model_reuse(C, g.p, h, g.p + h, h, level, TRZ_BO_LITTLE) &&
+                  test_model_reuse(C, g.p, q, g.p + q, len - q, level, TRZ_BO_LITTLE),
+              what);
     }
     free(out);
     free(g.p);

@@ -45,7 +45,7 @@ static inline unsigned instr_class(unsigned t, int taken)
 
 /* A conditional branch's outcome: a mix of a per-PC counter, gshare over
  * 12 and 32 outcomes and the PC's local history. */
-RC_HOT int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *d, int bit)
+TRZ_FORCE_INLINE int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *d, int bit)
 {
     if (enc == 3) { /* a replay: the histories move, the predictors stay */
         bit = bit != 0;
@@ -82,7 +82,7 @@ RC_HOT int code_taken(dr_model *m, rc *c, const int enc, uint64_t pc, dr_pcdyn *
 /* The target an indirect branch at pc will most likely take: the return
  * stack's top for a return, else its last target.  *kind: 1 return, 2
  * other indirect, 0 none. */
-RC_HOT uint64_t bt_predict(dr_model *m, uint64_t pc, unsigned *kind)
+TRZ_FORCE_INLINE uint64_t bt_predict(dr_model *m, uint64_t pc, unsigned *kind)
 {
     const dr_fact *f = fact_at(m, dyn_find(m, pc), pc);
     *kind = 0;
@@ -102,7 +102,7 @@ RC_HOT uint64_t bt_predict(dr_model *m, uint64_t pc, unsigned *kind)
 }
 
 /* A BRANCH_TARGET value for the branch at pc. */
-RC_HOT uint64_t code_bt(dr_model *m, rc *c, const int enc, uint64_t pc, uint64_t v)
+TRZ_FORCE_INLINE uint64_t code_bt(dr_model *m, rc *c, const int enc, uint64_t pc, uint64_t v)
 {
     unsigned kind;
     uint64_t pred = bt_predict(m, pc, &kind);
@@ -201,7 +201,7 @@ void dr_parse_event(const uint8_t *in, size_t i, size_t nrec, dr_event *ev)
 
 /* An address the last accesses touched: its place among them (NRECENT:
  * none). */
-RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t *a)
+TRZ_FORCE_INLINE int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t *a)
 {
     unsigned j = NRECENT;
     if (enc)
@@ -214,12 +214,12 @@ RC_HOT int code_recent(dr_model *m, rc *c, const int enc, unsigned ctx, uint64_t
 }
 
 /* Move a to the front of the recent addresses. */
-RC_HOT void recent_use(dr_model *m, uint64_t a) { mtf_u64(m->recent, NRECENT, a); }
+TRZ_FORCE_INLINE void recent_use(dr_model *m, uint64_t a) { mtf_u64(m->recent, NRECENT, a); }
 
 /* A memory address of slot s of the instruction at pc (fact f, or NULL). */
 /* The match's address for slot s: its own, or shifted as this event's
  * first other address was.  Returns 1 when a is it. */
-RC_HOT int code_mhint(dr_model *m, rc *c, const int enc, dr_hint *h, unsigned s, unsigned ctx, uint64_t *a)
+TRZ_FORCE_INLINE int code_mhint(dr_model *m, rc *c, const int enc, dr_hint *h, unsigned s, unsigned ctx, uint64_t *a)
 {
     uint64_t ma = trz_ld_le64(h->mem + s * DR_REC + 4);
     if (rcd_cbit(c, enc, &m->mm_a[ctx * 2 + h->have_d], *a == ma, CLIM)) {
@@ -234,7 +234,7 @@ RC_HOT int code_mhint(dr_model *m, rc *c, const int enc, dr_hint *h, unsigned s,
     return 0;
 }
 
-RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
+TRZ_FORCE_INLINE uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsigned len, const dr_fact *f, unsigned s,
                           uint64_t a, dr_hint *h)
 {
     dr_slot *e = slot_get(m, pc, s);
@@ -320,7 +320,7 @@ RC_HOT uint64_t code_addr(dr_model *m, rc *c, const int enc, uint64_t pc, unsign
 }
 
 /* A marker's value, from the last one of its type and what its type says. */
-RC_HOT uint64_t code_mval(dr_model *m, rc *c, const int enc, unsigned mt, uint64_t v)
+TRZ_FORCE_INLINE uint64_t code_mval(dr_model *m, rc *c, const int enc, unsigned mt, uint64_t v)
 {
     unsigned k = mt & 63;
     uint64_t sp = 0;
@@ -334,7 +334,7 @@ RC_HOT uint64_t code_mval(dr_model *m, rc *c, const int enc, unsigned mt, uint64
 }
 
 /* After an instruction: the PC predicted next and the return stack. */
-RC_HOT void flow_after(dr_model *m, const dr_fact *f, unsigned type, uint64_t pc, unsigned len, dr_pcdyn *d)
+TRZ_FORCE_INLINE void flow_after(dr_model *m, const dr_fact *f, unsigned type, uint64_t pc, unsigned len, dr_pcdyn *d)
 {
     dr_flow *fl = &m->fl;
     uint64_t fall = pc + len;
@@ -380,7 +380,7 @@ RC_HOT void flow_after(dr_model *m, const dr_fact *f, unsigned type, uint64_t pc
 
 /* What the previous instruction's successor teaches: a direct branch's
  * target (a static fact), an indirect branch's last target. */
-RC_HOT void learn_successor(dr_model *m, uint64_t pc)
+TRZ_FORCE_INLINE void learn_successor(dr_model *m, uint64_t pc)
 {
     dr_flow *fl = &m->fl;
     if (!fl->have || pc == fl->fall) return;
@@ -400,7 +400,7 @@ RC_HOT void learn_successor(dr_model *m, uint64_t pc)
  * followed the last instruction the last time it ran (a system call's
  * markers, an indirect branch's target marker) and whether the PC
  * predicted next had its encodings in this drmemtrace chunk. */
-RC_HOT unsigned ev_kind(dr_model *m, rc *c, const int enc, unsigned kind)
+TRZ_FORCE_INLINE unsigned ev_kind(dr_model *m, rc *c, const int enc, unsigned kind)
 {
     const dr_flow *fl = &m->fl;
     unsigned seen = 0;
@@ -418,7 +418,7 @@ RC_HOT unsigned ev_kind(dr_model *m, rc *c, const int enc, unsigned kind)
 }
 
 /* A marker and the run of its repeats. */
-RC_HOT long ev_marker(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
+TRZ_FORCE_INLINE long ev_marker(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
                       const dr_event *ev)
 {
     dr_flow *fl = &m->fl;
@@ -462,7 +462,7 @@ RC_HOT long ev_marker(dr_model *m, rc *c, const int enc, const uint8_t *in, uint
 }
 
 /* A thread record (THREAD, THREAD_EXIT, PID, HEADER, FOOTER). */
-RC_HOT long ev_other(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i)
+TRZ_FORCE_INLINE long ev_other(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i)
 {
     dr_flow *fl = &m->fl;
     const uint8_t *p = enc ? in + i * DR_REC : NULL;
@@ -503,7 +503,7 @@ RC_HOT long ev_other(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8
 }
 
 /* Any record as it is. */
-RC_HOT long ev_raw(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i)
+TRZ_FORCE_INLINE long ev_raw(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i)
 {
     const uint8_t *p = enc ? in + i * DR_REC : NULL;
     unsigned t = enc ? trz_ld_le16(p) : 0, sz = enc ? trz_ld_le16(p + 2) : 0;
@@ -533,7 +533,7 @@ typedef struct {
 /* Step 2: a pending version-4 conditional branch's outcome, then the PC
  * (a hit of the predicted next PC, the same PC again, or a delta), and
  * what the successor teaches. */
-RC_HOT uint64_t ins_pc(dr_model *m, rc *c, const int enc, uint64_t pc)
+TRZ_FORCE_INLINE uint64_t ins_pc(dr_model *m, rc *c, const int enc, uint64_t pc)
 {
     dr_flow *fl = &m->fl;
     if (fl->pend) { /* a version-4 conditional branch: taken? */
@@ -569,7 +569,7 @@ RC_HOT uint64_t ins_pc(dr_model *m, rc *c, const int enc, uint64_t pc)
 /* Step 3: the encodings (the fact's again, or byte by byte) and a
  * BRANCH_TARGET marker between them and the instruction.  In a replay the
  * bytes are the records'. */
-RC_HOT void ins_enc(dr_model *m, rc *c, const int enc, const uint8_t *in, size_t i, const dr_event *ev, dr_pcdyn *d,
+TRZ_FORCE_INLINE void ins_enc(dr_model *m, rc *c, const int enc, const uint8_t *in, size_t i, const dr_event *ev, dr_pcdyn *d,
                     const dr_fact *f, dr_ins *x)
 {
     dr_flow *fl = &m->fl;
@@ -607,7 +607,7 @@ RC_HOT void ins_enc(dr_model *m, rc *c, const int enc, const uint8_t *in, size_t
 /* Step 4: type, length and memory pattern, as the PC's fact says (one
  * bit) or coded (in a replay, the records' as they are); then a
  * conditional branch's outcome.  Returns 0, or -1 for damage. */
-RC_HOT int ins_static(dr_model *m, rc *c, const int enc, dr_pcdyn *d, const dr_fact *f, dr_ins *x)
+TRZ_FORCE_INLINE int ins_static(dr_model *m, rc *c, const int enc, dr_pcdyn *d, const dr_fact *f, dr_ins *x)
 {
     dr_flow *fl = &m->fl;
     unsigned type = x->type, len = x->len, nmem = x->nmem;
@@ -677,7 +677,7 @@ RC_HOT int ins_static(dr_model *m, rc *c, const int enc, dr_pcdyn *d, const dr_f
 
 /* The learn step: a PC's first instruction record states its facts.
  * Returns its fact (NULL when the table is full), or sets *oom. */
-RC_HOT const dr_fact *ins_learn(dr_model *m, dr_pcdyn *d, const dr_ins *x, int *oom)
+TRZ_FORCE_INLINE const dr_fact *ins_learn(dr_model *m, dr_pcdyn *d, const dr_ins *x, int *oom)
 {
     dr_fact nf;
     memset(&nf, 0, sizeof nf);
@@ -720,7 +720,7 @@ static inline void ins_write(uint8_t *o, const dr_ins *x, const uint64_t *addrs)
 
 /* An instruction with its encodings and memory records (steps 2 to 8 of
  * the spec's *Events*). */
-RC_HOT long ev_instr(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
+TRZ_FORCE_INLINE long ev_instr(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
                      dr_hint *hint, const dr_event *ev, unsigned kind)
 {
     dr_ins x;
@@ -771,7 +771,7 @@ RC_HOT long ev_instr(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8
  * match model's copy, pev its parse): nothing is coded, and the models'
  * state moves along as if it had been, their probabilities left as they
  * are. */
-RC_HOT long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
+TRZ_FORCE_INLINE long code_event(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec,
                        dr_hint *hint, const dr_event *pev)
 {
     dr_event ev;
@@ -827,7 +827,7 @@ static inline uint64_t event_fp(const uint8_t *p, size_t n)
  * event's kind, whether the flow agrees with it, the predicted PC's last
  * outcomes and whether the prediction was itself coded.  On a miss the
  * prediction becomes the hint.  Returns the decision. */
-RC_HOT int mm_offer(dr_model *m, rc *c, const int enc, const uint8_t *buf, size_t i, size_t nrec, size_t mp,
+TRZ_FORCE_INLINE int mm_offer(dr_model *m, rc *c, const int enc, const uint8_t *buf, size_t i, size_t nrec, size_t mp,
                     const dr_event *pe, size_t pn, dr_hint *hint)
 {
     unsigned agree = 2;
@@ -856,7 +856,7 @@ RC_HOT int mm_offer(dr_model *m, rc *c, const int enc, const uint8_t *buf, size_
  * context now ends with it; a miss looks up where the context was last
  * (a candidate stands when the event before it is this one), and the
  * table learns where this one ends. */
-RC_HOT void mm_after(dr_model *m, const uint8_t *buf, size_t i, size_t n, int hit)
+TRZ_FORCE_INLINE void mm_after(dr_model *m, const uint8_t *buf, size_t i, size_t n, int hit)
 {
     for (unsigned k = MM_CTX - 1; k > 0; k--) m->mfp[k] = m->mfp[k - 1];
     m->mfp[0] = event_fp(buf + i * DR_REC, n);
@@ -880,7 +880,7 @@ RC_HOT void mm_after(dr_model *m, const uint8_t *buf, size_t i, size_t n, int hi
  * context (mm_offer); a copy is replayed through the models so they stay
  * as if it had been coded; otherwise the event is coded, with the
  * prediction as its hint.  Then the context moves on (mm_after). */
-RC_HOT int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t nrec)
+TRZ_FORCE_INLINE int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t nrec)
 {
     const uint8_t *buf = enc ? in : out;
     size_t i = 0;

@@ -12,8 +12,8 @@
 #include "dr_int.h"
 
 #define DR_MAXMEM 32            /* memory records a pattern holds */
-#define DR_MAX_FACTS (1u << 19) /* facts a chunk learns at most: memory stays bounded */
-#define DR_MAX_POOL (1u << 21)  /* pattern entries at most */
+
+#define DR_MAX_POOL (1u << 21)  /* pattern entries at most (facts: TRZ_KNOW_MAX_FACTS, as the store) */
 #define DR_NOPAT 0xFF           /* nmem of a fact whose pattern is not kept */
 
 typedef struct dr_fact {
@@ -102,7 +102,7 @@ static int facts_grow(dr_facts *t)
  * memory. */
 static inline int facts_add(dr_facts *t, const dr_fact *f, const uint32_t *pat)
 {
-    if (t->n >= DR_MAX_FACTS) return 1;
+    if (t->n >= TRZ_KNOW_MAX_FACTS) return 1;
     if (2 * (t->n + 1) > t->mask + 1 && facts_grow(t)) return -1;
     if (t->n == t->cap) {
         dr_fact *nf = realloc(t->f, 2 * (size_t)t->cap * sizeof *nf);

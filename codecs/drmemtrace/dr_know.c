@@ -115,7 +115,6 @@ int dr_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, in
  * record model's byte model; type, length and pattern as a record with no
  * fact codes them; a stated target as its distance from the fall-through. */
 #define DR_KNOW_VARIANT 0
-#define DR_KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 static int dr_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen, trz_know_add_fn add,
                         void *ctx, const int enc)
@@ -125,7 +124,7 @@ static int dr_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     else rc_dec_init(&c, p, plen);
     if (rcd_direct(&c, enc, DR_KNOW_VARIANT, 8) != DR_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
-    if (!enc && (count == 0 || count > DR_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
+    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
     dr_model *m = dr_model_new_know(count);
     if (!m) return TRZ_CODEC_NOMEM;
     uint64_t pc = 0, next = 0;
@@ -201,7 +200,7 @@ int dr_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, tr
         if (!dr_fact_unpack(f[i].val, f[i].len, &type, &len, &nmem, eb, &elen, pat, &tgt) || (i && f[i].key <= f[i - 1].key))
             return TRZ_CODEC_UNSUPPORTED;
     }
-    if (!n || n > DR_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
+    if (!n || n > TRZ_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
     return dr_know_code(f, n, out, NULL, 0, NULL, NULL, 1);
 }
 

@@ -145,7 +145,7 @@ unsigned dr_mb_default(uint64_t nrec);
 
 static inline uint32_t h32(uint64_t x) { return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32); }
 
-RC_HOT dr_pcdyn *dyn_get(dr_model *m, uint64_t pc)
+TRZ_FORCE_INLINE dr_pcdyn *dyn_get(dr_model *m, uint64_t pc)
 {
     dr_pcdyn *d = &m->dyn[h32(pc) >> (32 - m->dyn_bits)];
     if (!d->valid || d->pc != pc) {
@@ -156,13 +156,13 @@ RC_HOT dr_pcdyn *dyn_get(dr_model *m, uint64_t pc)
     return d;
 }
 
-RC_HOT dr_pcdyn *dyn_find(dr_model *m, uint64_t pc)
+TRZ_FORCE_INLINE dr_pcdyn *dyn_find(dr_model *m, uint64_t pc)
 {
     dr_pcdyn *d = &m->dyn[h32(pc) >> (32 - m->dyn_bits)];
     return d->valid && d->pc == pc ? d : NULL;
 }
 
-RC_HOT dr_slot *slot_get(dr_model *m, uint64_t pc, unsigned s)
+TRZ_FORCE_INLINE dr_slot *slot_get(dr_model *m, uint64_t pc, unsigned s)
 {
     uint64_t k = pc * 37 + s;
     uint32_t h = h32(k);
@@ -190,7 +190,7 @@ static inline void put_rec(uint8_t *p, unsigned t, unsigned sz, uint64_t a)
     trz_st_le64(p + 4, a);
 }
 
-RC_HOT int64_t code_sint(rc *c, const int enc, dr_sint64 *s, unsigned ctx, int64_t v)
+TRZ_FORCE_INLINE int64_t code_sint(rc *c, const int enc, dr_sint64 *s, unsigned ctx, int64_t v)
 {
     return rcd_sint(c, enc, s->len[ctx & 63], s->bits, v);
 }
@@ -233,7 +233,7 @@ static inline const dr_fact *fact_at(dr_model *m, dr_pcdyn *d, uint64_t pc)
 /* One byte through a mix of three contexts of count states: the two bytes
  * before it at its place, its x86 field with the opcode, its field with the
  * byte before. */
-RC_HOT unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, unsigned k, const drx_info *x,
+TRZ_FORCE_INLINE unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, unsigned k, const drx_info *x,
                           unsigned v)
 {
     if (enc == 3) return v & 255;
@@ -278,7 +278,7 @@ RC_HOT unsigned code_byte(dr_model *m, rc *c, const int enc, const uint8_t *b, u
  * the length, 1..15. */
 /* A relative branch's displacement (imm bytes n at b + k): one of the
  * recent branch targets (NBLK: none). */
-RC_HOT int code_rel(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned k, unsigned n, unsigned len, uint64_t pc,
+TRZ_FORCE_INLINE int code_rel(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned k, unsigned n, unsigned len, uint64_t pc,
                     unsigned call)
 {
     uint64_t next = pc + k + n;
@@ -309,7 +309,7 @@ static inline void mtf_u64(uint64_t *t, unsigned n, uint64_t v)
 }
 
 /* Move pc to the front of the recent branch targets. */
-RC_HOT void blk_use(dr_model *m, uint64_t pc) { mtf_u64(m->blk, NBLK, pc); }
+TRZ_FORCE_INLINE void blk_use(dr_model *m, uint64_t pc) { mtf_u64(m->blk, NBLK, pc); }
 
 static inline int rel_branch(unsigned opid)
 {
@@ -322,7 +322,7 @@ static inline int rel_branch(unsigned opid)
  * it was the last (in the context of the length the x86 fields give); a
  * relative branch's displacement may instead name a recent target.
  * Returns the length, 1..15. */
-RC_HOT unsigned code_enc(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned len, uint64_t pc)
+TRZ_FORCE_INLINE unsigned code_enc(dr_model *m, rc *c, const int enc, uint8_t *b, unsigned len, uint64_t pc)
 {
     unsigned k = 0;
     for (;;) {
@@ -352,7 +352,7 @@ static inline unsigned size_sym(unsigned z)
     return 1 + (unsigned)__builtin_ctz(z);
 }
 
-RC_HOT unsigned code_size(rc *c, const int enc, rc_cnt *t, unsigned z)
+TRZ_FORCE_INLINE unsigned code_size(rc *c, const int enc, rc_cnt *t, unsigned z)
 {
     unsigned s = rcd_ctree(c, enc, t, 4, size_sym(z), CLIM);
     if (s == 0) return 0;
@@ -361,7 +361,7 @@ RC_HOT unsigned code_size(rc *c, const int enc, rc_cnt *t, unsigned z)
 }
 
 /* A memory pattern: the count, then each record's type and size. */
-RC_HOT unsigned code_pattern(dr_model *m, rc *c, const int enc, unsigned ctx, uint32_t *pat, unsigned n)
+TRZ_FORCE_INLINE unsigned code_pattern(dr_model *m, rc *c, const int enc, unsigned ctx, uint32_t *pat, unsigned n)
 {
     n = rcd_ctree(c, enc, m->nmemT[ctx & 511], 6, n, CLIM);
     if (n > DR_MAXMEM) return ~0u;

@@ -15,41 +15,106 @@ enum { S_MODEL, S_NSTREAMS };
 #define DR_MB_MIN 10 /* the match table's bits a stated size may take */
 #define DR_MB_MAX 22
 
-/* What each level spends (indexed by level 1..19): whether the match model
- * runs, and its table's size in bits more (or fewer) than the chunk's
- * default (drmemtrace.md, "Levels" and "Design notes").  Levels 1 and 2
- * code without it (faster where traces seldom repeat), 3 to 11 as the
- * default always did, the strong ones with a table twice as big. */
+/* The codec's variants as its table lists them: each family's two ids
+ * (the odd one starts from the member's knowledge) are one entry. */
+enum { DRV_RANGE, DRV_MATCH, DRV_MATCH_MB, DRV_N };
+
+/* What each level spends (indexed by level 1..19): the variant, and the
+ * match table's size in bits more than the chunk's default (drmemtrace.md,
+ * "Levels" and "Design notes").  Levels 1 and 2 code without the match
+ * model (faster where traces seldom repeat), 3 to 11 as the default always
+ * did, the strong ones with a table twice as big, its size stated. */
 typedef struct {
-    uint8_t match; /* the match model */
-    int8_t mb_add; /* its table: bits added to the default size */
+    uint8_t variant; /* DRV_*: an index into dr_variants */
+    int8_t mb_add;   /* the match table: bits added to the default size */
 } dr_level;
-static const dr_level dr_levels[20] = {
-    [1] = { 0, 0 },  [2] = { 0, 0 },  [3] = { 1, 0 },  [4] = { 1, 0 },  [5] = { 1, 0 },
-    [6] = { 1, 0 },  [7] = { 1, 0 },  [8] = { 1, 0 },  [9] = { 1, 0 },  [10] = { 1, 0 },
-    [11] = { 1, 0 }, [12] = { 1, 1 }, [13] = { 1, 1 }, [14] = { 1, 1 }, [15] = { 1, 1 },
-    [16] = { 1, 1 }, [17] = { 1, 1 }, [18] = { 1, 1 }, [19] = { 1, 1 },
+#define RANGE { DRV_RANGE, 0 }
+#define MATCH { DRV_MATCH, 0 }
+#define MATCH_BIG { DRV_MATCH_MB, 1 }
+static const dr_level dr_levels[TRZ_LEVEL_MAX + 1] = {
+    RANGE,                                                /* 0: as 1 */
+    RANGE,     RANGE,                                     /* 1-2 */
+    MATCH,     MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
+    MATCH,     MATCH,     MATCH,     MATCH,               /* 8-11 */
+    MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 12-15 */
+    MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 16-19 */
 };
+TRZ_LEVEL_ROW(dr_level);
+#undef RANGE
+#undef MATCH
+#undef MATCH_BIG
 
-/* ---- the codec ------------------------------------------------------------ */
+/* ---- model state ---------------------------------------------------------- */
 
-static int dr_encode(const trz_enc_args *a)
+/* The codec's model: its tables are sized by a chunk's record count and the
+ * match table's size (drmemtrace.md, "Model state"), so the part is made at
+ * a chunk whose sizes differ from the part's (or after a reset) and kept
+ * otherwise.  Its big tables come from the block pool, which returns them
+ * cleared: remaking costs what clearing would. */
+typedef struct {
+    const dr_level *lv; /* the encoder's level; NULL when decoding */
+    dr_model *part;
+    uint64_t nrec;
+    unsigned mb;
+} dr_state;
+
+static dr_model *dr_part(dr_state *st, uint64_t nrec, unsigned mb, const trz_know *know)
+{
+    if (st->part && (st->nrec != nrec || st->mb != mb)) {
+        dr_model_free(st->part);
+        st->part = NULL;
+    }
+    if (!st->part) {
+        st->part = dr_model_new(nrec, mb);
+        st->nrec = nrec;
+        st->mb = mb;
+    }
+    if (st->part) st->part->know = know;
+    return st->part;
+}
+
+static trz_model *dr_model_create(int level, int know)
+{
+    (void)know;
+    dr_state *st = calloc(1, sizeof *st);
+    if (st) st->lv = level ? &dr_levels[trz_level_clamp(level)] : NULL;
+    return (trz_model *)st;
+}
+
+static void dr_model_reset(trz_model *m)
+{
+    dr_state *st = (dr_state *)m;
+    dr_model_free(st->part);
+    st->part = NULL;
+}
+
+static void dr_model_destroy(trz_model *m)
+{
+    dr_state *st = (dr_state *)m;
+    if (!st) return;
+    dr_model_free(st->part);
+    free(st);
+}
+
+/* ---- the variants ---------------------------------------------------------- */
+
+static int dr_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK;
-    const dr_level *lv = &dr_levels[a->level < 1 ? 1 : a->level > 19 ? 19 : a->level];
+    dr_state *st = (dr_state *)tm;
+    const dr_level *lv = st->lv ? st->lv : &dr_levels[trz_level_clamp(a->level)];
     unsigned mb = 0, v = DR_VARIANT;
-    if (lv->match) {
+    if (lv->variant != DRV_RANGE) {
         mb = dr_mb_default(a->nrec);
         v = DR_VARIANT_MATCH;
-        if (lv->mb_add) {
+        if (lv->variant == DRV_MATCH_MB) {
             mb = clampu((int)mb + lv->mb_add, DR_MB_MIN, DR_MB_MAX);
             v = DR_VARIANT_MATCH_MB;
         }
     }
-    dr_model *m = dr_model_new(a->nrec, mb);
+    dr_model *m = dr_part(st, a->nrec, mb, a->know);
     if (!m) return TRZ_CODEC_NOMEM;
-    m->know = a->know;
     rc c;
     rc_enc_init(&c, &a->streams[S_MODEL]);
     rcd_direct(&c, 1, v + (a->know != NULL), 8);
@@ -57,13 +122,13 @@ static int dr_encode(const trz_enc_args *a)
     int rc = dr_code_enc(m, &c, a->in, (size_t)a->nrec);
     rc_enc_flush(&c);
     trz_mark_coded(a, S_MODEL);
-    dr_model_free(m);
     if (rc == -2) return TRZ_CODEC_NOMEM;
     if (rc) return TRZ_CODEC_UNSUPPORTED;
     return a->streams[S_MODEL].oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
 }
 
-static int dr_decode(const trz_dec_args *a)
+/* Every variant decodes here: stream 0's first 8 direct bits say which. */
+static int dr_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_CORRUPT;
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -72,33 +137,37 @@ static int dr_decode(const trz_dec_args *a)
     rc c;
     rc_dec_init(&c, a->stream[S_MODEL], a->stream_len[S_MODEL]);
     /* variants 0 and 1 (no match model) are what trz 0.11 to 0.13 wrote,
-     * 2 and 3 what 0.14 wrote; the odd ones carry knowledge */
+     * 2 and 3 what 0.14 wrote, 4 and 5 the strong levels' from 0.15; the
+     * odd ones carry knowledge */
     unsigned v = rcd_direct(&c, 0, 0, 8);
     if (v > DR_VARIANT_MATCH_MB_KNOW || (v & 1) != (a->know != NULL)) return TRZ_CODEC_UNSUPPORTED;
     unsigned mb = v >= DR_VARIANT_MATCH_MB ? rcd_direct(&c, 0, 0, 8) : v >= DR_VARIANT_MATCH ? dr_mb_default(a->nrec) : 0;
     if (v >= DR_VARIANT_MATCH_MB && (mb < DR_MB_MIN || mb > DR_MB_MAX)) return TRZ_CODEC_CORRUPT;
-    dr_model *m = dr_model_new(a->nrec, mb);
+    dr_model *m = dr_part((dr_state *)tm, a->nrec, mb, a->know);
     if (!m) return TRZ_CODEC_NOMEM;
-    m->know = a->know;
     int rc = dr_code_dec(m, &c, a->out, (size_t)a->nrec);
-    dr_model_free(m);
     if (rc == -2) return TRZ_CODEC_NOMEM;
     if (rc || !rc_dec_ok(&c)) return TRZ_CODEC_CORRUPT;
     return TRZ_CODEC_OK;
 }
 
-static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : NULL; }
+static const trz_variant dr_variants[DRV_N] = {
+    [DRV_RANGE] = { DR_VARIANT, "range", 1, 2, dr_encode, dr_decode },
+    [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 3, 11, dr_encode, dr_decode },
+    [DRV_MATCH_MB] = { DR_VARIANT_MATCH_MB, "range-match", 12, 19, dr_encode, dr_decode },
+};
 
-/* For listings: "range" (variants 0 and 1), "range-match" (2 to 5, with
- * the match model), from stream 0's first 8 direct bits. */
-static const char *dr_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+/* From stream 0's first 8 direct bits (an id and its knowledge twin). */
+static int dr_variant_of(const size_t *len, const uint8_t *const *head)
 {
-    if (!len[S_MODEL]) return "-";
+    if (!len[S_MODEL]) return DRV_RANGE; /* a chunk of no records */
     rc c;
     rc_dec_init(&c, head[S_MODEL], len[S_MODEL] < TRZ_VARIANT_HEAD ? len[S_MODEL] : TRZ_VARIANT_HEAD);
     unsigned v = rcd_direct(&c, 0, 0, 8);
-    return v <= DR_VARIANT_KNOW ? "range" : v <= DR_VARIANT_MATCH_MB_KNOW ? "range-match" : "?";
+    return v <= DR_VARIANT_MATCH_MB_KNOW ? (int)(v >> 1) : -1;
 }
+
+static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : NULL; }
 
 const trz_codec trz_codec_drmemtrace = {
     .id = TRZ_CODEC_DRMEMTRACE,
@@ -106,10 +175,15 @@ const trz_codec trz_codec_drmemtrace = {
     .record_size = DR_REC,
     .description = "DynamoRIO drmemtrace offline traces, 12-byte records",
     .probe = dr_probe,
-    .encode_chunk = dr_encode,
-    .decode_chunk = dr_decode,
+    .variants = dr_variants,
+    .nvariants = DRV_N,
+    .variant_of = dr_variant_of,
+    .levels = dr_levels,
+    .level_size = sizeof dr_levels[0],
+    .model_create = dr_model_create,
+    .model_reset = dr_model_reset,
+    .model_free = dr_model_destroy,
     .stream_name = dr_stream_name,
-    .variant = dr_variant,
     .dump_record = dr_dump,
     .convert = dr_convert,
     .learn = dr_learn,
