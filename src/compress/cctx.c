@@ -2,7 +2,7 @@
  * set parameter by parameter, and after a compression what it chose. */
 #include <stdio.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
+#include "../wrap/drfile.h"
 #include "compress.h"
 #include "../format/know.h"
 

@@ -5,7 +5,7 @@
 #define TRZ_COMPRESS_H
 
 #include "../format/format.h"
-#include "unwrap.h"
+#include "../wrap/unwrap.h"
 
 struct trz_cctx {
     int level, threads, backend, unwrap, verify;

@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "../compress/unwrap.h"
+#include "../wrap/unwrap.h"
 #include "reader.h"
 
 /* ---- errors ---- */

@@ -5,7 +5,7 @@
  * are what every other reading function hands out. */
 #include <errno.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
+#include "../wrap/drfile.h"
 #include "reader.h"
 
 void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f)
