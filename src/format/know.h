@@ -9,12 +9,8 @@
 #define TRZ_KNOW_H
 
 #include "../../codecs/codec.h"
+#include "../../codecs/common/know.h" /* the store's layout, its limits, and trz_know_get */
 
-/* Limits a store enforces; a knowledge stream that would pass one is damage
- * (a writer stops adding facts at them, so it never writes one). */
-#define TRZ_KNOW_MAX_FACTS (1u << 19)
-#define TRZ_KNOW_MAX_BYTES (16u << 20) /* the values of one store */
-#define TRZ_KNOW_MAX_VALUE 255
 #define TRZ_KNOW_STREAM 63           /* the stream id of a chunk's knowledge */
 #define TRZ_KNOW_GENERIC 1           /* knowledge stream layouts: the container's */
 #define TRZ_KNOW_CODEC 2             /* the codec's (know_encode) */
