@@ -155,21 +155,23 @@ struct trz_reader {
  * that the original file can be rebuilt from a pipe. */
 #define RESTORE_MEM_MAX (16u << 20)
 
-/* ---- open.c ---- */
+/* ---- base.c: the bottom of the room, calling none of its other files ---- */
 /* Set r's message (one line) and return rc. */
 int rd_err(trz_reader *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int64_t rd_raw_read(trz_reader *r, void *buf, size_t n);   /* the look-ahead, then the input */
 int rd_push_back(trz_reader *r, const uint8_t *p, size_t n); /* give back the n bytes just read */
+/* n bytes from the look-ahead, then the input (*got: how many came). */
 int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got);
 int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n);
 /* Parse a member header and note its format (mixed when members differ). */
 int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f);
+/* Note a member's restore block (its header at `start`, the block at `at`). */
+void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
+/* Chunk n's stored bytes into d, its header checked against its entry. */
+int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 void rd_dchunk_free(dchunk *d);
 
 /* ---- seek.c ---- */
 int rd_load_index(trz_reader *r);
-/* Chunk n's stored bytes into d, its header checked against its entry. */
-int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 
 /* ---- sequential.c ---- */
 int rd_seq_member_header(trz_reader *r, int first);
@@ -197,8 +199,6 @@ void rd_know_lost(trz_reader *r);
 /* Decoding d is over: its store may be cleared again. */
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
-/* Note a member's restore block (its header at `start`, the block at `at`). */
-void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */

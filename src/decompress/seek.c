@@ -1,8 +1,6 @@
 /* seek.c - the index: load every member's index from the footers back,
  * check that the chunks tile each member and fit it, fetch a chunk by
  * number, and seek to a record (forward decoding when there is no index). */
-#include <errno.h>
-
 #include "reader.h"
 #include "../format/know.h"
 
@@ -203,39 +201,6 @@ int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
 int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
 {
     return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
-}
-
-/* Read chunk number n's bytes through the index. */
-int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
-{
-    rchunk *c = &r->chunks[n];
-    if (d->raw_cap < c->stored) {
-        size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
-        free(d->raw);
-        d->raw = trz_big_realloc(NULL, want); /* grown in place by sequential reading */
-        d->raw_cap = d->raw ? want : 0;
-        if (!d->raw) return rd_err(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
-    }
-    int rc = rd_read_at(r, c->offset, d->raw, c->stored);
-    if (rc) return rd_err(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
-    size_t need;
-    rc = trz_chunk_parse_hdr(d->raw, c->stored, &d->h, &need);
-    if (rc) return rd_err(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)n, trz_strerror(rc));
-    if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
-        d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
-        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
-    d->raw_len = c->stored;
-    d->mcodec = trz_codec_by_id(c->mcodec);
-    d->mbo = c->mbo;
-    d->mfirst = c->mfirst;
-    d->mknow = c->mknow;
-    d->no = n;
-    d->first_record = c->first_record;
-    d->first_byte = c->first_byte;
-    d->off = c->offset;
-    d->stored = c->stored;
-    d->numbers_ok = 1;
-    return 1;
 }
 
 /* trz_seek without an index: decode forward, counting records as a span
