@@ -206,9 +206,4 @@ int rd_next_chunk(trz_reader *r);
 void rd_drop_queue(trz_reader *r);
 void rd_pool_stop(trz_reader *r);
 
-/* ---- records.c ---- */
-int rd_host_bo(void);
-/* Bytes per record of the current chunk's member (0: lines). */
-size_t rd_cur_rs(const trz_reader *r);
-
 #endif
