@@ -175,8 +175,6 @@ int rd_load_index(trz_reader *r);
 
 /* ---- sequential.c ---- */
 int rd_seq_member_header(trz_reader *r, int first);
-/* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
 /* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
 int rd_seq_fetch(trz_reader *r, dchunk *d);
 
@@ -185,8 +183,9 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
 int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
 int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know);
 int rd_add_lost(trz_reader *r, const dchunk *d);
+/* A member starts at `start` (codec NULL: its header is lost). */
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
 
 /* ---- know.c (of this room) ---- */
 /* Chunk d was just fetched, in order: apply its knowledge (after replaying
