@@ -3,11 +3,14 @@
  * through the index when the input can seek, so that a seek decodes only
  * the chunk holding the record; concatenated members are one archive.
  * Every size is checked before use and every chunk's XXH3 and counts
- * before its bytes are handed out.  The room's files: open.c (input,
- * member headers, open, settings, info), seek.c (the index, trz_seek),
- * sequential.c (reading without an index), salvage.c (reading past
- * damage), ahead.c (the chunk queue and decode-ahead threads), records.c
- * (handing out bytes and records).  reader.h holds what they share. */
+ * before its bytes are handed out.  The room's files, from the top down,
+ * each calling only files below it: open.c (open, settings, info, close)
+ * and restore.c (the original file rebuilt); records.c (handing out bytes
+ * and records, trz_seek); ahead.c (the chunk queue and decode-ahead
+ * threads); sequential.c (reading without an index) and seek.c (the
+ * index); salvage.c (reading past damage); knowledge.c (carried
+ * knowledge); base.c (errors, the raw input, member headers, a chunk
+ * fetched through the index).  reader.h holds what they share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -201,12 +204,6 @@ int trz_reader_cpus(trz_reader *r)
     int n = 0;
     for (int i = 0; i < 16; i++) n += __builtin_popcountll(r->cpu_bits[i]);
     return n;
-}
-
-const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order)
-{
-    *byte_order = r->byte_order;
-    return r->codec ? r->codec : &trz_codec_raw;
 }
 
 uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return __atomic_load_n(&r->decoded, __ATOMIC_RELAXED); }

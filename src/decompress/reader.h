@@ -1,6 +1,8 @@
 /* reader.h - what the files of the decompress room share (open.c says
- * which file does what): the reader's state, a chunk's place and its
- * decoded bytes, and the functions one file calls in another. */
+ * which file does what, and in which order they call each other): the
+ * reader's state, a chunk's place and its decoded bytes, and the
+ * functions one file calls in another, grouped by the file that defines
+ * them, from the bottom up. */
 #ifndef TRZ_READER_H
 #define TRZ_READER_H
 
@@ -170,24 +172,7 @@ void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_
 int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 void rd_dchunk_free(dchunk *d);
 
-/* ---- seek.c ---- */
-int rd_load_index(trz_reader *r);
-
-/* ---- sequential.c ---- */
-int rd_seq_member_header(trz_reader *r, int first);
-/* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
-int rd_seq_fetch(trz_reader *r, dchunk *d);
-
-/* ---- salvage.c ---- */
-int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
-int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
-int rd_lost_at_end(trz_reader *r, uint64_t at);
-int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
-int rd_add_lost(trz_reader *r, const dchunk *d);
-/* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
-
-/* ---- know.c (of this room) ---- */
+/* ---- knowledge.c ---- */
 /* Chunk d was just fetched, in order: apply its knowledge (after replaying
  * its group's earlier chunks when the store is not at it) and give it its
  * view, or the reason it has none (d->krc).  Returns TRZ_OK, or
@@ -198,6 +183,23 @@ void rd_know_lost(trz_reader *r);
 /* Decoding d is over: its store may be cleared again. */
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
+
+/* ---- salvage.c ---- */
+int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
+int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
+int rd_lost_at_end(trz_reader *r, uint64_t at);
+int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
+int rd_add_lost(trz_reader *r, const dchunk *d);
+/* A member starts at `start` (codec NULL: its header is lost). */
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
+
+/* ---- seek.c ---- */
+int rd_load_index(trz_reader *r);
+
+/* ---- sequential.c ---- */
+int rd_seq_member_header(trz_reader *r, int first);
+/* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
+int rd_seq_fetch(trz_reader *r, dchunk *d);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
