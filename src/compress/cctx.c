@@ -3,7 +3,8 @@
 #include <stdio.h>
 
 #include "../wrap/drfile.h"
-#include "compress.h"
+#include "../wrap/unwrap.h"
+#include "cctx.h"
 #include "../format/know.h"
 
 trz_cctx *trz_cctx_create(void)

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "../wrap/drfile.h"
+#include "../wrap/unwrap.h"
 #include "../tools/safefile.h"
-#include "compress.h"
+#include "writer.h"
 
 /* The restore block: its header, the plan's body, the body's check. */
 typedef struct block_job {

@@ -13,7 +13,7 @@
 
 #include "../format/know.h"
 #include "../tools/safefile.h"
-#include "compress.h"
+#include "writer.h"
 
 typedef trz_index_entry index_entry;
 typedef struct ring ring;
