@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # champsim_sim.sh - the real ChampSim simulator reads a .trz through the
-# README's change (the trz_istream class, the branch in tracereader.cc and
+# change in docs/champsim.md (the trz_istream class, the branch in tracereader.cc and
 # the two Makefile lines), and its statistics are the same as on the .xz.
 # Given a ChampSim source tree (or a git directory of one), it installs trz
-# into a temporary prefix, applies the README's change to a copy of the
+# into a temporary prefix, applies that change to a copy of the
 # tree, builds the simulator as ../shared/tools/champsim/README.md says
 # (Debian's packages, no vcpkg), compresses a ChampSim trace to .trz, runs
 # the simulator on the .xz and on the .trz, and compares the JSON
@@ -49,34 +49,34 @@ else
 fi
 [ -f "$CS/src/tracereader.cc" ] && [ -f "$CS/Makefile" ] || { echo "$SRC: no src/tracereader.cc or Makefile" >&2; exit 2; }
 
-# the README's change, taken from the README
-sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' "$ROOT/README.md" > "$CS/inc/trz_istream.h"
-sed -n '/^\/\/ src\/tracereader.cc, in get_tracereader_for_type/,/^\/\/ with #include/p' "$ROOT/README.md" \
+# the change, taken from docs/champsim.md
+sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' "$ROOT/docs/champsim.md" > "$CS/inc/trz_istream.h"
+sed -n '/^\/\/ src\/tracereader.cc, in get_tracereader_for_type/,/^\/\/ with #include/p' "$ROOT/docs/champsim.md" \
     | grep -v '^//' > "$W/branch.cc"
-sed -n 's/^\/\/   \(.*\(CPPFLAGS\|LDLIBS\) +=.*\)$/\1/p' "$ROOT/README.md" > "$W/flags.mk"
+sed -n 's/^\/\/   \(.*\(CPPFLAGS\|LDLIBS\) +=.*\)$/\1/p' "$ROOT/docs/champsim.md" > "$W/flags.mk"
 [ "$(wc -l < "$CS/inc/trz_istream.h")" -gt 10 ] && [ "$(wc -l < "$W/branch.cc")" = 2 ] && [ "$(wc -l < "$W/flags.mk")" = 2 ] \
-    || { echo "README.md: the ChampSim change not found" >&2; exit 1; }
+    || { echo "docs/champsim.md: the ChampSim change not found" >&2; exit 1; }
 awk -v branch="$W/branch.cc" '
     /^#include "tracereader.h"/ { print; print "#include \"trz_istream.h\""; next }
     /return champsim::tracereader\{R<T, std::ifstream>/ { while ((getline l < branch) > 0) print l }
     { print }' "$CS/src/tracereader.cc" > "$W/tr.cc" && mv "$W/tr.cc" "$CS/src/tracereader.cc"
-grep -q trz_istream "$CS/src/tracereader.cc" && ok "the README's branch in src/tracereader.cc" || bad "the README's branch in src/tracereader.cc"
+grep -q trz_istream "$CS/src/tracereader.cc" && ok "the guide's branch in src/tracereader.cc" || bad "the guide's branch in src/tracereader.cc"
 # Makefile.debian: ../shared/tools/champsim/README.md's three edits (no vcpkg),
-# then the README's two lines after ChampSim's own override lines
+# then the guide's two lines after ChampSim's own override lines
 awk -v flags="$W/flags.mk" '
     /^override LDFLAGS/ && /TRIPLET_DIR/ { next }
     /^override LDLIBS/ { sub(/ -lCLI11/, ""); print; while ((getline l < flags) > 0) print l; next }
     /absolute.options/ { f = 1 }
     f && /-isystem/ { sub(/ -isystem \$\(realpath \$\(TRIPLET_DIR\)\/include\)/, ""); f = 0 }
     { print }' "$CS/Makefile" > "$CS/Makefile.debian"
-grep -c 'pkg-config' "$CS/Makefile.debian" | grep -qx 2 && ok "the README's Makefile lines in Makefile.debian" \
-    || bad "the README's Makefile lines in Makefile.debian"
+grep -c 'pkg-config' "$CS/Makefile.debian" | grep -qx 2 && ok "the guide's Makefile lines in Makefile.debian" \
+    || bad "the guide's Makefile lines in Makefile.debian"
 
 echo "building ChampSim (a few minutes)..."
 if (cd "$CS" && ./config.sh champsim_config.json && nice env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -f Makefile.debian -j2) > "$W/build.log" 2>&1 && [ -x "$CS/bin/champsim" ]; then
-    ok "ChampSim builds with the README's change"
+    ok "ChampSim builds with the guide's change"
 else
-    bad "ChampSim builds with the README's change" "$(grep -m5 -E 'error|undefined' "$W/build.log")"
+    bad "ChampSim builds with the guide's change" "$(grep -m5 -E 'error|undefined' "$W/build.log")"
     echo "$pass passed, $fail failed"; exit 1
 fi
 ldd "$CS/bin/champsim" | grep -q "libtrz.so.0 => $W/prefix/lib/" && ok "the simulator links the installed libtrz" \

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# run.sh - regenerate bench/RESULTS.md: `trz bench` on the real traces of
-# ../shared/corpus (when present; .xz files are unpacked to a temporary
-# directory, never into the project) and on the samples in corpus/, the core
-# measurements (raw codec against plain zstd, container overhead, thread
-# scaling), the plots, the machine, and how the results compare with targets.
+# run.sh - regenerate bench/RESULTS.md from scratch: `trz bench` on the real
+# traces of ../shared/corpus (when present; .xz files are unpacked to a
+# temporary directory, never into the project) and on the samples in corpus/,
+# the core measurements (raw codec against plain zstd, container overhead,
+# thread scaling), the reader (bench/reader_bench.sh), drmemtrace
+# (bench/drmemtrace.sh), the plots, the machine and its load, and how the
+# results compare with targets.  Every section is written by this script or
+# a script it calls; measurements taken by hand live in bench/notes/ and in
+# the specs' design notes, never in RESULTS.md.
 #   bench/run.sh [--quick] [--runs N] [--out FILE]
-# --quick leaves out bzip2, xz, zstd -19 and trz -19 and runs everything once
-# (a few minutes); the full run takes 20-40 minutes on the shared corpus.
+# --quick runs everything once and leaves out bzip2, zstd -19 and trz -19
+# (trz bench --quick), the reader's 1 GB trace and most drmemtrace repeats:
+# 46 minutes on the shared corpus on a 2-core machine that others loaded to
+# about 9 (2026-11-28); the full run takes well over an hour.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -16,7 +22,7 @@ while [ $# -gt 0 ]; do
         --quick) quick=1; runs=1 ;;
         --runs) runs=$2; shift ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "usage: $0 [--quick] [--runs N] [--out FILE]" >&2; exit 2 ;;
     esac
     shift
@@ -33,9 +39,21 @@ bench_opts=(--runs "$runs")
 [ $quick = 1 ] && bench_opts+=(--quick)
 t_start=$SECONDS
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+# the build measured: the commit at the start (the run's own outputs,
+# RESULTS.md and the plots, do not make it dirty)
+commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
+dirty=""
+git diff --quiet HEAD -- . ':!bench/RESULTS.md' ':!bench/*.png' 2> /dev/null || dirty=" (with uncommitted changes)"
 failed=0
 
 note() { echo "run.sh: $* ($((SECONDS - t_start)) s)" >&2; }
+
+# The machine's load through the run: the 1-minute load average every 30 s
+# (other people's work on a shared machine slows the wall-clock speeds).
+cut -d' ' -f1 /proc/loadavg > "$work/load"
+( while sleep 30; do cut -d' ' -f1 /proc/loadavg; done >> "$work/load" ) &
+load_pid=$!
+trap 'kill "$load_pid" 2> /dev/null; rm -rf "$work"' EXIT
 
 # A shared trace as a plain file: .xz unpacked into the work directory.
 plain() {
@@ -132,6 +150,17 @@ note "core: threads on 100 MB"
 "$TRZ" bench --runs "$runs" --only-trz --levels 9 --threads 1,2 --csv "$work/threads.csv" "$big" \
     > "$work/threads.md" 2> "$work/threads.err" || { failed=1; sed 's/^/    /' "$work/threads.err" >> "$work/threads.md"; }
 rm -f "$big" "$work"/in/*
+
+# ---- drmemtrace: bench/drmemtrace.sh on the shared corpus's .trace.zip files ----
+dr_md=""
+if [ $have_shared = 1 ] && ls "$SHARED"/drmemtrace/*.trace.zip > /dev/null 2>&1; then
+    note "bench/drmemtrace.sh"
+    dr_repeat=7; [ $quick = 1 ] && dr_repeat=2
+    if ! dr_md=$(bench/drmemtrace.sh "$SHARED/drmemtrace" "$dr_repeat" 2> "$work/dr.err"); then
+        failed=1
+        dr_md="$dr_md"$'\n\n**bench/drmemtrace.sh failed:**\n\n'$(sed 's/^/    /' "$work/dr.err")
+    fi
+fi
 
 # ---- the reader's own benchmark, when that part of the project has one ----
 reader_md=""
@@ -292,18 +321,18 @@ unmeasured=$(grep -c '| not measured |' "$work/targets.md")
 # ---- RESULTS.md ----
 first_line() { "$@" 2>&1 | head -1; }
 machine() {
-    local mem os commit dirty=""
+    local mem os
     mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
     os=$(. /etc/os-release 2> /dev/null && echo "$PRETTY_NAME")
-    commit=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
-    # the run's own outputs (RESULTS.md, the plots) do not make the build dirty
-    git diff --quiet HEAD -- . ':!bench/RESULTS.md' ':!bench/*.png' 2> /dev/null || dirty=" (with uncommitted changes)"
     echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $([ $quick = 1 ] && echo 'quick run (--quick)' || echo 'full run'), median of $runs run(s)"
     echo "- trz: $("$TRZ" --version), commit $commit$dirty, built with $(first_line cc --version)"
     echo "- CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); nproc $(nproc); memory $mem"
     echo "- OS: ${os:-unknown}, kernel $(uname -r)"
     echo "- compressors: $(first_line zstd --version); $(first_line xz --version); $(first_line gzip --version); $(bzip2 --help 2>&1 | head -1 | sed 's/, a block-sorting file compressor//')"
     echo "- load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- load through the run (1-min load average every 30 s, $(wc -l < "$work/load") samples): median" \
+         "$(sort -n "$work/load" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'), highest $(sort -n "$work/load" | tail -1);" \
+         "above $(nproc) other work shared the cores, and the wall-clock speeds are depressed"
     echo "- run time of bench/run.sh: $(((SECONDS - t_start) / 60)) min $(((SECONDS - t_start) % 60)) s"
 }
 
@@ -324,6 +353,10 @@ section() { # TITLE NAME PLOT-CAPTION
     echo "and are flushed outside the timed part, decompressed bytes are piped back and compared (XXH3)"
     echo "with the input, and runs alternate between the compressors (median reported). MB/s is 10^6"
     echo "bytes of input per second. \`*\` marks the best value of each column. trz -T0 uses all cores."
+    echo
+    echo "Measurements taken by hand (design studies, paired runs, traces not in the shared corpus)"
+    echo "are not kept here: see \`bench/notes/\` (dated) and the *Design notes* of each spec"
+    echo "(\`codecs/*/*.md\`, \`src/format/FORMAT.md\`)."
     echo
     echo "## Machine"; echo; machine; echo
     echo "## Targets"; echo
@@ -381,8 +414,12 @@ section() { # TITLE NAME PLOT-CAPTION
         case $reader_md in "#"*) ;; *) echo "## Reader"; echo ;; esac
         echo "$reader_md"; echo
     fi
-    # the codecs' design measurements are not this run's: carried over as they are
-    [ -f "$out" ] && sed -n '/^## Design measurements from the codec specs/,$p' "$out"
+    if [ -n "$dr_md" ]; then
+        echo "$dr_md"; echo
+    elif [ $have_shared = 1 ]; then
+        echo "## DynamoRIO drmemtrace"; echo
+        echo "Not measured: no .trace.zip in $SHARED/drmemtrace."; echo
+    fi
 } > "$work/RESULTS.md"
 mv "$work/RESULTS.md" "$out"
 note "wrote $out: targets $met met, $missed missed, $unmeasured not measured"

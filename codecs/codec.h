@@ -1,13 +1,15 @@
 /* codec.h - the interface between the trz container and the per-format codecs.
  *
  * A codec turns one chunk of source bytes into up to TRZ_MAX_STREAMS byte
- * streams (encode_chunk) and back (decode_chunk).  The container compresses
- * each stream with a back-end (zstd, zlib), checksums the chunk and indexes
- * it.  A codec keeps no state of its own from one chunk to the next; what
- * it carries goes through the container's knowledge (below).
+ * streams and back, with one of its model variants (below).  The container
+ * compresses each stream with a back-end (zstd, zlib), checksums the chunk
+ * and indexes it.  What a codec carries from one chunk to the next goes
+ * through the container: its model state (trz_model, below) and the
+ * member's knowledge (below).
  *
  * Adding a format: a folder codecs/<name>/ with its code and its spec
- * (<name>.md), exporting one `const trz_codec`, and one row in the table
+ * (<name>.md), exporting one `const trz_codec` (its variants, its level
+ * table and its model ops, as codecs/rst does), and one row in the table
  * of codecs/registry.c.  This header holds the interface and the ids; the
  * buffers, byte helpers and large blocks codecs use come from src/common.
  */
@@ -20,12 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../include/trz.h" /* TRZ_LEVEL_MIN, TRZ_LEVEL_MAX */
 #include "../src/common/buf.h"
 #include "../src/common/bytes.h"
 #include "../src/common/mem.h"
 
 #define TRZ_MAX_STREAMS 64
-#define TRZ_VARIANT_HEAD 16 /* bytes of each stream trz_codec.variant sees */
+#define TRZ_VARIANT_HEAD 16 /* bytes of each stream trz_codec.variant_of sees */
+/* The stream id of a chunk's knowledge in a member with knowledge: the
+ * container's (src/format/FORMAT.md, "Knowledge"); a codec never writes it
+ * there. */
+#define TRZ_KNOW_STREAM 63
 
 /* Byte order of the source records (stored in the container header). */
 enum { TRZ_BO_NONE = 0, TRZ_BO_LITTLE = 1, TRZ_BO_BIG = 2 };
@@ -50,6 +57,10 @@ enum {
  * chunk's knowledge stream; a codec only learns facts (trz_codec.learn) and
  * looks them up (trz_know_get).  A fact is a prediction, never trusted: a
  * codec codes what differs from it, and must not misbehave on any bytes. */
+/* Facts one member's store holds at most, so one knowledge stream states
+ * no more: a codec's know_decode rejects a count above it as damage. */
+#define TRZ_KNOW_MAX_FACTS (1u << 19)
+
 typedef struct trz_know {
     const struct trz_kstore *s;
     uint32_t n;          /* the facts this view sees: the first n stated */
@@ -123,6 +134,65 @@ typedef struct trz_dec_args {
     const trz_know *know; /* as in trz_enc_args */
 } trz_dec_args;
 
+/* ---- variants, levels and model state ------------------------------------
+ * A codec codes a chunk with one of its model variants (byte streams for the
+ * back-end at the fast levels, range-coded models above them).  Which one a
+ * chunk used is told by its streams alone: a stream id only that variant
+ * writes, or a first byte or first decisions stating the variant's id.  So a
+ * decoder needs neither the level nor a container field (variant_of), and a
+ * level may change variants from one version to the next while every
+ * archive stays readable.
+ *
+ * Each variant's state lives in the codec's model (trz_model): one typed
+ * object per codec, a member per variant where their state differs (as
+ * libdeflate keeps each strategy's state in its compressor).  The container
+ * owns it, so that it can keep a model from one chunk to the next: today it
+ * creates one for each chunk and frees it after, so every chunk starts from
+ * a reset state.  A model is opaque outside its codec: each codec converts
+ * the pointer to its own struct. */
+typedef struct trz_model trz_model;
+
+typedef struct trz_variant {
+    uint8_t id;       /* the codec's own number for the variant, as its streams
+                         state it: stable, never renumbered */
+    const char *name; /* for `trz -l -v`, the same words in every codec:
+                         "streams" (fields split into byte streams for the
+                         back-end), "range" (range-coded models), "mix"
+                         (range-coded with context mixing), "raw"; a suffix
+                         ("-lean", "-fast") only where one codec has two of
+                         a kind */
+    /* The levels that write it, from the codec's level table; both 0 for a
+     * variant kept only to decode older archives. */
+    uint8_t min_level, max_level;
+    /* Code a chunk (a->streams empty on entry) with m, a model of this
+     * codec created for a->level.  It may write another variant's streams
+     * instead (a trial that finds them smaller): the decoder goes by the
+     * streams, never by the level. */
+    int (*encode)(const trz_enc_args *a, trz_model *m);
+    /* Decode a chunk whose streams variant_of gave to this variant, with m,
+     * a model created for decoding (level 0).  Must never read outside the
+     * given streams or write outside out[0..len), whatever the stream
+     * contents: decoders are fuzzed. */
+    int (*decode)(const trz_dec_args *a, trz_model *m);
+} trz_variant;
+
+/* Levels.  A codec maps each level to its parameters in one place, one
+ * table as zstd's clevels.h:
+ *     static const <codec>_level <codec>_levels[TRZ_LEVEL_MAX + 1]
+ * indexed by level (row 0 unused, a copy of row 1), each row a typed struct
+ * whose first member is `uint8_t variant` (an index into the codec's
+ * variants array) and whose others are that level's knobs.  The container
+ * reads only the variant (trz_variant_for_level); the codec reads its knobs
+ * where it needs them (trz_level_clamp for the row).  The variants' level
+ * ranges say the same as the table (tests/test_format.c checks). */
+#define TRZ_LEVEL_ROW(type) \
+    _Static_assert(offsetof(type, variant) == 0, #type ": a level row starts with its variant")
+
+static inline int trz_level_clamp(int level)
+{
+    return level < TRZ_LEVEL_MIN ? TRZ_LEVEL_MIN : level > TRZ_LEVEL_MAX ? TRZ_LEVEL_MAX : level;
+}
+
 typedef struct trz_codec {
     uint8_t id;            /* TRZ_CODEC_* */
     const char *name;      /* short name for --format= and -l */
@@ -134,9 +204,36 @@ typedef struct trz_codec {
      * automatically. */
     int (*probe)(const uint8_t *buf, size_t len, int *byte_order);
 
+    /* Its model variants (above), nvariants of them, in an order of the
+     * codec's choosing (their ids say what is on disk). */
+    const trz_variant *variants;
+    unsigned nvariants;
+    /* The index in variants of the variant a chunk's streams were coded
+     * with, or -1 for none this version knows (another version's).
+     * len[i]: stream i's decoded size, 0 when absent; head[i]: its first
+     * min(len[i], TRZ_VARIANT_HEAD) bytes at least (listings read no more;
+     * damaged streams may give any bytes).  NULL: variant 0 only. */
+    int (*variant_of)(const size_t *len, const uint8_t *const *head);
+    /* Its level table (above): rows 0..TRZ_LEVEL_MAX of level_size bytes. */
+    const void *levels;
+    size_t level_size;
+
+    /* Model state (above).  model_create: a model for encoding at level
+     * (1..19), with what that level's variants need, or for decoding any
+     * variant (level 0), whose parts a variant makes at its first chunk;
+     * know: the member carries knowledge (trz_enc_args.know is set).  NULL
+     * if out of memory.  Tables sized by a chunk (its record count) are
+     * sized by the variant at each chunk, kept when they fit.
+     * model_reset: the model as model_create left it.  model_free: gives
+     * it back; accepts NULL.  All three NULL: the codec keeps no state (the
+     * variants get m = NULL). */
+    trz_model *(*model_create)(int level, int know);
+    void (*model_reset)(trz_model *m);
+    void (*model_free)(trz_model *m);
+
+    /* Before variants: a codec not converted yet codes a chunk through
+     * these (variants NULL), with its state made inside each call. */
     int (*encode_chunk)(const trz_enc_args *a);
-    /* Must never read outside the given streams or write outside out[0..len),
-     * whatever the stream contents: decoders are fuzzed. */
     int (*decode_chunk)(const trz_dec_args *a);
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
@@ -158,11 +255,9 @@ typedef struct trz_codec {
      * NULL = the records have no multi-byte fields to swap. */
     void (*convert)(uint8_t *recs, size_t len, int from, int to);
 
-    /* Optional: the name of the model variant a chunk was coded with, for
-     * `trz -l -v` (a few letters; the same name for every chunk of one
-     * variant).  len[i]: stream i's decoded size, 0 when absent; head[i]:
-     * its first min(len[i], TRZ_VARIANT_HEAD) bytes (damaged streams may
-     * give any bytes: the answer is only a name).  NULL: one variant. */
+    /* Before variants: the name of the model variant a chunk was coded
+     * with, for `trz -l -v`, of a codec not converted yet (variants NULL).
+     * len and head as for variant_of.  NULL: one variant. */
     const char *(*variant)(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD]);
 
     /* Optional: carried knowledge.  Before a chunk is encoded, call add for
@@ -182,6 +277,42 @@ typedef struct trz_codec {
     int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
     int (*know_decode)(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 } trz_codec;
+
+/* The variant a codec writes at level (its level table's). */
+static inline const trz_variant *trz_variant_for_level(const trz_codec *c, int level)
+{
+    const uint8_t *row = (const uint8_t *)c->levels + (size_t)trz_level_clamp(level) * c->level_size;
+    return &c->variants[*row];
+}
+
+/* ---- the container's side (registry.c) ---------------------------------
+ * What the container and the tests run a chunk with, converted codecs and
+ * the others alike. */
+
+/* *m: a model of codec c for level (0: decoding) and know (as
+ * model_create), or NULL for a codec that keeps none.  TRZ_CODEC_OK or
+ * TRZ_CODEC_NOMEM.  trz_model_free accepts NULL. */
+int trz_model_create(const trz_codec *c, int level, int know, trz_model **m);
+void trz_model_reset(const trz_codec *c, trz_model *m);
+void trz_model_free(const trz_codec *c, trz_model *m);
+
+/* Encode a chunk with the variant for a->level, or decode one with the
+ * variant its streams name (TRZ_CODEC_UNSUPPORTED for one this version
+ * does not know), with m from trz_model_create (level 0 to decode); m NULL:
+ * a model made for this chunk and freed after.  A codec not converted yet:
+ * its encode_chunk or decode_chunk. */
+int trz_codec_encode(const trz_codec *c, const trz_enc_args *a, trz_model *m);
+int trz_codec_decode(const trz_codec *c, const trz_dec_args *a, trz_model *m);
+
+/* The index in c->variants of the variant of a chunk's streams (len and
+ * head as for trz_codec.variant_of), or -1 when unknown (another
+ * version's) or the codec has no variants array yet. */
+int trz_codec_variant_of(const trz_codec *c, const size_t *len, const uint8_t *const *head);
+
+/* For listings: the variant's name ("-" for a codec with one unnamed
+ * variant, "?" for one this version does not know); head[i] holds stream
+ * i's first min(len[i], TRZ_VARIANT_HEAD) bytes. */
+const char *trz_codec_variant_name(const trz_codec *c, const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD]);
 
 /* Registry (codecs/registry.c). */
 const trz_codec *trz_codec_by_id(unsigned id);

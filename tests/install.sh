@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# install.sh - `make install` into a temporary prefix, then what the README
-# tells users to build against it, found through pkg-config only: the
-# README's reader example, the C batch reader of trz_champsim.h, a static
-# program linked with `pkg-config --static`, and (where g++ is present) the
-# README's ChampSim stream class, built through a Makefile that sets its
-# flags with `override` as ChampSim's does plus the README's two lines;
+# install.sh - `make install` into a temporary prefix, then what README.md
+# and docs/ tell users to build against it, found through pkg-config only:
+# the reader examples of README.md and docs/library.md, the C batch reader
+# of trz_champsim.h, a static program linked with `pkg-config --static`,
+# and (where g++ is present) docs/champsim.md's ChampSim stream class,
+# built through a Makefile that sets its flags with `override` as
+# ChampSim's does plus that guide's two lines;
 # each reads an archive at run time through the installed library.  A
 # `make check` step; prints "N passed, M failed" last.
 set -u
@@ -38,23 +39,30 @@ else
     bad "compile the C reader against the installed trz" "$(head -5 "$W/err")"
 fi
 
-# the README's reader example, as written there (its "..." the start of
-# main): it counts INSTR records, and a missing file's message names it
+# the reader examples, as written: README.md's program (its one C block)
+# and docs/library.md's (its "..." the start of main); each counts INSTR
+# records from record 1000 on, and a missing file's message names it
+awk '/^```c$/ { f = 1; next } f && /^```$/ { exit } f' README.md > "$W/rex1.c"
 { printf '#include <stdint.h>\n#include <stdio.h>\n#include "trz.h"\n'
-  sed -n '/^static int count(void \*ctx/,/^```$/p' README.md | sed -e 's/^\.\.\.$/int main(void)\n{/' -e 's/^```$/return 0;\n}/'; } > "$W/rex.c"
-if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o rex rex.c $CF $LF) 2> "$W/err"; then
-    ok
-    mkdir -p "$W/rex.d"
-    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err"; rc=$?
-    [ $rc = 1 ] && [ "$(cat "$W/err")" = "trace.trz: No such file or directory" ] && ok \
-        || bad "the README's reader example names a missing file" "exit $rc: $(cat "$W/err")"
-    ./trz -q -c corpus/loops-4cpu.rst > "$W/rex.d/trace.trz"
-    want=$(tail -c +$((24 * 1000 + 1)) corpus/loops-4cpu.rst | od -An -v -tu1 -w24 | awk '$1 == 3' | wc -l)
-    (cd "$W/rex.d" && ../rex) > "$W/out" 2> "$W/err" && [ "$(cat "$W/out")" = "$want INSTR records from record 1000 on" ] && ok \
-        || bad "the README's reader example counts INSTR records" "$(cat "$W/out" "$W/err")"
-else
-    bad "compile the README's reader example against the installed trz" "$(head -5 "$W/err")"
-fi
+  sed -n '/^static int count(void \*ctx/,/^```$/p' docs/library.md | sed -e 's/^\.\.\.$/int main(void)\n{/' -e 's/^```$/return 0;\n}/'; } > "$W/rex2.c"
+mkdir -p "$W/rex.d"
+./trz -q -c corpus/loops-4cpu.rst > "$W/trace.trz"
+want=$(tail -c +$((24 * 1000 + 1)) corpus/loops-4cpu.rst | od -An -v -tu1 -w24 | awk '$1 == 3' | wc -l)
+for ex in "1 README.md" "2 docs/library.md"; do
+    n=${ex%% *} doc=${ex#* }
+    if grep -q main "$W/rex$n.c" && (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o rex$n rex$n.c $CF $LF) 2> "$W/err"; then
+        ok
+        rm -f "$W/rex.d/trace.trz"
+        (cd "$W/rex.d" && ../rex$n) > "$W/out" 2> "$W/err"; rc=$?
+        [ $rc = 1 ] && [ "$(cat "$W/err")" = "trace.trz: No such file or directory" ] && ok \
+            || bad "$doc's reader example names a missing file" "exit $rc: $(cat "$W/err")"
+        cp "$W/trace.trz" "$W/rex.d/trace.trz"
+        (cd "$W/rex.d" && ../rex$n) > "$W/out" 2> "$W/err" && [ "$(cat "$W/out")" = "$want INSTR records from record 1000 on" ] && ok \
+            || bad "$doc's reader example counts INSTR records" "$(cat "$W/out" "$W/err")"
+    else
+        bad "compile $doc's reader example against the installed trz" "$(head -5 "$W/rex$n.c" "$W/err")"
+    fi
+done
 
 # a static program: libtrz.a and what `pkg-config --static --libs trz`
 # names, nothing else; it keeps a zip of drmemtrace records (deflate
@@ -103,9 +111,9 @@ if (cd "$W" && cc -std=c11 -Wall -Wextra -Werror -O2 -o sta st.c $CF "$P/lib/lib
         && cmp -s "$W/st.trace.zip" "$W/st2.back.zip"; then ok
 else bad "link against libtrz.a with pkg-config --static --libs trz" "$(grep -m3 -E 'undefined|cannot find|error|:' "$W/err")"; fi
 
-# the README's stream class for ChampSim's tracereader, as written there
+# docs/champsim.md's stream class for ChampSim's tracereader, as written there
 if command -v g++ > /dev/null; then
-    sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' README.md > "$W/trz_istream.h"
+    sed -n '/^\/\/ inc\/trz_istream.h (new)/,/^};$/p' docs/champsim.md > "$W/trz_istream.h"
     cat > "$W/use.cc" <<'CC'
 #include <cstdio>
 #include <vector>
@@ -123,8 +131,8 @@ int main(int argc, char** argv) {
 }
 CC
     # a stand-in for ChampSim's Makefile: its flags set with override, so
-    # that only the README's lines written with override too reach the build
-    sed -n 's/^\/\/   \(.*\(CPPFLAGS\|LDLIBS\) +=.*\)$/\1/p' README.md > "$W/readme.mk"
+    # that only the guide's lines written with override too reach the build
+    sed -n 's/^\/\/   \(.*\(CPPFLAGS\|LDLIBS\) +=.*\)$/\1/p' docs/champsim.md > "$W/readme.mk"
     cat > "$W/Makefile" <<'MK'
 override CPPFLAGS += -I.
 override CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -O2
@@ -143,10 +151,10 @@ MK
         [ "$(head -1 "$W/out")" = "$(cat "$W/want.n")" ] && ok || bad "the stream class reads every record" "$(head -2 "$W/out")"
         grep -q '^error: .*junk.trz' "$W/out" && ok || bad "the stream class throws on a bad file" "$(tail -1 "$W/out")"
     else
-        bad "build the README's stream class with its Makefile lines against the installed trz" "$(cat "$W/readme.mk"; head -5 "$W/err")"
+        bad "build docs/champsim.md's stream class with its Makefile lines against the installed trz" "$(cat "$W/readme.mk"; head -5 "$W/err")"
     fi
 else
-    echo "note: no g++; the README's C++ stream class is not compiled"
+    echo "note: no g++; docs/champsim.md's C++ stream class is not compiled"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

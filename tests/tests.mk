@@ -62,7 +62,7 @@ CHECK_STEPS += tests/noenv.sh
 CHECK_DEPS += libtrz.so
 CHECK_STEPS += tests/exports.sh
 
-# make install into a temporary prefix, and the README's integrations built
+# make install into a temporary prefix, and the integrations README.md and docs/ show, built
 # against it through pkg-config
 CHECK_STEPS += tests/install.sh
 

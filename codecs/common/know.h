@@ -15,9 +15,9 @@
 
 #include "../codec.h"
 
-/* Limits a store enforces; a knowledge stream that would pass one is damage
- * (a writer stops adding facts at them, so it never writes one). */
-#define TRZ_KNOW_MAX_FACTS (1u << 19)
+/* Limits a store enforces (with codec.h's TRZ_KNOW_MAX_FACTS); a knowledge
+ * stream that would pass one is damage (a writer stops adding facts at
+ * them, so it never writes one). */
 #define TRZ_KNOW_MAX_BYTES (16u << 20) /* the values of one store */
 #define TRZ_KNOW_MAX_VALUE 255
 

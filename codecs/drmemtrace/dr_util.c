@@ -1,5 +1,6 @@
 /* dr_util.c - the drmemtrace codec's names, probe, dump and byte-order
- * conversion (everything but the models, which are in drmemtrace.c). */
+ * conversion (everything but the models, which are in dr_model.c and
+ * dr_event.c). */
 #include "dr_int.h"
 
 const char *const dr_type_names[DR_NTYPES] = {

@@ -162,10 +162,11 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
     dchunk d = { 0 };
     int rc = rd_idx_fetch(r, n, &d);
     const trz_codec *c = rc < 0 ? NULL : trz_codec_by_id(d.h.codec);
-    trz_zctx *z = c && c->variant ? trz_zctx_create() : NULL;
+    int named = c && (c->variants || c->variant); /* the streams tell the variant */
+    trz_zctx *z = named ? trz_zctx_create() : NULL;
     if (rc >= 0 && !trz_chunk_payload_ok(&d.h, d.raw))
         rc = rd_err(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)n);
-    else if (rc >= 0 && c && c->variant && !z)
+    else if (rc >= 0 && named && !z)
         rc = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
     else if (rc >= 0) {
         const char *name = "-";
@@ -175,7 +176,7 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
             const trz_codec *mc = trz_codec_by_id(r->chunks[n].mcodec);
             name = mc && mc->record_size > 1 && d.h.raw % mc->record_size ? "tail" : "fallback";
         }
-        if (c && c->variant) {
+        if (named && !(d.h.codec == TRZ_CODEC_RAW && r->chunks[n].mcodec != TRZ_CODEC_RAW)) {
             size_t len[TRZ_MAX_STREAMS] = { 0 };
             uint8_t head[TRZ_MAX_STREAMS][TRZ_VARIANT_HEAD] = { { 0 } };
             const uint8_t *p = d.raw + d.h.hdr_len;
@@ -184,7 +185,7 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
                 (void)trz_backend_head(z, d.h.backend[k], p, d.h.csize[k], head[d.h.sid[k]], TRZ_VARIANT_HEAD);
                 p += d.h.csize[k];
             }
-            name = c->variant(len, (const uint8_t (*)[TRZ_VARIANT_HEAD])head);
+            name = trz_codec_variant_name(c, len, (const uint8_t (*)[TRZ_VARIANT_HEAD])head);
         }
         snprintf(buf, bn, "%s", name ? name : "-");
         rc = TRZ_OK;

@@ -89,7 +89,12 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     uint64_t coded = 0;
     trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded,
                        job->know };
-    int rc = codec->encode_chunk(&a);
+    /* the variant for the level, with a model of its own for this chunk
+     * (each chunk starts from a reset model) */
+    trz_model *m;
+    int rc = trz_model_create(codec, job->level, job->know != NULL, &m);
+    if (rc == TRZ_CODEC_OK) rc = trz_codec_encode(codec, &a, m);
+    trz_model_free(codec, m);
     /* Encoding, packing and the self-check each peak on buffers of their
      * own: each phase gives its own back before the next one (the sizes are
      * in bench/RESULTS.md, "Compression memory"). */
@@ -311,7 +316,11 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
     }
     if (rc == TRZ_OK) {
         trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know };
-        int cr = c->decode_chunk(&a);
+        /* the variant the streams name, with a model of its own */
+        trz_model *m;
+        int cr = trz_model_create(c, 0, know != NULL, &m);
+        if (cr == TRZ_CODEC_OK) cr = trz_codec_decode(c, &a, m);
+        trz_model_free(c, m);
         if (cr == TRZ_CODEC_NOMEM) { rc = TRZ_ERR_NOMEM; snprintf(err, errlen, "out of memory"); }
         else if (cr == TRZ_CODEC_UNSUPPORTED) {
             rc = TRZ_ERR_UNSUPPORTED;

@@ -80,6 +80,8 @@ arc champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-r
 arc drmemtrace "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000              # version 3: knowledge
 arc drmemtrace-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=2000 --restart=48000  # knowledge restarted every 2 chunks
 arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000 --restart=0  # version 1
+arc drmemtrace-l19 "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000 -19        # model variant 5: a bigger match table
+arc drmemtrace-l19-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=4000 --restart=0 -19  # variant 4
 printf 'no newline at the end' > "$W/nonl.trace"
 arc uop-no-final-newline "$W/nonl.trace" --format=uop
 : > "$W/empty"

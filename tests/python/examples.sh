@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# examples.sh - the README's Python examples, run as scripts the way a user
-# saves them (the Dask one starts worker processes that import the script
-# again), on archives of the project's samples, from README.md and
-# python/README.md; the README's virtual environment recipe, as written,
-# with its first example; and the package installed with `make
+# examples.sh - the documentation's Python examples, run as scripts the way
+# a user saves them (the Dask one starts worker processes that import the
+# script again), on archives of the project's samples, from README.md,
+# docs/python.md and python/README.md; the README's virtual environment
+# recipe, as written, with its example (docs/python.md repeats both, word
+# for word); and the package installed with `make
 # install-python` into a virtual environment, used from outside the source
 # tree without numpy, and into a fresh one (no system packages, no
 # network).  A `make check` step; the last line is "N passed, M failed".
@@ -25,26 +26,34 @@ cp "$W/run.rst.trz" "$W/traces/a.rst.trz"
 "$ROOT/trz" -q -c --chunk-records=700 "$ROOT/corpus/blaze-like-1cpu-le.rst" > "$W/traces/b.rst.trz"
 head -c $((24 * 20000)) "$ROOT/corpus/loops-4cpu.rst" > "$W/big.rst"
 
-# examples README DIR: the README's ```python blocks, in order, each run as
-# a script in DIR (its numpy example, then its Dask example)
+# examples DOC DIR N: DOC's ```python blocks, in order, each run as a
+# script in DIR: N = 1, its numpy example; N = 2, that and its Dask example
 examples() {
-    local readme=$1 dir=$2 ex
+    local readme=$1 dir=$2 count=$3 ex
     awk '/^```python$/ { n++; f = sprintf("%s/example%d.py", dir, n); next } /^```$/ { f = "" } f { print > f }' \
         dir="$dir" "$ROOT/$readme"
-    [ -f "$dir/example1.py" ] && [ -f "$dir/example2.py" ] && ok || bad "$readme has its two Python examples"
+    [ "$(ls "$dir"/example*.py 2> /dev/null | wc -l)" = "$count" ] && ok || bad "$readme has its $count Python example(s)"
     for ex in "$dir"/example*.py; do
         if (cd "$dir" && PYTHONPATH="$ROOT/python" timeout 300 "$PY" "$ex") > "$dir/out" 2>&1; then ok
         else bad "$readme $(basename "$ex") as a script" "$(tail -5 "$dir/out")"; fi
     done
-    grep -q "cpuid" "$dir/out" && [ -f "$dir/big.rst.trz" ] && "$ROOT/trz" -dc "$dir/big.rst.trz" | cmp -s - "$dir/big.rst" \
-        && ok || bad "$readme: the Dask example's results" "$(tail -3 "$dir/out")"
+    if [ "$count" = 1 ]; then
+        grep -q '^\[.*\] 100$' "$dir/out" && ok || bad "$readme: the numpy example's results" "$(tail -3 "$dir/out")"
+    else
+        grep -q "cpuid" "$dir/out" && [ -f "$dir/big.rst.trz" ] && "$ROOT/trz" -dc "$dir/big.rst.trz" | cmp -s - "$dir/big.rst" \
+            && ok || bad "$readme: the Dask example's results" "$(tail -3 "$dir/out")"
+    fi
 }
-examples README.md "$W"
+mkdir -p "$W/readme" "$W/doc/traces"
+cp "$W/run.rst.trz" "$W/readme/"
+examples README.md "$W/readme" 1
+cp "$W/run.rst.trz" "$W/big.rst" "$W/doc/"; cp "$W/traces/"*.trz "$W/doc/traces/"
+examples docs/python.md "$W/doc" 2
 # python/README.md seeks to record 1,000,000: a run of 1,040,000 records
 mkdir -p "$W/py/traces"
 for _ in $(seq 26); do cat "$ROOT/corpus/loops-4cpu.rst"; done | "$ROOT/trz" -q -1 -c > "$W/py/run.rst.trz"
 cp "$W/traces/"*.trz "$W/py/traces/"; cp "$W/big.rst" "$W/py/"
-examples python/README.md "$W/py"
+examples python/README.md "$W/py" 2
 
 # the README's recipe as written: a virtual environment that sees Debian's
 # numpy (--system-site-packages), make install-python into it, and its
@@ -64,6 +73,11 @@ if grep -q -- '-m venv --system-site-packages venv' "$W/ve/recipe.sh" && grep -q
 else
     bad "README.md has the virtual environment recipe (venv --system-site-packages, make install-python, run)" "$(cat "$W/ve/recipe.sh")"
 fi
+# docs/python.md repeats the README's recipe and example word for word
+awk '/^```python$/ { n++; next } /^```$/ { n += (n % 2) } n == 1 { print }' "$ROOT/docs/python.md" | cmp -s - "$W/ve/example.py" \
+    && awk '/^```sh$/ { f = 1; b = ""; next } /^```$/ { if (f && b ~ /-m venv/) { printf "%s", b; exit } f = 0; next } f { b = b $0 "\n" }' \
+        "$ROOT/docs/python.md" | cmp -s - "$W/ve/recipe.sh" \
+    && ok || bad "docs/python.md repeats the README's virtual environment recipe and first example"
 
 # installed into a virtual environment, used without numpy (files, and
 # records and lines as bytes)
