@@ -467,7 +467,12 @@ for pos in $(seq 0 97 $((size - 1))); do
     if [ $rc != 1 ]; then cfail=$((cfail + 1)); echo "  flip at $pos: exit $rc"; fi
 done
 [ $cfail = 0 ] && ok "corruption at $n positions detected" || bad "corruption" "$cfail of $n undetected or crashed"
-grep -q "chunk" "$W/err" || true
+# a byte flipped amid the chunks: the message names the chunk it is in
+cp "$W/d.trz" "$W/x.trz"
+printf "\\x$(printf %02x $(( ($(od -An -tu1 -j $((size / 2)) -N1 "$W/d.trz") + 1) % 256 )))" | dd of="$W/x.trz" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$TRZ" -t "$W/x.trz" > /dev/null 2> "$W/err"; rc=$?
+[ $rc = 1 ] && grep -qE "^trz: .*: chunk [0-9]+: " "$W/err" && ok "corruption inside a chunk names the chunk" \
+    || bad "corruption inside a chunk names the chunk" "exit $rc: $(cat "$W/err")"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -2,8 +2,10 @@
 named fields in the host's byte order, one decoder per format, all
 vectorised (no Python loop per record for the binary formats).
 
-Field layouts follow /work/shared/specs (rst-records.md, the BYU and PEL
-format notes, the UPenn uop text format)."""
+Field layouts follow the record formats as the codecs' specifications in
+the repository give them (codecs/rst/rst.md, codecs/bus/byu.md,
+codecs/bus/pbus.md, codecs/uop/uop.md, codecs/champsim/champsim.md,
+codecs/drmemtrace/drmemtrace.md)."""
 
 import numpy as np
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_report.h"
 #include "cli.h"
 #include "msg.h"
 

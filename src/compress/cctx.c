@@ -2,8 +2,9 @@
  * set parameter by parameter, and after a compression what it chose. */
 #include <stdio.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
-#include "compress.h"
+#include "../wrap/drfile.h"
+#include "../wrap/unwrap.h"
+#include "cctx.h"
 #include "../format/know.h"
 
 trz_cctx *trz_cctx_create(void)

@@ -1,18 +1,19 @@
 /* compress.c - trz_compress: everything an input yields, unwrapped first
- * when it is compressed (unwrap.c), into one archive member, through the
- * writer (its input read straight into the writer's pending buffer).  A
- * container of the drmemtrace file layer read from a file takes two
- * passes: the first finds its records and how to rebuild the file from
- * them (checking every rebuilt byte), the second stores the records after
- * a restore block that holds the recipe. */
+ * when it is compressed (src/wrap/unwrap.c), into one archive member,
+ * through the writer (its input read straight into the writer's pending
+ * buffer).  A container of the drmemtrace file layer (src/wrap/drfile.c)
+ * read from a file takes two passes: the first finds its records and how
+ * to rebuild the file from them (checking every rebuilt byte), the second
+ * stores the records after a restore block that holds the recipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
+#include "../wrap/drfile.h"
+#include "../wrap/unwrap.h"
 #include "../tools/safefile.h"
-#include "compress.h"
+#include "writer.h"
 
 /* The restore block: its header, the plan's body, the body's check. */
 typedef struct block_job {

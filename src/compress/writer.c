@@ -6,14 +6,14 @@
  * their output written in order; closing writes the rest, the index and
  * the footer.  Only `write` is needed on the output, so a pipe works.
  * The room's other files: cctx.c (settings), compress.c (trz_compress:
- * the input, unwrapped when compressed, into a writer), unwrap.c. */
+ * the input, unwrapped when compressed by the wrap room, into a writer). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 
 #include "../format/know.h"
 #include "../tools/safefile.h"
-#include "compress.h"
+#include "writer.h"
 
 typedef trz_index_entry index_entry;
 typedef struct ring ring;

@@ -8,8 +8,6 @@
 
 #include "../format/format.h"
 
-/* The first member's codec (raw when none) and byte order. */
-const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order);
 /* The codec and byte order of the member that the last span came from. */
 const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
 /* Whether the last span began at a record start (not inside a line or a

@@ -3,97 +3,22 @@
  * through the index when the input can seek, so that a seek decodes only
  * the chunk holding the record; concatenated members are one archive.
  * Every size is checked before use and every chunk's XXH3 and counts
- * before its bytes are handed out.  The room's files: open.c (input,
- * member headers, open, settings, info), seek.c (the index, trz_seek),
- * sequential.c (reading without an index), salvage.c (reading past
- * damage), ahead.c (the chunk queue and decode-ahead threads), records.c
- * (handing out bytes and records).  reader.h holds what they share. */
+ * before its bytes are handed out.  The room's files, from the top down,
+ * each calling only files below it: open.c (open, settings, info, close)
+ * and restore.c (the original file rebuilt); records.c (handing out bytes
+ * and records, trz_seek); ahead.c (the chunk queue and decode-ahead
+ * threads); sequential.c (reading without an index) and seek.c (the
+ * index); salvage.c (reading past damage); knowledge.c (carried
+ * knowledge); base.c (errors, the raw input, member headers, a chunk
+ * fetched through the index).  reader.h holds what they share. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <unistd.h>
 
-#include "../compress/unwrap.h"
+#include "../wrap/unwrap.h"
 #include "reader.h"
 
-/* ---- errors ---- */
-int rd_err(trz_reader *r, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err, sizeof r->err, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 const char *trz_reader_error(const trz_reader *r) { return r ? r->err : "out of memory"; }
-
-/* ---- raw input ---- */
-/* Read from the look-ahead first, then from the input. */
-int64_t rd_raw_read(trz_reader *r, void *buf, size_t n)
-{
-    if (r->look_pos < r->look_len) {
-        size_t k = r->look_len - r->look_pos;
-        if (k > n) k = n;
-        memcpy(buf, r->look + r->look_pos, k);
-        r->look_pos += k;
-        return (int64_t)k;
-    }
-    return r->io.read(r->io.opaque, buf, n);
-}
-
-/* Give back the n bytes just read (they end at spos) to be read again. */
-int rd_push_back(trz_reader *r, const uint8_t *p, size_t n)
-{
-    size_t rest = r->look_len - r->look_pos;
-    uint8_t *nl = malloc(n + rest + 1);
-    if (!nl) return TRZ_ERR_NOMEM;
-    memcpy(nl, p, n);
-    if (rest) memcpy(nl + n, r->look + r->look_pos, rest);
-    free(r->look);
-    r->look = nl;
-    r->look_pos = 0;
-    r->look_len = n + rest;
-    r->spos -= n;
-    return TRZ_OK;
-}
-
-int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got)
-{
-    size_t have = 0;
-    while (have < n) {
-        int64_t k = rd_raw_read(r, (uint8_t *)buf + have, n - have);
-        if (k < 0) return TRZ_ERR_IO;
-        if (k == 0) break;
-        have += (size_t)k;
-    }
-    r->spos += have;
-    if (got) *got = have;
-    return have == n ? TRZ_OK : TRZ_ERR_TRUNCATED;
-}
-
-int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n)
-{
-    if (r->io.seek(r->io.opaque, off) != 0) return TRZ_ERR_IO;
-    r->spos = off;
-    r->look_pos = r->look_len = 0;
-    return rd_read_exact(r, buf, n, NULL);
-}
-
-int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f)
-{
-    int rc = trz_file_hdr_parse(h, n, f, len);
-    if (rc) return rc;
-    const trz_codec *c = trz_codec_by_id(f->codec);
-    if (!r->codec) {
-        r->codec = c;
-        r->byte_order = f->byte_order;
-        r->wrap = f->wrap;
-    } else if (r->codec != c || r->byte_order != f->byte_order) {
-        r->mixed = 1;
-    }
-    return TRZ_OK;
-}
 
 /* ---- open / close ---- */
 static int open_common(trz_reader *r)
@@ -188,14 +113,6 @@ int trz_reader_open_mem(trz_reader **out, const void *data, size_t len)
     return open_common(r);
 }
 
-void rd_dchunk_free(dchunk *d)
-{
-    trz_big_release(d->data, d->cap);
-    free(d->raw);
-    d->data = d->raw = NULL;
-    d->cap = d->raw_cap = 0;
-}
-
 void trz_reader_close(trz_reader *r)
 {
     if (!r) return;
@@ -287,12 +204,6 @@ int trz_reader_cpus(trz_reader *r)
     int n = 0;
     for (int i = 0; i < 16; i++) n += __builtin_popcountll(r->cpu_bits[i]);
     return n;
-}
-
-const trz_codec *trz_reader_codec(const trz_reader *r, int *byte_order)
-{
-    *byte_order = r->byte_order;
-    return r->codec ? r->codec : &trz_codec_raw;
 }
 
 uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return __atomic_load_n(&r->decoded, __ATOMIC_RELAXED); }

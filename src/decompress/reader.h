@@ -1,6 +1,8 @@
 /* reader.h - what the files of the decompress room share (open.c says
- * which file does what): the reader's state, a chunk's place and its
- * decoded bytes, and the functions one file calls in another. */
+ * which file does what, and in which order they call each other): the
+ * reader's state, a chunk's place and its decoded bytes, and the
+ * functions one file calls in another, grouped by the file that defines
+ * them, from the bottom up. */
 #ifndef TRZ_READER_H
 #define TRZ_READER_H
 
@@ -155,38 +157,22 @@ struct trz_reader {
  * that the original file can be rebuilt from a pipe. */
 #define RESTORE_MEM_MAX (16u << 20)
 
-/* ---- open.c ---- */
+/* ---- base.c: the bottom of the room, calling none of its other files ---- */
 /* Set r's message (one line) and return rc. */
 int rd_err(trz_reader *r, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int64_t rd_raw_read(trz_reader *r, void *buf, size_t n);   /* the look-ahead, then the input */
 int rd_push_back(trz_reader *r, const uint8_t *p, size_t n); /* give back the n bytes just read */
+/* n bytes from the look-ahead, then the input (*got: how many came). */
 int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got);
 int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n);
 /* Parse a member header and note its format (mixed when members differ). */
 int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f);
-void rd_dchunk_free(dchunk *d);
-
-/* ---- seek.c ---- */
-int rd_load_index(trz_reader *r);
+/* Note a member's restore block (its header at `start`, the block at `at`). */
+void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
 /* Chunk n's stored bytes into d, its header checked against its entry. */
 int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
+void rd_dchunk_free(dchunk *d);
 
-/* ---- sequential.c ---- */
-int rd_seq_member_header(trz_reader *r, int first);
-/* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
-/* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
-int rd_seq_fetch(trz_reader *r, dchunk *d);
-
-/* ---- salvage.c ---- */
-int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
-int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
-int rd_lost_at_end(trz_reader *r, uint64_t at);
-int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know);
-int rd_add_lost(trz_reader *r, const dchunk *d);
-
-/* ---- know.c (of this room) ---- */
+/* ---- knowledge.c ---- */
 /* Chunk d was just fetched, in order: apply its knowledge (after replaying
  * its group's earlier chunks when the store is not at it) and give it its
  * view, or the reason it has none (d->krc).  Returns TRZ_OK, or
@@ -197,18 +183,28 @@ void rd_know_lost(trz_reader *r);
 /* Decoding d is over: its store may be cleared again. */
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
-/* Note a member's restore block (its header at `start`, the block at `at`). */
-void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
+
+/* ---- salvage.c ---- */
+int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
+int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
+int rd_lost_at_end(trz_reader *r, uint64_t at);
+int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
+int rd_add_lost(trz_reader *r, const dchunk *d);
+/* A member starts at `start` (codec NULL: its header is lost). */
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
+
+/* ---- seek.c ---- */
+int rd_load_index(trz_reader *r);
+
+/* ---- sequential.c ---- */
+int rd_seq_member_header(trz_reader *r, int first);
+/* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
+int rd_seq_fetch(trz_reader *r, dchunk *d);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
 int rd_next_chunk(trz_reader *r);
 void rd_drop_queue(trz_reader *r);
 void rd_pool_stop(trz_reader *r);
-
-/* ---- records.c ---- */
-int rd_host_bo(void);
-/* Bytes per record of the current chunk's member (0: lines). */
-size_t rd_cur_rs(const trz_reader *r);
 
 #endif

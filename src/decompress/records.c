@@ -1,6 +1,8 @@
 /* records.c - handing out what was decoded: bytes (trz_read_bytes and
  * views), whole records (trz_read, trz_foreach) and spans that end at a
- * record boundary (trz_read_span, trz_tell), in the unit of each member. */
+ * record boundary (trz_read_span, trz_tell), in the unit of each member;
+ * and going to a record (trz_seek: through the index, the chunk that
+ * holds it alone; without one, decoding forward). */
 #include "reader.h"
 
 int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
@@ -31,7 +33,7 @@ int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
     return (int64_t)got;
 }
 
-int rd_host_bo(void)
+static int host_bo(void)
 {
     const uint16_t one = 1;
     return *(const uint8_t *)&one ? TRZ_BO_LITTLE : TRZ_BO_BIG;
@@ -39,13 +41,13 @@ int rd_host_bo(void)
 
 /* Bytes per record of the current chunk's member (0: lines), and whether
  * the chunk holds whole records (else it is a partial last record). */
-size_t rd_cur_rs(const trz_reader *r)
+static size_t cur_rs(const trz_reader *r)
 {
     return r->cur.mcodec ? r->cur.mcodec->record_size : 1;
 }
 static int cur_whole(const trz_reader *r)
 {
-    size_t rs = rd_cur_rs(r);
+    size_t rs = cur_rs(r);
     return rs == 0 || (uint64_t)r->cur.h.nrec * rs == r->cur.len;
 }
 
@@ -54,8 +56,8 @@ static int cur_whole(const trz_reader *r)
 static void to_host(const trz_reader *r, uint8_t *p, size_t len)
 {
     const trz_codec *m = r->cur.mcodec;
-    if (r->host_order && m && m->convert && r->cur.mbo && r->cur.mbo != rd_host_bo())
-        m->convert(p, len, r->cur.mbo, rd_host_bo());
+    if (r->host_order && m && m->convert && r->cur.mbo && r->cur.mbo != host_bo())
+        m->convert(p, len, r->cur.mbo, host_bo());
 }
 
 int64_t trz_read(trz_reader *r, void *buf, size_t max)
@@ -74,7 +76,7 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
             if (rc == 0) break;
             continue;
         }
-        size_t rs = rd_cur_rs(r);
+        size_t rs = cur_rs(r);
         if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
         size_t n = (r->cur.len - r->cur_pos) / rs;
         if (n > max - got) n = max - got;
@@ -98,7 +100,7 @@ static uint64_t text_starts(const dchunk *c, size_t a, size_t b)
 /* Record starts of the current chunk before offset pos. */
 static uint64_t starts_before(trz_reader *r, size_t pos)
 {
-    size_t rs = rd_cur_rs(r);
+    size_t rs = cur_rs(r);
     if (rs == 0) { /* counted on from where the last count stopped */
         if (pos < r->cur_rec_pos) r->cur_rec_pos = 0, r->cur_rec_n = 0;
         r->cur_rec_n += text_starts(&r->cur, r->cur_rec_pos, pos);
@@ -124,7 +126,7 @@ int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *
         if (rc <= 0) return rc;
     }
     const dchunk *c = &r->cur;
-    size_t rs = rd_cur_rs(r), pos = r->cur_pos, end = c->len;
+    size_t rs = cur_rs(r), pos = r->cur_pos, end = c->len;
     uint64_t n = 0;
     r->span_member = pos == 0 && c->mfirst;
     r->span_record = rs != 0 && cur_whole(r);
@@ -159,6 +161,62 @@ int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *
     return (int64_t)(end - pos);
 }
 
+/* ---- seeking ---- */
+/* trz_seek without an index: decode forward, counting records as a span
+ * does, so that a pipe and the index agree on where record `rec` starts. */
+static int skip_to(trz_reader *r, uint64_t rec)
+{
+    uint64_t at = trz_tell(r);
+    if (rec < at)
+        return rd_err(r, TRZ_ERR_UNSUPPORTED, "cannot go back to record %llu: the input is a pipe or its index is "
+                    "damaged", (unsigned long long)rec);
+    for (;;) { /* the records before it, then what still belongs to the last of them */
+        const void *v;
+        uint64_t n;
+        int64_t g = trz_read_span(r, &v, rec - at, &n);
+        if (g < 0) return (int)g;
+        if (g == 0) break;
+        at += n;
+    }
+    if (at < rec)
+        return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)", (unsigned long long)rec,
+                    (unsigned long long)at);
+    if (!r->have_cur) r->end_rec = at;
+    return TRZ_OK;
+}
+
+int trz_seek(trz_reader *r, uint64_t rec)
+{
+    if (!r->seekable) return skip_to(r, rec);
+    if (rec > r->total_records) return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)",
+                                            (unsigned long long)rec, (unsigned long long)r->total_records);
+    rd_drop_queue(r);
+    rd_dchunk_free(&r->cur);
+    r->have_cur = 0;
+    r->prev_valid = 0;
+    r->end_rec = rec;
+    /* binary search: the first chunk in which a record after rec starts */
+    uint64_t lo = 0, hi = r->nchunks;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (r->chunks[mid].first_record + r->chunks[mid].nrec <= rec) lo = mid + 1;
+        else hi = mid;
+    }
+    r->next_chunk = lo;
+    if (lo >= r->nchunks) return TRZ_OK; /* the end: what follows the last record start belongs to that record */
+    int threads = r->threads; /* decode just the chunk that holds the record */
+    r->threads = 1;
+    int rc = rd_next_chunk(r);
+    r->threads = threads;
+    if (rc < 0) return rc;
+    if (rc == 0) return TRZ_OK;
+    uint64_t k = rec - r->cur.first_record;
+    size_t rs = cur_rs(r);
+    if (rs) r->cur_pos = (size_t)(k * rs);
+    else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
+    return TRZ_OK;
+}
+
 const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order)
 {
     *byte_order = r->have_cur ? r->cur.mbo : r->byte_order;
@@ -180,7 +238,7 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
             if (rc == 0) return TRZ_OK;
             continue;
         }
-        size_t rs = rd_cur_rs(r);
+        size_t rs = cur_rs(r);
         uint8_t *p = r->cur.data + r->cur_pos;
         size_t len = r->cur.len - r->cur_pos, n;
         uint64_t first;

@@ -5,18 +5,8 @@
  * are what every other reading function hands out. */
 #include <errno.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
+#include "../wrap/drfile.h"
 #include "reader.h"
-
-void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f)
-{
-    r->restore_blocks++;
-    if (start == 0) { /* the first member's */
-        r->restore_off = at;
-        r->restore_size = f->restore_size;
-        r->restore_kind = f->restore_kind;
-    }
-}
 
 /* A window of the archive: the block's body, read with seeks of its own
  * so that the reader's reads, which seek too, go on undisturbed. */

@@ -1,6 +1,8 @@
 /* salvage.c - reading past damage (TRZ_R_SALVAGE): scan for the next
  * structure that checks itself, note what lay between as lost, and give
- * the losses their record numbers when a member's index survives. */
+ * the losses their record numbers when a member's index survives.  Also
+ * where a member begins (rd_begin_member), which sequential.c calls for
+ * the members whose headers are intact. */
 #include <errno.h>
 
 #include "reader.h"
@@ -120,6 +122,62 @@ static int index_like(const trz_reader *r, uint64_t at, uint64_t end, const uint
     return end - at == 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && magic + (count == mc) + fmagic >= 2;
 }
 
+/* Record a loss, in archive order.  An open one (numbers not known) that is
+ * exactly a chunk an index has placed gets that chunk's numbers. */
+static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know)
+{
+    if (r->nlost == r->caplost) {
+        size_t nc = r->caplost ? 2 * r->caplost : 16;
+        trz_lost_range *nl = realloc(r->lost, nc * sizeof *nl);
+        if (!nl) return TRZ_ERR_NOMEM;
+        r->lost = nl;
+        lost_at *na = realloc(r->lost_at, nc * sizeof *na);
+        if (!na) return TRZ_ERR_NOMEM;
+        r->lost_at = na;
+        r->caplost = nc;
+    }
+    size_t lo = 0, hi = r->npos;
+    while (open && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->pos[mid].off < start) lo = mid + 1;
+        else hi = mid;
+    }
+    if (open && lo < r->npos && r->pos[lo].off == start && r->pos[lo].chunk != UNKNOWN) {
+        l.chunk = r->pos[lo].chunk;
+        l.first_record = r->pos[lo].first_record;
+        l.first_byte = r->pos[lo].first_byte;
+        open = 0;
+    }
+    size_t i = r->nlost;
+    while (i > 0 && r->lost_at[i - 1].start > start) i--;
+    memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
+    memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
+    r->lost[i] = l;
+    r->lost_at[i] = (lost_at){ start, end, open, know };
+    r->nlost++;
+    return TRZ_OK;
+}
+
+/* A member starts at `start` (codec NULL: its header is lost): sequential
+ * reading begins one at each intact header, salvage after damage. */
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know)
+{
+    r->in_member = 1;
+    r->seq_mknow = know;
+    rd_know_lost(r); /* nothing of the member before carries over */
+    r->seq_mcodec = codec;
+    r->seq_guess = NULL;
+    r->seq_mbo = byte_order;
+    r->seq_tail = 0;
+    r->member_start = start;
+    r->member_chunks = 0;
+    r->member_first_chunk = r->seq_chunk_no;
+    r->member_first_record = r->seq_records;
+    r->member_first_byte = r->seq_bytes;
+    r->member_base_ok = r->counts_ok;
+    r->members++;
+}
+
 /* Salvage: the structure at `at` is damaged (r->err says how) and the bytes
  * from at + 1 on are still to be read (in the look-ahead or the input); head
  * holds its first 8 bytes.  Scan to the next good structure: the bytes in
@@ -136,7 +194,7 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
     if (!header && !index) {
         trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
         if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
-        if (rd_note_lost(r, l, at, end, 1, 0)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        if (note_lost(r, l, at, end, 1, 0)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         r->counts_ok = 0;
         rd_know_lost(r); /* whatever the bytes held, the chunks after them cannot build on it */
     }
@@ -167,7 +225,7 @@ int rd_lost_at_end(trz_reader *r, uint64_t at)
     if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
     r->counts_ok = 0;
     r->at_end = 1;
-    return rd_note_lost(r, l, at, r->spos, 1, 0) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+    return note_lost(r, l, at, r->spos, 1, 0) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
 /* Salvage: an intact index of the member [ms, at) read sequentially.  Note
@@ -242,42 +300,6 @@ int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, ui
     return TRZ_OK;
 }
 
-/* Record a loss, in archive order.  An open one (numbers not known) that is
- * exactly a chunk an index has placed gets that chunk's numbers. */
-int rd_note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know)
-{
-    if (r->nlost == r->caplost) {
-        size_t nc = r->caplost ? 2 * r->caplost : 16;
-        trz_lost_range *nl = realloc(r->lost, nc * sizeof *nl);
-        if (!nl) return TRZ_ERR_NOMEM;
-        r->lost = nl;
-        lost_at *na = realloc(r->lost_at, nc * sizeof *na);
-        if (!na) return TRZ_ERR_NOMEM;
-        r->lost_at = na;
-        r->caplost = nc;
-    }
-    size_t lo = 0, hi = r->npos;
-    while (open && lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->pos[mid].off < start) lo = mid + 1;
-        else hi = mid;
-    }
-    if (open && lo < r->npos && r->pos[lo].off == start && r->pos[lo].chunk != UNKNOWN) {
-        l.chunk = r->pos[lo].chunk;
-        l.first_record = r->pos[lo].first_record;
-        l.first_byte = r->pos[lo].first_byte;
-        open = 0;
-    }
-    size_t i = r->nlost;
-    while (i > 0 && r->lost_at[i - 1].start > start) i--;
-    memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
-    memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
-    r->lost[i] = l;
-    r->lost_at[i] = (lost_at){ start, end, open, know };
-    r->nlost++;
-    return TRZ_OK;
-}
-
 /* A chunk that could not be read or decoded, skipped in salvage mode. */
 int rd_add_lost(trz_reader *r, const dchunk *d)
 {
@@ -285,10 +307,10 @@ int rd_add_lost(trz_reader *r, const dchunk *d)
     if (r->seekable) {
         const rchunk *c = &r->chunks[d->no];
         l.first_byte = c->first_byte;
-        return rd_note_lost(r, l, c->offset, c->offset + c->stored, 0, d->kprior);
+        return note_lost(r, l, c->offset, c->offset + c->stored, 0, d->kprior);
     }
     if (!d->numbers_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
-    return rd_note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok, d->kprior);
+    return note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok, d->kprior);
 }
 
 size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)

@@ -1,8 +1,7 @@
 /* seek.c - the index: load every member's index from the footers back,
- * check that the chunks tile each member and fit it, fetch a chunk by
- * number, and seek to a record (forward decoding when there is no index). */
-#include <errno.h>
-
+ * check that the chunks tile each member and fit it, and what the index
+ * tells of each chunk (trz_reader_chunk, its variant, its streams).  The
+ * seek itself, which decodes, is records.c's trz_seek. */
 #include "reader.h"
 #include "../format/know.h"
 
@@ -204,94 +203,6 @@ int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
 int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
 {
     return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
-}
-
-/* Read chunk number n's bytes through the index. */
-int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
-{
-    rchunk *c = &r->chunks[n];
-    if (d->raw_cap < c->stored) {
-        size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
-        free(d->raw);
-        d->raw = trz_big_realloc(NULL, want); /* grown in place by sequential reading */
-        d->raw_cap = d->raw ? want : 0;
-        if (!d->raw) return rd_err(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
-    }
-    int rc = rd_read_at(r, c->offset, d->raw, c->stored);
-    if (rc) return rd_err(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
-    size_t need;
-    rc = trz_chunk_parse_hdr(d->raw, c->stored, &d->h, &need);
-    if (rc) return rd_err(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)n, trz_strerror(rc));
-    if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
-        d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
-        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
-    d->raw_len = c->stored;
-    d->mcodec = trz_codec_by_id(c->mcodec);
-    d->mbo = c->mbo;
-    d->mfirst = c->mfirst;
-    d->mknow = c->mknow;
-    d->no = n;
-    d->first_record = c->first_record;
-    d->first_byte = c->first_byte;
-    d->off = c->offset;
-    d->stored = c->stored;
-    d->numbers_ok = 1;
-    return 1;
-}
-
-/* trz_seek without an index: decode forward, counting records as a span
- * does, so that a pipe and the index agree on where record `rec` starts. */
-static int skip_to(trz_reader *r, uint64_t rec)
-{
-    uint64_t at = trz_tell(r);
-    if (rec < at)
-        return rd_err(r, TRZ_ERR_UNSUPPORTED, "cannot go back to record %llu: the input is a pipe or its index is "
-                    "damaged", (unsigned long long)rec);
-    for (;;) { /* the records before it, then what still belongs to the last of them */
-        const void *v;
-        uint64_t n;
-        int64_t g = trz_read_span(r, &v, rec - at, &n);
-        if (g < 0) return (int)g;
-        if (g == 0) break;
-        at += n;
-    }
-    if (at < rec)
-        return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)", (unsigned long long)rec,
-                    (unsigned long long)at);
-    if (!r->have_cur) r->end_rec = at;
-    return TRZ_OK;
-}
-
-int trz_seek(trz_reader *r, uint64_t rec)
-{
-    if (!r->seekable) return skip_to(r, rec);
-    if (rec > r->total_records) return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)",
-                                            (unsigned long long)rec, (unsigned long long)r->total_records);
-    rd_drop_queue(r);
-    rd_dchunk_free(&r->cur);
-    r->have_cur = 0;
-    r->prev_valid = 0;
-    r->end_rec = rec;
-    /* binary search: the first chunk in which a record after rec starts */
-    uint64_t lo = 0, hi = r->nchunks;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (r->chunks[mid].first_record + r->chunks[mid].nrec <= rec) lo = mid + 1;
-        else hi = mid;
-    }
-    r->next_chunk = lo;
-    if (lo >= r->nchunks) return TRZ_OK; /* the end: what follows the last record start belongs to that record */
-    int threads = r->threads; /* decode just the chunk that holds the record */
-    r->threads = 1;
-    int rc = rd_next_chunk(r);
-    r->threads = threads;
-    if (rc < 0) return rc;
-    if (rc == 0) return TRZ_OK;
-    uint64_t k = rec - r->cur.first_record;
-    size_t rs = rd_cur_rs(r);
-    if (rs) r->cur_pos = (size_t)(k * rs);
-    else r->cur_pos = trz_line_offset(r->cur.data, r->cur.len, r->cur.flags & TRZ_CHUNK_MIDLINE, k);
-    return TRZ_OK;
 }
 
 int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)

@@ -106,24 +106,6 @@ int rd_seq_member_header(trz_reader *r, int first)
     return f.restore_size ? seq_restore_block(r, start, &f) : TRZ_OK;
 }
 
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know)
-{
-    r->in_member = 1;
-    r->seq_mknow = know;
-    rd_know_lost(r); /* nothing of the member before carries over */
-    r->seq_mcodec = codec;
-    r->seq_guess = NULL;
-    r->seq_mbo = byte_order;
-    r->seq_tail = 0;
-    r->member_start = start;
-    r->member_chunks = 0;
-    r->member_first_chunk = r->seq_chunk_no;
-    r->member_first_record = r->seq_records;
-    r->member_first_byte = r->seq_bytes;
-    r->member_base_ok = r->counts_ok;
-    r->members++;
-}
-
 /* Read a chunk's payload; memory grows with the bytes that arrive, so a
  * header that lies about sizes costs no more than the input holds. */
 static int read_payload(trz_reader *r, dchunk *d, const uint8_t *hb)

@@ -60,6 +60,15 @@ typedef struct trz_file_hdr {
 #define TRZ_PARAM_WRAP 1 /* parameter tags (FORMAT.md, "Parameters") */
 #define TRZ_PARAM_RESTORE 2
 
+/* What an input was wrapped in (parameter 1; the wrap room reads them,
+ * src/wrap/unwrap.c) and the containers a restore block rebuilds
+ * (parameter 2; src/wrap/drfile.c): stored in archives, never renumber.
+ * A container has the same number in both. */
+enum { TRZ_WRAP_NONE = 0, TRZ_WRAP_GZIP = 1, TRZ_WRAP_ZSTD = 2, TRZ_WRAP_XZ = 3, TRZ_WRAP_BZIP2 = 4,
+       TRZ_WRAP_ZIP = 5, TRZ_WRAP_LZ4 = 6, TRZ_WRAP_SNAPPY = 7 };
+enum { TRZ_DRF_NONE = TRZ_WRAP_NONE, TRZ_DRF_GZIP = TRZ_WRAP_GZIP, TRZ_DRF_ZIP = TRZ_WRAP_ZIP,
+       TRZ_DRF_LZ4 = TRZ_WRAP_LZ4, TRZ_DRF_SNAPPY = TRZ_WRAP_SNAPPY };
+
 /* Serialize a header (with parameter 1 when wrap is set, 2 when
  * restore_size is); returns its size, at most TRZ_FILE_HDR_WRITE_MAX. */
 #define TRZ_FILE_HDR_WRITE_MAX (TRZ_FILE_HDR_FIXED + 3 + 11 + 4)
@@ -75,7 +84,7 @@ int trz_magic_match(const uint8_t *p);
 /* ---- the restore block (restore.c; FORMAT.md, "Restore block") ----
  * Between a member's header and its first chunk when parameter 2 says so:
  * what rebuilds the file the member's records came in.  This room owns its
- * header and checks; the body is the file layer's (codecs/drmemtrace). */
+ * header and checks; the body is the file layer's (src/wrap/drfile.c). */
 static const uint8_t trz_restore_magic[4] = { 'T', 'Z', 'R', 'B' };
 #define TRZ_RESTORE_VERSION 1
 #define TRZ_RESTORE_HDR 36   /* before the body */

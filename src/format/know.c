@@ -11,37 +11,18 @@
 #include "know.h"
 #include "format.h"
 
-/* Facts live in blocks that never move, so that a reader's pointers stay
- * good while the one writer adds; the hash grows by rehashing into a new
- * table, and a view keeps the table it was taken with (which holds every
- * fact it sees).  Old tables are freed when the store is cleared, when no
- * view of it is left. */
-#define FBLK 4096                         /* facts per block */
-#define NFBLK (TRZ_KNOW_MAX_FACTS / FBLK)
-#define VBLK 65536                        /* value bytes per block */
-#define NVBLK (TRZ_KNOW_MAX_BYTES / VBLK + 4) /* room for the ends of blocks left unused */
+/* The store's layout and its lookup are the codecs' (codecs/common/know.h);
+ * here: creating, growing, adding to and clearing it.  Old tables are
+ * freed when the store is cleared, when no view of it is left. */
+#define FBLK TRZ_KNOW_FBLK
+#define NFBLK TRZ_KNOW_NFBLK
+#define VBLK TRZ_KNOW_VBLK
+#define NVBLK TRZ_KNOW_NVBLK
 #define MIN_SLOTS 4096
 
-typedef struct fblock { uint64_t key[FBLK]; uint32_t off[FBLK]; uint8_t len[FBLK]; } fblock;
+typedef trz_kfblock fblock;
 
-struct trz_kstore {
-    fblock *f[NFBLK];
-    uint8_t *v[NVBLK];
-    uint32_t *slot;  /* the current table: fact index + 1; 0 = empty */
-    uint32_t mask;   /* its slots - 1 */
-    uint32_t **old;  /* tables retired by growth, freed by a clear */
-    size_t nold;
-    uint32_t n;      /* facts */
-    uint32_t bytes;  /* where the next value goes: block * VBLK + position */
-    uint32_t vsum;   /* the values' lengths, summed: the limit counts these */
-};
-
-static inline uint32_t slot_of(uint64_t key, uint32_t mask)
-{
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static inline uint64_t key_at(const trz_kstore *s, uint32_t i) { return s->f[i / FBLK]->key[i % FBLK]; }
+static inline uint64_t key_at(const trz_kstore *s, uint32_t i) { return trz_kstore_key(s, i); }
 
 trz_kstore *trz_kstore_create(void)
 {
@@ -97,31 +78,9 @@ trz_know trz_kstore_view(const trz_kstore *s, uint32_t n)
     return k;
 }
 
-/* The fact index of key in table t (mask m), or UINT32_MAX; *at: its slot,
- * or the empty one that ends the probe. */
-static uint32_t find_in(const trz_kstore *s, const uint32_t *t, uint32_t m, uint64_t key, uint32_t *at)
+static uint32_t find(const trz_kstore *s, uint64_t key, uint32_t *at)
 {
-    uint32_t h = slot_of(key, m);
-    for (;;) {
-        uint32_t v = __atomic_load_n(&t[h], __ATOMIC_ACQUIRE);
-        if (!v) { *at = h; return UINT32_MAX; }
-        if (key_at(s, v - 1) == key) { *at = h; return v - 1; }
-        h = (h + 1) & m;
-    }
-}
-
-static uint32_t find(const trz_kstore *s, uint64_t key, uint32_t *at) { return find_in(s, s->slot, s->mask, key, at); }
-
-const uint8_t *trz_know_get(const trz_know *k, uint64_t key, size_t *len)
-{
-    if (!k || !k->s) return NULL;
-    const trz_kstore *s = k->s;
-    uint32_t at, i = find_in(s, k->slot, k->mask, key, &at);
-    if (i == UINT32_MAX || i >= k->n) return NULL;
-    const fblock *b = s->f[i / FBLK];
-    uint32_t off = b->off[i % FBLK];
-    *len = b->len[i % FBLK];
-    return s->v[off / VBLK] + off % VBLK;
+    return trz_kstore_find(s, s->slot, s->mask, key, at);
 }
 
 /* A table twice the size with every fact; the old one stays for the views
@@ -134,7 +93,7 @@ static int grow(trz_kstore *s)
     if (o) s->old = o;
     if (!t || !o) { free(t); return -1; }
     for (uint32_t i = 0; i < s->n; i++) {
-        uint32_t h = slot_of(key_at(s, i), nm);
+        uint32_t h = trz_kstore_slot(key_at(s, i), nm);
         while (t[h]) h = (h + 1) & nm;
         t[h] = i + 1;
     }
@@ -180,7 +139,7 @@ void trz_kstore_truncate(trz_kstore *s, uint32_t n)
     uint32_t first = s->f[n / FBLK]->off[n % FBLK];
     for (uint32_t i = s->n; i-- > n;) {
         s->vsum -= s->f[i / FBLK]->len[i % FBLK];
-        uint32_t h = slot_of(key_at(s, i), s->mask);
+        uint32_t h = trz_kstore_slot(key_at(s, i), s->mask);
         while (__atomic_load_n(&s->slot[h], __ATOMIC_RELAXED) != i + 1) h = (h + 1) & s->mask;
         __atomic_store_n(&s->slot[h], 0, __ATOMIC_RELEASE);
     }

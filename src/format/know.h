@@ -9,13 +9,12 @@
 #define TRZ_KNOW_H
 
 #include "../../codecs/codec.h"
+#include "../../codecs/common/know.h" /* the store's layout, its limits, and trz_know_get */
 
-/* Limits a store enforces; a knowledge stream that would pass one is damage
- * (a writer stops adding facts at them, so it never writes one).  The count
- * of facts, TRZ_KNOW_MAX_FACTS, and the knowledge stream's id,
- * TRZ_KNOW_STREAM, are codec.h's: codecs check them too. */
-#define TRZ_KNOW_MAX_BYTES (16u << 20) /* the values of one store */
-#define TRZ_KNOW_MAX_VALUE 255
+/* The store's limits are codecs/common/know.h's (a knowledge stream that
+ * would pass one is damage), the count of facts and the knowledge
+ * stream's id (TRZ_KNOW_MAX_FACTS, TRZ_KNOW_STREAM) codec.h's: codecs
+ * check them too. */
 #define TRZ_KNOW_GENERIC 1           /* knowledge stream layouts: the container's */
 #define TRZ_KNOW_CODEC 2             /* the codec's (know_encode) */
 /* The knowledge starts afresh at least every this many bytes of trace: what a

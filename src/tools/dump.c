@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "../compress/unwrap.h"
+#include "../wrap/unwrap.h"
 #include "../decompress/decompress.h"
 #include "tools.h"
 

@@ -11,10 +11,7 @@
 #include <stdint.h>
 
 #include "../../include/trz.h"
-
-/* Containers, numbered as the file header's parameters 1 and 2 number
- * them (FORMAT.md): never renumber. */
-enum { TRZ_DRF_NONE = 0, TRZ_DRF_GZIP = 1, TRZ_DRF_ZIP = 5, TRZ_DRF_LZ4 = 6, TRZ_DRF_SNAPPY = 7 };
+#include "../format/format.h" /* TRZ_DRF_*: the containers, as parameters 1 and 2 number them */
 
 /* The container an input starting with the n bytes at head is, when trz
  * keeps what restores it (a zip, lz4 or snappy file; a gzip file only when

@@ -1,15 +1,13 @@
 /* unwrap.h - an input source that reads a trace straight, or through the
  * decompressor its first bytes name (gzip, zstd, xz, bzip2, and the zip,
- * lz4 and snappy containers of the drmemtrace file layer), so that an
- * archive holds the trace itself. */
+ * lz4 and snappy containers of the drmemtrace file layer, drfile.h), so
+ * that an archive holds the trace itself.  The wrap room (this file and
+ * drfile.c) stands on the format room and below compress, decompress and
+ * tools; no codec uses it. */
 #ifndef TRZ_UNWRAP_H
 #define TRZ_UNWRAP_H
 #include "../common/common.h"
-
-/* What an input was wrapped in; the values are stored in archives (the
- * file header's parameter 1, FORMAT.md): never renumber. */
-enum { TRZ_WRAP_NONE = 0, TRZ_WRAP_GZIP = 1, TRZ_WRAP_ZSTD = 2, TRZ_WRAP_XZ = 3, TRZ_WRAP_BZIP2 = 4,
-       TRZ_WRAP_ZIP = 5, TRZ_WRAP_LZ4 = 6, TRZ_WRAP_SNAPPY = 7 }; /* 5..7: codecs/drmemtrace/drfile.h's numbers */
+#include "../format/format.h" /* TRZ_WRAP_*: what an input was wrapped in */
 
 typedef struct trz_src {
     const trz_io *io;

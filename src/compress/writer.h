@@ -1,25 +1,10 @@
-/* compress.h - what the files of the compress room share: the settings
- * (trz_cctx), and the writer's internal entry points that trz_compress
- * uses to read its input straight into the writer's pending buffer. */
-#ifndef TRZ_COMPRESS_H
-#define TRZ_COMPRESS_H
+/* writer.h - the writer's entry points beyond trz.h, for trz_compress
+ * (compress.c), which reads its input straight into the writer's pending
+ * buffer. */
+#ifndef TRZ_WRITER_H
+#define TRZ_WRITER_H
 
-#include "../format/format.h"
-#include "unwrap.h"
-
-struct trz_cctx {
-    int level, threads, backend, unwrap, verify;
-    uint64_t chunk_bytes, chunk_records;
-    uint64_t restart_bytes; /* 0: no carried knowledge */
-    const trz_codec *forced; /* NULL = auto */
-    const trz_codec *chosen;
-    const trz_codec *detected; /* what auto-detection picks */
-    int forced_fits;           /* the forced codec's probe recognises the input */
-    int byte_order, wrap;
-    trz_progress_fn progress;
-    void *progress_ctx;
-    char err[256];
-};
+#include "cctx.h"
 
 /* A writer on c itself (its results and messages land in c), for
  * trz_compress; wrap is what the input was unwrapped from. */

@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "../../codecs/drmemtrace/drfile.h"
+#include "drfile.h"
 #include "unwrap.h"
 
 #define INBUF (1u << 17)

@@ -1,8 +1,9 @@
-/* bench.h - what the two files of `trz bench` share: the sides (one row
- * of a table each), the results of a file, and the functions one file
- * calls in the other (bench.c measures, bench_report.c reports). */
-#ifndef TRZ_BENCH_H
-#define TRZ_BENCH_H
+/* bench_run.h - what the files of `trz bench` share, at their bottom: the
+ * sides (one row of a table each), the results of a file, and running a
+ * child (bench_run.c).  bench.c measures and calls bench_report.c, which
+ * reports; both stand on this and neither is called from here. */
+#ifndef TRZ_BENCH_RUN_H
+#define TRZ_BENCH_RUN_H
 
 #include <limits.h>
 #include <stdint.h>
@@ -79,19 +80,18 @@ extern int g_nsides;
 extern char g_missing[256];
 extern char g_skipped[256];
 
-/* bench.c */
+extern volatile pid_t g_child; /* the child being measured, 0 when none (for a signal to reach it) */
+
 void cmd_add(cmd *c, const char *s);
 int on_path(const char *prog);
+/* Read fd to its end, hashing (cr's bytes and hash): 0, or -1 on a read error. */
+int drain_hash(int fd, child_run *cr);
+/* Run c with `file` appended; stdout goes to out_fd, or when out_fd < 0 into
+ * a pipe that is hashed.  Returns 0 when the child ran and exited with 0. */
 int run_child(const cmd *c, const char *file, int out_fd, child_run *cr);
+/* A path in the work directory (which mkdtemp made short enough), and the
+ * output of side i there. */
 void dir_path(char *buf, size_t cap, const char *dir, const char *name);
 void out_path(char *buf, size_t cap, const char *dir, int i);
-
-/* bench_report.c */
-void print_table(const file_res *f, const bopts *o);
-int print_streams(const file_res *f, const char *dir);
-void container_bytes(file_res *f, const char *dir);
-void csv_header(FILE *c);
-void csv_rows(FILE *c, const file_res *f);
-int make_plot(const char *png, const file_res *files, int nf, const char *dir);
 
 #endif

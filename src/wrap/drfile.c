@@ -15,7 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../../src/common/common.h"
+#include "../common/common.h"
 #include "drfile.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

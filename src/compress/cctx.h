@@ -1,0 +1,23 @@
+/* cctx.h - the compression settings (trz_cctx, cctx.c), which the
+ * writer and trz_compress read and in which they leave what they chose
+ * and their messages: the bottom of the compress room. */
+#ifndef TRZ_CCTX_H
+#define TRZ_CCTX_H
+
+#include "../format/format.h"
+
+struct trz_cctx {
+    int level, threads, backend, unwrap, verify;
+    uint64_t chunk_bytes, chunk_records;
+    uint64_t restart_bytes; /* 0: no carried knowledge */
+    const trz_codec *forced; /* NULL = auto */
+    const trz_codec *chosen;
+    const trz_codec *detected; /* what auto-detection picks */
+    int forced_fits;           /* the forced codec's probe recognises the input */
+    int byte_order, wrap;
+    trz_progress_fn progress;
+    void *progress_ctx;
+    char err[256];
+};
+
+#endif
