@@ -21,26 +21,26 @@ enum { DRV_RANGE, DRV_MATCH, DRV_MATCH_MB, DRV_N };
 
 /* What each level spends (indexed by level 1..19): the variant, and the
  * match table's size in bits more than the chunk's default (drmemtrace.md,
- * "Levels" and "Design notes").  Levels 1 and 2 code without the match
- * model (faster where traces seldom repeat), 3 to 11 as the default always
- * did, the strong ones with a table twice as big, its size stated. */
+ * "Levels" and "Design notes").  Every level runs the match model: without
+ * it (variants 0 and 1, written by 0.11 to 0.13 and still decoded) a
+ * repetitive trace costs several times as much and codes no faster, as
+ * the copies it misses are the cheapest events to decode.  The strong
+ * levels take a table twice as big, its size stated. */
 typedef struct {
     uint8_t variant; /* DRV_*: an index into dr_variants */
     int8_t mb_add;   /* the match table: bits added to the default size */
 } dr_level;
-#define RANGE { DRV_RANGE, 0 }
 #define MATCH { DRV_MATCH, 0 }
 #define MATCH_BIG { DRV_MATCH_MB, 1 }
 static const dr_level dr_levels[TRZ_LEVEL_MAX + 1] = {
-    RANGE,                                                /* 0: as 1 */
-    RANGE,     RANGE,                                     /* 1-2 */
+    MATCH,                                                /* 0: as 1 */
+    MATCH,     MATCH,                                     /* 1-2 */
     MATCH,     MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
     MATCH,     MATCH,     MATCH,     MATCH,               /* 8-11 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 12-15 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 16-19 */
 };
 TRZ_LEVEL_ROW(dr_level);
-#undef RANGE
 #undef MATCH
 #undef MATCH_BIG
 
@@ -152,8 +152,8 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
 }
 
 static const trz_variant dr_variants[DRV_N] = {
-    [DRV_RANGE] = { DR_VARIANT, "range", 1, 2, dr_encode, dr_decode },
-    [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 3, 11, dr_encode, dr_decode },
+    [DRV_RANGE] = { DR_VARIANT, "range", 0, 0, dr_encode, dr_decode }, /* decoded only */
+    [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 1, 11, dr_encode, dr_decode },
     [DRV_MATCH_MB] = { DR_VARIANT_MATCH_MB, "range-match", 12, 19, dr_encode, dr_decode },
 };
 
