@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         memset(s, 0, sizeof s);
         trz_enc_args ea = TEST_ENC_ARGS(data + off, len, rs ? len / rs : 0, bo, level, s);
         double t0 = now();
-        int rc = c->encode_chunk(&ea);
+        int rc = trz_codec_encode(c, &ea, NULL);
         tenc += now() - t0;
         if (rc) { fprintf(stderr, "encode failed %d at %zu\n", rc, off); return 1; }
         const uint8_t *sp[TRZ_MAX_STREAMS];
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         }
         trz_dec_args da = { sp, sl, out, len, ea.nrec, bo, NULL };
         t0 = now();
-        rc = c->decode_chunk(&da);
+        rc = trz_codec_decode(c, &da, NULL);
         tdec += now() - t0;
         if (rc || memcmp(out, data + off, len) != 0) {
             size_t i = 0;

@@ -103,20 +103,23 @@ typedef struct bf_slot {
 typedef struct bf_slots {
     bf_slot *t;
     int bits;
+    int cap; /* t's size as made (am_table) */
 } bf_slots;
 
 /* Slots for a chunk of nrec records (fewer for small chunks: zeroing them
- * would dominate), zeroed; 0, or -1 when out of memory. */
+ * would dominate), zeroed, kept from the chunk before where they fit; 0,
+ * or -1 when out of memory. */
 static inline int bf_slots_open(bf_slots *s, uint64_t nrec)
 {
     s->bits = am_bits(nrec, BF_SLOTBITS);
-    s->t = trz_big_calloc(((size_t)1 << s->bits) * sizeof *s->t);
+    s->t = am_table(s->t, &s->cap, s->bits, sizeof *s->t);
     return s->t ? 0 : -1;
 }
 
-static inline void bf_slots_close(bf_slots *s)
+/* Gives the slots back (with the model). */
+static inline void bf_slots_free(bf_slots *s)
 {
-    if (s->t) trz_big_free(s->t, ((size_t)1 << s->bits) * sizeof *s->t);
+    if (s->t) trz_big_free(s->t, ((size_t)1 << s->cap) * sizeof *s->t);
     s->t = NULL;
 }
 

@@ -35,6 +35,7 @@ typedef struct ln_model {
     uint32_t *succ; /* by fetch address: the last fetch after it that was not its fall-through */
     ln_slot *slot;  /* by (fetch address, k) */
     int bits;
+    int succcap, slotcap; /* the tables' sizes as made (am_table) */
 } ln_model;
 
 static inline void ln_proc_init(ln_proc *p)
@@ -44,19 +45,21 @@ static inline void ln_proc_init(ln_proc *p)
 }
 
 /* Tables of 2^bits entries, bits = the bit length of nrec clamped to
- * [8, LN_MAXBITS]: small chunks do not pay for zeroing big tables. */
+ * [8, LN_MAXBITS]: small chunks do not pay for zeroing big tables.  Kept
+ * from the chunk before where they fit (am_table). */
 static inline int ln_init(ln_model *m, uint64_t nrec)
 {
     m->bits = am_bits(nrec, LN_MAXBITS);
-    m->succ = trz_big_calloc(((size_t)1 << m->bits) * sizeof *m->succ);
-    m->slot = trz_big_calloc(((size_t)1 << m->bits) * sizeof *m->slot);
+    m->succ = am_table(m->succ, &m->succcap, m->bits, sizeof *m->succ);
+    m->slot = am_table(m->slot, &m->slotcap, m->bits, sizeof *m->slot);
     return m->succ && m->slot ? 0 : -1;
 }
 
+/* Gives the tables back (with the model). */
 static inline void ln_free(ln_model *m)
 {
-    trz_big_free(m->succ, ((size_t)1 << m->bits) * sizeof *m->succ);
-    trz_big_free(m->slot, ((size_t)1 << m->bits) * sizeof *m->slot);
+    if (m->succ) trz_big_free(m->succ, ((size_t)1 << m->succcap) * sizeof *m->succ);
+    if (m->slot) trz_big_free(m->slot, ((size_t)1 << m->slotcap) * sizeof *m->slot);
     m->succ = NULL;
     m->slot = NULL;
 }
