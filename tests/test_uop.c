@@ -28,7 +28,7 @@ static int encode(const uint8_t *in, size_t len, int level, enc_out *e)
     uint64_t nrec = 0;
     for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
     trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
-    return trz_codec_uop.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_uop, &ea, NULL);
 }
 
 static void enc_free(enc_out *e)
@@ -44,7 +44,7 @@ static int encode_k(const uint8_t *in, size_t len, int level, const trz_know *k,
     for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
     trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
     ea.know = k;
-    return trz_codec_uop.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_uop, &ea, NULL);
 }
 
 static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len,
@@ -57,7 +57,7 @@ static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl
         n[i] = sl ? sl[i] : e->s[i].n;
     }
     trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, k };
-    return trz_codec_uop.decode_chunk(&da);
+    return trz_codec_decode(&trz_codec_uop, &da, NULL);
 }
 
 static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
