@@ -6,6 +6,7 @@
 #define TRZ_ADDRMODEL_H
 
 #include "../codec.h"
+#include "../common/compiler.h"
 #if defined(__SSE2__) && defined(__GNUC__)
 #include <emmintrin.h>
 #define AM_MTF_SSE2 1 /* am_mtf16 on vectors */
@@ -13,13 +14,9 @@
 #define AM_MTF_SSE2 0
 #endif
 
-/* The per-record calls, inlined into the decoder's loop so that the table
- * slots they share are found once (6% of lackey's decoding time). */
-#if defined(__GNUC__)
-#define AM_HOT static inline __attribute__((always_inline))
-#else
-#define AM_HOT static inline
-#endif
+/* The per-record calls are inlined (TRZ_INLINE) into the decoder's loop so
+ * that the table slots they share are found once (6% of lackey's decoding
+ * time). */
 
 #define AM_NCLS 4       /* fetch, read, write, other */
 #define AM_RC 16        /* recent-address cache entries per class */
@@ -249,7 +246,7 @@ static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsign
 }
 
 /* Address for a code below AM_NEAR (decoder). */
-AM_HOT uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
+TRZ_INLINE uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
 {
     if (code < AM_NCAND) return am_cand(m, p, c, code);
     return p->cls[c].rc[code - AM_NCAND];
@@ -306,7 +303,7 @@ static inline int am_glitch(const am_proc *p, uint32_t addr)
 }
 
 /* After the address of a class-c record is known; step = bytes it covers. */
-AM_HOT void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
+TRZ_INLINE void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
 {
     am_cls *q = &p->cls[c];
     *am_o2(m, p) = addr;
