@@ -34,13 +34,13 @@ static double cpu_now(void)
 /* ---- the models under test, each written once for both directions ---- */
 
 /* One context: n bits in one probability. */
-RC_INLINE void m_single(rc *c, uint8_t *bits, size_t n)
+TRZ_FORCE_INLINE void m_single(rc *c, uint8_t *bits, size_t n)
 {
     rc_prob p = RC_P0;
     for (size_t i = 0; i < n; i++) bits[i] = (uint8_t)rc_bit(c, &p, bits[i]);
 }
 
-RC_INLINE void m_single2(rc *c, uint8_t *bits, size_t n)
+TRZ_FORCE_INLINE void m_single2(rc *c, uint8_t *bits, size_t n)
 {
     rc_prob2 p = RC_P2_0;
     for (size_t i = 0; i < n; i++) bits[i] = (uint8_t)rc_bit2(c, &p, bits[i]);
@@ -49,7 +49,7 @@ RC_INLINE void m_single2(rc *c, uint8_t *bits, size_t n)
 /* The spec's example: a "hit" bit per record in the context of (hash of the
  * record's PC, its last two outcomes), from a hashed table. */
 typedef struct { uint32_t *pc; uint8_t *hit; size_t n; } hits;
-RC_INLINE void m_hashed(rc *c, rc_table *t, const hits *h, uint8_t *hist)
+TRZ_FORCE_INLINE void m_hashed(rc *c, rc_table *t, const hits *h, uint8_t *hist)
 {
     for (size_t i = 0; i < h->n; i++) {
         uint32_t pc = h->pc[i];
@@ -62,7 +62,7 @@ RC_INLINE void m_hashed(rc *c, rc_table *t, const hits *h, uint8_t *hist)
 }
 
 /* Integers with the length in the context of the previous value's length. */
-RC_INLINE void m_uint(rc *c, rc_prob (*len)[RC_ULEN], rc_prob *bits, uint64_t *v, size_t n)
+TRZ_FORCE_INLINE void m_uint(rc *c, rc_prob (*len)[RC_ULEN], rc_prob *bits, uint64_t *v, size_t n)
 {
     int last = 0;
     for (size_t i = 0; i < n; i++) {

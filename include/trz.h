@@ -305,9 +305,13 @@ typedef struct trz_chunk_info {
 } trz_chunk_info;
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
-/* The model variant chunk `chunk` was coded with, as its codec names it
- * (codec-specific, such as "bytes" for the fast levels' byte-stream models
- * or "range" for a range-coded model; "-" for a codec with one variant),
+/* The model variant chunk `chunk` was coded with, in words every codec
+ * shares: "streams" (fields split into byte streams for the back-end, the
+ * fast levels), "range" (range-coded models), "mix" (range-coded with
+ * context mixing), "raw"; with a suffix where one codec has two of a kind
+ * ("streams-lean", "range-fast"); "fallback" or "tail" for a chunk its
+ * member's codec left to the raw codec; "-" for a codec with one unnamed
+ * variant, "?" for a variant this version does not know,
  * written to buf (n bytes, at least 1; cut to fit, NUL-terminated).  Reads
  * the chunk's stored bytes and the first bytes of its streams, decoding no
  * records.  TRZ_OK, or a negative trz_result (see trz_reader_error). */

@@ -2,7 +2,7 @@
  * chunk headers with their stream tables, the chunk-in-member rules, and
  * the index and footer, each written and parsed back, byte by byte as
  * FORMAT.md lays them out, and each damage rejected with the result
- * FORMAT.md asks for.  Prints "N passed, M failed" last. */
+ * FORMAT.md asks for; and every codec's table of variants and levels.  Prints "N passed, M failed" last. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -226,8 +226,38 @@ static void index_footer(void)
     free(b.p);
 }
 
+/* Each converted codec's level table names, at every level, a variant
+ * whose level range holds it; each variant's range is exactly the levels
+ * naming it (none for a variant kept only to decode); its ids are unique;
+ * and a codec with state has all three model ops. */
+static void codec_tables(void)
+{
+    for (size_t i = 0; trz_codec_at(i); i++) {
+        const trz_codec *c = trz_codec_at(i);
+        if (!c->variants) continue;
+        int ok = c->nvariants > 0 && c->levels && c->level_size > 0 &&
+                 !c->model_create == !c->model_reset && !c->model_create == !c->model_free;
+        for (int l = 0; ok && l <= TRZ_LEVEL_MAX; l++)
+            ok = *((const uint8_t *)c->levels + (size_t)l * c->level_size) < c->nvariants;
+        for (unsigned v = 0; ok && v < c->nvariants; v++) {
+            const trz_variant *x = &c->variants[v];
+            int lo = 0, hi = 0;
+            for (int l = TRZ_LEVEL_MIN; l <= TRZ_LEVEL_MAX; l++)
+                if (trz_variant_for_level(c, l) == x) {
+                    if (!lo) lo = l;
+                    if (hi && hi != l - 1) ok = 0; /* not one range */
+                    hi = l;
+                }
+            ok &= x->min_level == lo && x->max_level == hi && x->name && (!lo || x->encode) && x->decode;
+            for (unsigned w = 0; w < v; w++) ok &= c->variants[w].id != x->id;
+        }
+        check(ok, "%s: its variants, their level ranges and its level table agree", c->name);
+    }
+}
+
 int main(void)
 {
+    codec_tables();
     file_header();
     chunk_header();
     chunk_in_member();

@@ -14,14 +14,14 @@ static int encode_at(const uint8_t *in, size_t len, int bo, int level, streams *
 {
     memset(st, 0, sizeof *st);
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / RST_REC, bo, level, st->s);
-    return trz_codec_rst.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_rst, &ea, NULL);
 }
 static int encode(const uint8_t *in, size_t len, int bo, streams *st) { return encode_at(in, len, bo, 9, st); }
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
 {
     trz_dec_args da = { sp, sl, out, len, nrec, bo, NULL };
-    return trz_codec_rst.decode_chunk(&da);
+    return trz_codec_decode(&trz_codec_rst, &da, NULL);
 }
 
 /* Encode, decode and compare; also run the damaged-stream checks. */
@@ -222,6 +222,10 @@ static void test_variant_choice(void)
         int v6 = encode_at(buf, n * RST_REC, TRZ_BO_BIG, 6, &st) == TRZ_CODEC_OK && st.s[RST_S_RC].n;
         free_streams(&st);
         check(v5 && v6, "level 5 writes variant 0, level 6 variant 1");
+        size_t h = n / 2 * RST_REC;
+        check(test_model_reuse(&trz_codec_rst, buf, h, buf + h, h, 1, TRZ_BO_BIG) &&
+                  test_model_reuse(&trz_codec_rst, buf, h, buf + h, h, 9, TRZ_BO_BIG),
+              "a model reset between chunks codes and decodes as a fresh one (levels 1, 9)");
     }
     else printf("skip corpus/loops-4cpu.rst (absent)\n");
     for (size_t i = 0; i < blk * RST_REC; i++) buf[i] = (uint8_t)rnd();

@@ -14,7 +14,7 @@
 #define AM_MTF_SSE2 0
 #endif
 
-/* The per-record calls are inlined (TRZ_INLINE) into the decoder's loop so
+/* The per-record calls are inlined (TRZ_FORCE_INLINE) into the decoder's loop so
  * that the table slots they share are found once (6% of lackey's decoding
  * time). */
 
@@ -246,7 +246,7 @@ static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsign
 }
 
 /* Address for a code below AM_NEAR (decoder). */
-TRZ_INLINE uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
+TRZ_FORCE_INLINE uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
 {
     if (code < AM_NCAND) return am_cand(m, p, c, code);
     return p->cls[c].rc[code - AM_NCAND];
@@ -303,7 +303,7 @@ static inline int am_glitch(const am_proc *p, uint32_t addr)
 }
 
 /* After the address of a class-c record is known; step = bytes it covers. */
-TRZ_INLINE void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
+TRZ_FORCE_INLINE void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
 {
     am_cls *q = &p->cls[c];
     *am_o2(m, p) = addr;

@@ -148,7 +148,7 @@ static am_proc *st_proc(byu_state *s, uint8_t proc)
 
 /* "The 64-byte line was not seen lately": the last line stored in its
  * slot of a direct-mapped table was another. */
-TRZ_INLINE unsigned line_fresh(uint32_t *lines, uint32_t addr)
+TRZ_FORCE_INLINE unsigned line_fresh(uint32_t *lines, uint32_t addr)
 {
     uint32_t line = addr >> 6;
     uint32_t *e = &lines[am_hash(line, LINE_BITS)];
@@ -160,7 +160,7 @@ TRZ_INLINE unsigned line_fresh(uint32_t *lines, uint32_t addr)
 /* Time context: class now, class before, and whether the request missed
  * (a miss costs time in real and simulated traces alike): in the chunk's
  * simulated cache when it names one, else by line_fresh. */
-TRZ_INLINE unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+TRZ_FORCE_INLINE unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
 {
     unsigned fresh = s->cache.tag ? !cs_access(&s->cache, cls == AM_FETCH, addr) : line_fresh(s->lines, addr);
     return (cls * AM_NCLS + s->prevcls) * T_FRESH + (fresh & (T_FRESH - 1));
@@ -239,7 +239,7 @@ static uint64_t enc_proc_run(trz_buf *st, const uint8_t *in, uint64_t i, uint64_
     return j - i;
 }
 
-TRZ_INLINE void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
+TRZ_FORCE_INLINE void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
 {
     uint32_t tup = rec_tup(r);
     uint16_t *e = kind_slot(s, tup);
@@ -274,7 +274,7 @@ TRZ_INLINE void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t 
 
 /* The miss bit of the time contexts: from line_fresh (cmode 0), a
  * direct-mapped cache (1) or cs_access (2). */
-TRZ_INLINE unsigned ln_fresh(byu_state *s, unsigned c, uint32_t addr, const int cmode)
+TRZ_FORCE_INLINE unsigned ln_fresh(byu_state *s, unsigned c, uint32_t addr, const int cmode)
 {
     if (cmode == 2) return !cs_access(&s->cache, c == AM_FETCH, addr);
     if (cmode == 0) return line_fresh(s->lines, addr);
@@ -300,7 +300,7 @@ typedef struct ln_tw {
 /* Encoder, first pass: kind ids and address codes of records [r, e) into
  * kc, new kinds, near deltas and whole addresses into their streams, the
  * processor runs into theirs as they end. */
-TRZ_INLINE int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, const uint8_t *e, uint8_t *kc,
+TRZ_FORCE_INLINE int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, const uint8_t *e, uint8_t *kc,
                        uint8_t *cls)
 {
     uint8_t *cl = cls;
@@ -372,7 +372,7 @@ TRZ_INLINE int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *
 
 /* Encoder, second pass: the time bytes of records [r, e) into their
  * context streams. */
-TRZ_INLINE int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, const uint8_t *e, const uint8_t *cls,
+TRZ_FORCE_INLINE int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, const uint8_t *e, const uint8_t *cls,
                        const int cmode)
 {
     uint32_t *const ctag[2] = { s->cache.tag, s->cache.itag }, cll = s->cache.g.lline, cmask = s->cache.smask;
@@ -405,7 +405,7 @@ TRZ_INLINE int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r
     return TRZ_CODEC_OK;
 }
 
-TRZ_INLINE int ln_enc_loop(byu_state *s, const trz_enc_args *a, const int cmode)
+TRZ_FORCE_INLINE int ln_enc_loop(byu_state *s, const trz_enc_args *a, const int cmode)
 {
     trz_buf *st = a->streams;
     if (!a->nrec) return TRZ_CODEC_OK;
@@ -591,7 +591,7 @@ typedef struct byu_rds {
 /* A record's kind: its id from S_KIND, a new kind's bytes from their
  * streams.  Returns the kind (reqtype | size << 8 | attr << 16), or
  * UINT32_MAX when corrupt. */
-TRZ_INLINE uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
+TRZ_FORCE_INLINE uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
 {
     if (id < s->nkinds) return s->kinds[id];
     if (id != K_ESC) return UINT32_MAX;
@@ -605,7 +605,7 @@ TRZ_INLINE uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
 
 /* The time of a class-c record at addr: its byte in its context's stream,
  * 255 and a varint for larger ones.  0, or -1 when corrupt. */
-TRZ_INLINE int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t *out)
+TRZ_FORCE_INLINE int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t *out)
 {
     uint32_t t = trz_get_u8(&d->r[S_TIME0 + time_ctx(s, c, addr)]);
     if (t == T_ESC) {
@@ -618,7 +618,7 @@ TRZ_INLINE int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uin
     return 0;
 }
 
-TRZ_INLINE int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
+TRZ_FORCE_INLINE int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
 {
     uint32_t tup = dec_kind(s, d, trz_get_u8(&d->r[S_KIND]));
     if (tup == UINT32_MAX) return -1;
@@ -699,7 +699,7 @@ static int dec_end(byu_state *s, byu_rds *d)
  * The model's state lives in locals while the records are written: a
  * store through the output's bytes may alias anything in memory, which
  * would reload every field after it. */
-TRZ_INLINE int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a, const int cmode)
+TRZ_FORCE_INLINE int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a, const int cmode)
 {
     const uint8_t *tp[LN_TCTX], *te[LN_TCTX];
     for (int i = 0; i < LN_TCTX; i++) {
@@ -1136,7 +1136,7 @@ static int fm_open(byu_model *mm, uint64_t nrec)
     return 0;
 }
 
-TRZ_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
+TRZ_FORCE_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
 {
     /* processor: "same as the last record", else the byte */
     if (rc_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;

@@ -77,7 +77,7 @@ static inline ln_slot *ln_slot_at(const ln_model *m, const ln_proc *p)
 /* A fetch's candidates: the fall-through, the last jump from here, the
  * same address again.  Data: the slot's next stride, its last address, the
  * class's next stride, the class's last address. */
-TRZ_INLINE void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32_t cand[LN_NCAND], ln_slot **s)
+TRZ_FORCE_INLINE void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32_t cand[LN_NCAND], ln_slot **s)
 {
     if (c == AM_FETCH) {
         cand[0] = p->pc + p->step;
@@ -95,7 +95,7 @@ TRZ_INLINE void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32
 }
 
 /* The update after a class-c address; s: ln_cands's slot. */
-TRZ_INLINE void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c, uint32_t addr, uint32_t step)
+TRZ_FORCE_INLINE void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c, uint32_t addr, uint32_t step)
 {
     if (c == AM_FETCH) {
         if (addr != p->pc + p->step) *ln_succ(m, p) = addr;
@@ -113,7 +113,7 @@ TRZ_INLINE void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c,
 
 /* Encoder: the code of addr (the lowest candidate that matches), its base
  * for a near miss in *base. */
-TRZ_INLINE unsigned ln_code(const uint32_t cand[LN_NCAND], unsigned c, uint32_t addr, uint32_t base)
+TRZ_FORCE_INLINE unsigned ln_code(const uint32_t cand[LN_NCAND], unsigned c, uint32_t addr, uint32_t base)
 {
     unsigned n = c == AM_FETCH ? 3 : LN_NCAND;
     for (unsigned i = 0; i < n; i++)
@@ -140,7 +140,7 @@ static inline void ln_put_miss(trz_buf *fb, trz_buf *nb, unsigned code, uint32_t
 
 /* Decoder: the address of code (< LN_NCODE; the caller rejects others).
  * Returns -1 on a corrupt payload or a code a fetch has not. */
-TRZ_INLINE int ln_addr(const uint32_t cand[LN_NCAND], unsigned c, unsigned code, uint32_t base, trz_rd *fr, trz_rd *nr,
+TRZ_FORCE_INLINE int ln_addr(const uint32_t cand[LN_NCAND], unsigned c, unsigned code, uint32_t base, trz_rd *fr, trz_rd *nr,
                    uint32_t *addr)
 {
     if (code < LN_NCAND) {

@@ -119,7 +119,7 @@ static void st_free(pbus_state *s)
 
 /* ---- encoder ------------------------------------------------------------- */
 
-TRZ_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
+TRZ_FORCE_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 {
     am_proc *p = &s->proc;
     uint8_t ctl = r[5];
@@ -313,7 +313,7 @@ static int ln_encode(const trz_enc_args *a, trz_model *tm)
 
 /* ---- decoder ------------------------------------------------------------- */
 
-TRZ_INLINE int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
+TRZ_FORCE_INLINE int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
 {
     am_proc *p = &s->proc;
     uint8_t ctl, be = 0;
@@ -565,7 +565,7 @@ static int fm_open(pbus_model *mm, uint64_t nrec)
     return 0;
 }
 
-TRZ_INLINE int fm_record(pbus_state *s, pbus_fm *m, rc *c, uint8_t *r)
+TRZ_FORCE_INLINE int fm_record(pbus_state *s, pbus_fm *m, rc *c, uint8_t *r)
 {
     am_proc *p = &s->proc;
     bf_slot *sl = bf_slot_at(&m->slots, p);

@@ -43,7 +43,7 @@ static const char *const stream_names[S_NSTREAMS] = { "model" };
 #ifdef CS_PROF /* profiling: the phases as functions of their own */
 #define CS_PHASE static __attribute__((noinline))
 #else
-#define CS_PHASE RC_HOT
+#define CS_PHASE TRZ_FORCE_INLINE
 #endif
 
 /* Table sizes are part of the stream format (champsim.md). */
@@ -175,6 +175,7 @@ typedef struct {
     unsigned mlen;        /* records the match has predicted exactly in a row */
     uint64_t fp[4];       /* fingerprints of the last 4 records */
     const trz_know *know; /* the member's facts (carried knowledge), or NULL */
+    int used;             /* has coded a chunk since it was cleared */
 } cs_model;
 
 #define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
@@ -218,15 +219,13 @@ static void model_init_small(cs_model *m)
     m->mptr = SIZE_MAX;
 }
 
-/* Tables for one chunk, fresh; NULL if out of memory. */
-static cs_model *model_new(uint64_t nrec)
+/* The tables of m (m->z, and the block m->pc of T_ALL bytes), fresh. */
+static void model_clear(cs_model *m)
 {
-    cs_model *m = malloc(sizeof *m);
-    if (!m) return NULL;
+    cs_sizes z = m->z;
+    uint8_t *big = (uint8_t *)(void *)m->pc;
     memset(m, 0, sizeof *m);
-    m->z = table_sizes(nrec);
-    uint8_t *big = trz_big_malloc(T_ALL);
-    if (!big) { free(m); return NULL; }
+    m->z = z;
     memset(big, 0, T_PC + T_MEM + T_MT);
     m->pc = (cs_pc *)(void *)big;
     m->mem = (cs_mem *)(void *)(big + T_PC);
@@ -243,6 +242,19 @@ static cs_model *model_new(uint64_t nrec)
     m->loc = (cs_p *)(void *)(q + 2 * T_BRP);
     cs_p_fill(m->gs, 3 * T_BRP / sizeof(cs_p));
     model_init_small(m);
+}
+
+/* Tables for one chunk, fresh; NULL if out of memory. */
+static cs_model *model_new(uint64_t nrec)
+{
+    cs_model *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->z = table_sizes(nrec);
+    uint8_t *big = trz_big_malloc(T_ALL);
+    if (!big) { free(m); return NULL; }
+    m->pc = (cs_pc *)(void *)big;
+    model_clear(m);
     return m;
 }
 
@@ -251,6 +263,24 @@ static void model_free(cs_model *m)
     if (!m) return;
     trz_big_free(m->pc, T_ALL);
     free(m);
+}
+
+/* The range-coded variants' part for a chunk of nrec records in *pm: table
+ * sizes follow the record count (champsim.md), so a part of other sizes is
+ * made again; one of the same sizes is cleared, if it has coded since.
+ * NULL if out of memory. */
+static cs_model *model_fit(cs_model **pm, uint64_t nrec)
+{
+    cs_model *m = *pm;
+    cs_sizes z = table_sizes(nrec);
+    if (m && memcmp(&m->z, &z, sizeof z) == 0) {
+        if (m->used) model_clear(m);
+    } else {
+        model_free(m);
+        *pm = m = model_new(nrec);
+    }
+    if (m) m->used = 1;
+    return m;
 }
 
 /* The model of a knowledge stream of n facts: only the tables the static
@@ -304,7 +334,7 @@ static inline cs_pc *pc_get(cs_model *m, uint64_t ip, int *fresh)
 {
     cs_pc *s = pc_set(m, ip);
     *fresh = 0;
-    if (RC_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
+    if (TRZ_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
     if (s[1].valid && s[1].ip == ip) {
         cs_pc t = s[1];
         s[1] = s[0];
@@ -333,7 +363,7 @@ static inline unsigned mlen_class(unsigned n) { return n >= 128 ? 8 : cs_bitlen(
  * context trees: h1 (high order: the fields before it), h2 (low order) and
  * h3 (the previous instruction's fields); the mixer's weights are chosen by
  * the field and how often h1's node has been seen. */
-RC_HOT unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
+TRZ_FORCE_INLINE unsigned sig_byte(cs_model *m, cs_rc *c, const int enc, unsigned f, uint32_t h1, uint32_t h2, uint32_t h3,
                          unsigned v)
 {
     const uint32_t mask = (1u << m->z.sig) - 1;
@@ -439,7 +469,6 @@ static unsigned code_len4(cs_model *m, cs_rc *c, const int enc, const cs_pc *le,
  * branch_taken and memory slot mask of the instruction's first record, its
  * fall-through length (0: not seen), and, when it was seen taken, its first
  * taken successor less its ip. */
-#define TRZ_KNOW_MAX_FACTS_CS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 /* An entry's static fields from values, as code_sig leaves them. */
 static void sig_set(const cs_layout *L, cs_pc *e, const uint8_t *regs, uint8_t ib, uint8_t bt, uint8_t mmask)
@@ -538,7 +567,7 @@ static int learn_done(const lfact *e)
 
 #define LEARN_DONE 8192
 
-RC_HOT int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
+TRZ_FORCE_INLINE int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
                          void *ctx, const cs_layout *L)
 {
     if (len % L->size || nrec != len / L->size) return TRZ_CODEC_UNSUPPORTED;
@@ -618,7 +647,7 @@ static inline int special_reg(uint8_t r) { return r == 0 || r == CS_REG_FLAGS ||
 
 /* Put address a in front of the recent blocks: its block's entry, or the
  * last one, leaves its place. */
-RC_HOT void recent_use(cs_model *m, uint64_t a)
+TRZ_FORCE_INLINE void recent_use(cs_model *m, uint64_t a)
 {
     uint64_t up = a;
     for (unsigned j = 0; j < NRECENT; j++) {
@@ -636,7 +665,7 @@ static inline uint64_t scale_delta(uint64_t d, unsigned sc)
 }
 
 /* An address as a delta from base. */
-RC_HOT uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
+TRZ_FORCE_INLINE uint64_t code_mdelta(cs_model *m, cs_rc *c, const int enc, cs_mem *me, int dst, uint64_t base, unsigned bt,
                             uint64_t a)
 {
     uint64_t d = a - base;
@@ -905,7 +934,7 @@ static inline uint64_t fingerprint(const cs_rec *r)
 /* After record i (packed at hist + i * size): follow the match one record
  * on if it predicted record i exactly, else look the last 4 records up. */
 /* Two records equal, byte for byte (size a multiple of 8). */
-RC_HOT int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
+TRZ_FORCE_INLINE int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
 {
     uint64_t d = 0;
     for (size_t k = 0; k < sz; k += 8) {
@@ -947,7 +976,7 @@ CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist,
 /* Ask for what the next record will most likely need: the match model's
  * next record, and the PC set of the likely next ip (0: none).  Hints
  * only. */
-RC_HOT void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
+TRZ_FORCE_INLINE void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
 {
 #if defined(__GNUC__)
     if (m->mptr < nrec) __builtin_prefetch(hist + m->mptr * L->size);
@@ -1026,7 +1055,7 @@ CS_PHASE cs_pc *run_update(cs_model *m, const cs_layout *L, const uint8_t *p, si
     return e;
 }
 
-RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
+TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L, const uint8_t *in, uint8_t *out,
                    size_t nrec)
 {
     cs_rc *cip = &cc->rc[0], *csig = cip, *cbr = cip, *cmem = cip, *cex = cip;
@@ -1191,11 +1220,11 @@ RC_HOT int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs_layout *L
     return 0;
 }
 
-RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
+TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
-    cs_model *m = model_new(a->nrec);
+    cs_model *m = model_fit(pm, a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     cs_coders cc;
@@ -1204,13 +1233,12 @@ RC_HOT int cs_encode_impl(const trz_enc_args *a, const cs_layout *L)
     int rc = cs_code(m, &cc, 1, L, a->in, NULL, (size_t)a->nrec);
     rc_enc_flush(&cc.rc[0]);
     trz_mark_coded(a, S_MODEL); /* range-coded: nothing for a back-end to find */
-    model_free(m);
     if (rc) return TRZ_CODEC_UNSUPPORTED;
     if (a->streams[S_MODEL].oom) return TRZ_CODEC_NOMEM;
     return TRZ_CODEC_OK;
 }
 
-RC_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
+TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, cs_model **pm)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -1219,11 +1247,10 @@ RC_HOT int cs_decode_impl(const trz_dec_args *a, const cs_layout *L)
     cs_coders cc;
     rc_dec_init(&cc.rc[0], a->stream[S_MODEL], a->stream_len[S_MODEL]);
     if (rcd_direct(&cc.rc[0], 0, 0, 8) != (a->know ? CS_VERSION_KNOW : CS_VERSION)) return TRZ_CODEC_UNSUPPORTED;
-    cs_model *m = model_new(a->nrec);
+    cs_model *m = model_fit(pm, a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);
-    model_free(m);
     if (rc || !rc_dec_ok(&cc.rc[0])) return TRZ_CODEC_CORRUPT;
     return TRZ_CODEC_OK;
 }
@@ -1249,7 +1276,7 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     else rc_dec_init(&c, p, plen);
     if (rcd_direct(&c, enc, CS_KNOW_VARIANT, 8) != CS_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
-    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS_CS)) return TRZ_CODEC_CORRUPT;
+    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
     cs_model *m = model_new_know(count);
     cs_kmodel *k = malloc(sizeof *k);
     if (!m || !k) { model_free_know(m); free(k); return TRZ_CODEC_NOMEM; }
@@ -1327,11 +1354,30 @@ static int cs_know_encode_impl(const trz_fact *f, size_t n, trz_buf *out, const 
     return cs_know_code(f, n, out, NULL, 0, NULL, NULL, 1, L);
 }
 
-/* The fast levels state facts in bytes (cs_fast.c), so that a seek's
- * replay of its group's facts costs no range decoding either. */
+/* ---- levels ---------------------------------------------------------------
+ * Levels 1-5 write the fast variant (byte streams, cs_fast.c), 6 and up the
+ * range-coded one.  The fast levels state facts in bytes (cs_fast.c), so
+ * that a seek's replay of its group's facts costs no range decoding either. */
+enum { CS_VAR_STREAMS, CS_VAR_RANGE }; /* indices in cs_variants */
+typedef struct cs_level {
+    uint8_t variant;    /* CS_VAR_* */
+    uint8_t know_bytes; /* the knowledge stream in bytes (else range-coded) */
+} cs_level;
+TRZ_LEVEL_ROW(cs_level);
+#define STREAMS { CS_VAR_STREAMS, 1 }
+#define RANGE { CS_VAR_RANGE, 0 }
+static const cs_level cs_levels[TRZ_LEVEL_MAX + 1] = {
+    STREAMS,                                                      /* 0: as 1 */
+    STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                  /* 1-5 */
+    RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, /* 6-14 */
+    RANGE, RANGE, RANGE, RANGE, RANGE,                            /* 15-19 */
+};
+#undef STREAMS
+#undef RANGE
+
 static int cs_know_enc(const trz_fact *f, size_t n, int level, trz_buf *out, const cs_layout *L)
 {
-    if (level <= CSF_MAX_LEVEL) {
+    if (cs_levels[trz_level_clamp(level)].know_bytes) {
         for (size_t i = 0; i < n; i++) /* only facts learn writes */
             if ((f[i].len != CS_FACT && f[i].len != CS_FACT_T) || (i && f[i].key <= f[i - 1].key))
                 return TRZ_CODEC_UNSUPPORTED;
@@ -1365,28 +1411,91 @@ static int cs_know_dec96(const trz_know *k, const uint8_t *p, size_t n, trz_know
     return cs_know_dec(p, n, add, ctx, &cs_layout96);
 }
 
-/* Levels up to CSF_MAX_LEVEL write the fast variant (cs_fast.c), which has
- * no stream 0; a chunk with stream 0 is range-coded. */
-static int cs_encode(const trz_enc_args *a, const cs_layout *L)
+/* ---- model state and variants ---------------------------------------------
+ * The model: a part per variant, each sized at its chunk (the tables follow
+ * the record count), so a model is made with no parts and a part at its
+ * variant's first chunk. */
+typedef struct cs_state {
+    struct csf_model *fast; /* the fast variant's (cs_fast.c) */
+    cs_model *range;        /* the range-coded variants' */
+} cs_state;
+
+static trz_model *cs_model_create(int level, int know)
 {
-    if (a->level <= CSF_MAX_LEVEL && a->nrec) {
-        if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
-        return csf_encode(a, L);
-    }
-    return cs_encode_impl(a, L);
+    (void)level, (void)know;
+    return (trz_model *)calloc(1, sizeof(cs_state));
 }
-static int cs_decode(const trz_dec_args *a, const cs_layout *L)
+
+static void cs_model_reset(trz_model *m)
 {
-    if (a->nrec && !a->stream_len[S_MODEL]) {
-        if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
-        return csf_decode(a, L);
-    }
-    return cs_decode_impl(a, L);
+    cs_state *st = (cs_state *)m;
+    if (st->range) st->range->used = 1; /* cleared at its next chunk */
+    csf_model_free(st->fast);           /* made afresh at every chunk anyway */
+    st->fast = NULL;
 }
-static int cs_encode64(const trz_enc_args *a) { return cs_encode(a, &cs_layout64); }
-static int cs_encode96(const trz_enc_args *a) { return cs_encode(a, &cs_layout96); }
-static int cs_decode64(const trz_dec_args *a) { return cs_decode(a, &cs_layout64); }
-static int cs_decode96(const trz_dec_args *a) { return cs_decode(a, &cs_layout96); }
+
+static void cs_model_free(trz_model *m)
+{
+    cs_state *st = (cs_state *)m;
+    if (!st) return;
+    csf_model_free(st->fast);
+    model_free(st->range);
+    free(st);
+}
+
+/* The fast variant has no stream 0; a chunk without records none at all
+ * (the range-coded variants' check). */
+static int cs_fast_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L)
+{
+    cs_state *st = (cs_state *)m;
+    if (!a->nrec) return cs_encode_impl(a, L, &st->range);
+    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
+    return csf_encode(a, L, &st->fast);
+}
+static int cs_fast_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L)
+{
+    cs_state *st = (cs_state *)m;
+    if (!a->nrec) return cs_decode_impl(a, L, &st->range);
+    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
+    return csf_decode(a, L, &st->fast);
+}
+static int cs_range_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L)
+{
+    return cs_encode_impl(a, L, &((cs_state *)m)->range);
+}
+static int cs_range_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L)
+{
+    return cs_decode_impl(a, L, &((cs_state *)m)->range);
+}
+
+static int cs_fast_encode64(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout64); }
+static int cs_fast_encode96(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout96); }
+static int cs_fast_decode64(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout64); }
+static int cs_fast_decode96(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout96); }
+static int cs_range_encode64(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout64); }
+static int cs_range_encode96(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout96); }
+static int cs_range_decode64(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout64); }
+static int cs_range_decode96(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout96); }
+
+/* Ids: the range-coded variant is 0 (1 in a member with knowledge), the
+ * first decisions of stream 0; the fast variant CSF_VARIANT, the first byte
+ * of its seq stream. */
+static const trz_variant cs_variants64[] = {
+    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode64, cs_fast_decode64 },
+    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode64, cs_range_decode64 },
+};
+static const trz_variant cs_variants96[] = {
+    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode96, cs_fast_decode96 },
+    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode96, cs_range_decode96 },
+};
+
+/* Stream 0 is the range-coded variants'; without it, the fast variant's. */
+static int cs_variant_of(const size_t *len, const uint8_t *const *head)
+{
+    (void)head;
+    return len[S_MODEL] ? CS_VAR_RANGE : CS_VAR_STREAMS;
+}
+
 static int cs_learn64(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
                       void *ctx)
 {
@@ -1403,23 +1512,21 @@ static int cs_learn96(const trz_know *k, const uint8_t *in, size_t len, uint64_t
 /* Stream 0 is the range-coded variants', the others the fast variant's. */
 static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : csf_stream_name(id); }
 
-/* For listings: the fast variant (byte streams) or a range-coded one. */
-static const char *cs_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
-{
-    (void)head;
-    return len[S_MODEL] ? "range" : len[CSF_SEQ] ? "bytes" : "-";
-}
-
 const trz_codec trz_codec_champsim = {
     .id = TRZ_CODEC_CHAMPSIM,
     .name = "champsim",
     .record_size = 64,
     .description = "ChampSim traces, 64-byte input_instr records",
     .probe = cs_probe64,
-    .encode_chunk = cs_encode64,
-    .decode_chunk = cs_decode64,
+    .variants = cs_variants64,
+    .nvariants = 2,
+    .variant_of = cs_variant_of,
+    .levels = cs_levels,
+    .level_size = sizeof cs_levels[0],
+    .model_create = cs_model_create,
+    .model_reset = cs_model_reset,
+    .model_free = cs_model_free,
     .stream_name = cs_stream_name,
-    .variant = cs_variant,
     .dump_record = cs_dump64,
     .convert = cs_convert64,
     .learn = cs_learn64,
@@ -1433,10 +1540,15 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .record_size = 96,
     .description = "ChampSim traces, 96-byte cloudsuite_instr records",
     .probe = cs_probe96,
-    .encode_chunk = cs_encode96,
-    .decode_chunk = cs_decode96,
+    .variants = cs_variants96,
+    .nvariants = 2,
+    .variant_of = cs_variant_of,
+    .levels = cs_levels,
+    .level_size = sizeof cs_levels[0],
+    .model_create = cs_model_create,
+    .model_reset = cs_model_reset,
+    .model_free = cs_model_free,
     .stream_name = cs_stream_name,
-    .variant = cs_variant,
     .dump_record = cs_dump96,
     .convert = cs_convert96,
     .learn = cs_learn96,

@@ -12,13 +12,7 @@
 #include "champsim_int.h"
 #include "cs_fast.h"
 
-#if defined(__GNUC__)
-#define FHOT static inline __attribute__((always_inline))
-#define FLIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define FHOT static inline
-#define FLIKELY(x) (x)
-#endif
+#include "../common/compiler.h"
 
 static const char *const fs_names[CSF_NSTREAMS] = { NULL, "seq", "dist", "ip", "len", "sig", "memc", "memd", "extra" };
 
@@ -71,7 +65,7 @@ enum { FB_LAST, FB_PREV, FB_R, FB_REG, FB_N = FB_REG + 4 };
 
 static inline int special_reg(uint8_t r) { return r == 0 || r == CS_REG_FLAGS || r == CS_REG_IP; }
 
-typedef struct {
+typedef struct csf_model {
     fpc *e;           /* entries, ne of cap */
     uint32_t ne, ecap;
     uint32_t *idx;    /* entry number + 1 by ip hash (open addressing), 0 = empty */
@@ -122,6 +116,19 @@ static fmodel *fmodel_new(uint64_t nrec, const trz_know *know)
     return m;
 }
 
+/* The model part for a chunk of nrec records in *pm (its tables' sizes
+ * follow the record count, and the entry tables grow from the same start
+ * at every chunk): made afresh each time, on the C heap where the blocks
+ * are small.  NULL if out of memory. */
+static fmodel *fmodel_fit(fmodel **pm, uint64_t nrec, const trz_know *know)
+{
+    fmodel_free(*pm);
+    *pm = fmodel_new(nrec, know);
+    return *pm;
+}
+
+void csf_model_free(struct csf_model *m) { fmodel_free(m); }
+
 static inline uint32_t h32(uint64_t x) { return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32); }
 
 /* The place of ip in idx: its entry's, or the empty one it would take. */
@@ -160,7 +167,7 @@ static int64_t pc_get(fmodel *m, uint64_t ip, int *fresh)
 {
     uint32_t *s = idx_slot(m, ip);
     *fresh = 0;
-    if (FLIKELY(*s != 0)) return *s - 1;
+    if (TRZ_LIKELY(*s != 0)) return *s - 1;
     *fresh = 1;
     if (m->ne == m->ecap) {
         fpc *e = m->ecap < (1u << 30) ? realloc(m->e, 2 * m->ecap * sizeof *e) : NULL;
@@ -203,13 +210,13 @@ typedef struct {
     trz_rd r[CSF_NSTREAMS]; /* decoder */
 } fio;
 
-FHOT void put8(fio *io, int s, unsigned v) { trz_put_u8(&io->w[s], (uint8_t)v); }
-FHOT void putv(fio *io, int s, uint64_t v) { trz_put_uvarint(&io->w[s], v); }
-FHOT unsigned get8(fio *io, int s) { return trz_get_u8(&io->r[s]); }
-FHOT uint64_t getv(fio *io, int s) { return trz_get_uvarint(&io->r[s]); }
+TRZ_FORCE_INLINE void put8(fio *io, int s, unsigned v) { trz_put_u8(&io->w[s], (uint8_t)v); }
+TRZ_FORCE_INLINE void putv(fio *io, int s, uint64_t v) { trz_put_uvarint(&io->w[s], v); }
+TRZ_FORCE_INLINE unsigned get8(fio *io, int s) { return trz_get_u8(&io->r[s]); }
+TRZ_FORCE_INLINE uint64_t getv(fio *io, int s) { return trz_get_uvarint(&io->r[s]); }
 
 /* A signed delta as a zigzag varint of stream s. */
-FHOT uint64_t code_delta(fio *io, const int enc, int s, uint64_t base, uint64_t v)
+TRZ_FORCE_INLINE uint64_t code_delta(fio *io, const int enc, int s, uint64_t base, uint64_t v)
 {
     if (enc) {
         putv(io, s, trz_zigzag((int64_t)(v - base)));
@@ -227,13 +234,13 @@ typedef struct {
     int ptaken;
 } fprev;
 
-FHOT uint64_t slot_val(const cs_layout *L, const uint8_t *p, unsigned s)
+TRZ_FORCE_INLINE uint64_t slot_val(const cs_layout *L, const uint8_t *p, unsigned s)
 {
     return s < 4 ? trz_ld_le64(p + L->off_smem + 8 * s) : s - 4 < L->ndmem ? trz_ld_le64(p + L->off_dmem + 8 * (s - 4)) : 0;
 }
 
 /* The first used slot's address of a packed record, 0 when none. */
-FHOT uint64_t first_addr(const cs_layout *L, const uint8_t *p)
+TRZ_FORCE_INLINE uint64_t first_addr(const cs_layout *L, const uint8_t *p)
 {
     for (unsigned s = 0; s < 8; s++) {
         uint64_t a = slot_val(L, p, s);
@@ -243,7 +250,7 @@ FHOT uint64_t first_addr(const cs_layout *L, const uint8_t *p)
 }
 
 /* The static fields in the sig stream. */
-FHOT void code_sig(fio *io, const int enc, const cs_layout *L, cs_rec *r)
+TRZ_FORCE_INLINE void code_sig(fio *io, const int enc, const cs_layout *L, cs_rec *r)
 {
     for (unsigned k = 0; k < 8; k++) {
         if (k >= L->ndreg && k < 4) continue;
@@ -272,7 +279,7 @@ enum { X_SIG = 4, X_EXTRA = 8, X_MEM = 4 };
 /* Record r as a literal: R is the record at the copy distance (packed), or
  * NULL; prevrec the record before (NULL for the first).  The encoder reads
  * r, the decoder fills it.  Returns -1 on damage. */
-FHOT int code_literal(fmodel *m, fio *io, const int enc, const cs_layout *L, cs_rec *r, const uint8_t *R,
+TRZ_FORCE_INLINE int code_literal(fmodel *m, fio *io, const int enc, const cs_layout *L, cs_rec *r, const uint8_t *R,
                       const uint8_t *prevrec, fprev *pv)
 {
     unsigned hdr = 0, xh = 0;
@@ -593,13 +600,13 @@ static inline uint64_t rec_fp(const cs_layout *L, const uint8_t *p)
  * record in a run). */
 #if defined(__GNUC__)
 typedef uint64_t fv2 __attribute__((vector_size(16)));
-FHOT fv2 ld16(const uint8_t *p)
+TRZ_FORCE_INLINE fv2 ld16(const uint8_t *p)
 {
     fv2 v;
     memcpy(&v, p, 16);
     return v;
 }
-FHOT int same_rec(const uint8_t *a, const uint8_t *b, size_t sz)
+TRZ_FORCE_INLINE int same_rec(const uint8_t *a, const uint8_t *b, size_t sz)
 {
     fv2 d = (ld16(a) ^ ld16(b)) | (ld16(a + 16) ^ ld16(b + 16)) | (ld16(a + 32) ^ ld16(b + 32)) |
             (ld16(a + 48) ^ ld16(b + 48));
@@ -607,7 +614,7 @@ FHOT int same_rec(const uint8_t *a, const uint8_t *b, size_t sz)
     return (d[0] | d[1]) == 0;
 }
 #else
-FHOT int same_rec(const uint8_t *a, const uint8_t *b, size_t sz)
+TRZ_FORCE_INLINE int same_rec(const uint8_t *a, const uint8_t *b, size_t sz)
 {
     uint64_t d = 0;
     for (size_t k = 0; k < sz; k += 8) {
@@ -651,7 +658,7 @@ static inline void match_refill(fmatch *mt, const cs_layout *L, const uint8_t *i
 }
 
 /* Records from i on that equal those dist back, at most cap. */
-FHOT size_t run_len(const uint8_t *in, size_t sz, size_t i, size_t n, size_t dist, size_t cap)
+TRZ_FORCE_INLINE size_t run_len(const uint8_t *in, size_t sz, size_t i, size_t n, size_t dist, size_t cap)
 {
     size_t k = 0;
     while (i + k < n && k < cap && same_rec(in + (i + k) * sz, in + (i + k - dist) * sz, sz)) k++;
@@ -666,18 +673,17 @@ static inline void prev_after_run(const fmodel *m, const uint8_t *p, fprev *pv)
     pv->pe = pc_find(m, pv->pip);
 }
 
-FHOT int encode_impl(const trz_enc_args *a, const cs_layout *L)
+TRZ_FORCE_INLINE int encode_impl(const trz_enc_args *a, const cs_layout *L, fmodel **pm)
 {
     size_t n = (size_t)a->nrec, sz = L->size;
     const uint8_t *in = a->in;
-    fmodel *m = fmodel_new(a->nrec, a->know);
+    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
     fmatch mt = { NULL, clampu(bitlen(a->nrec) - 2, 8, MT_BITS), { 0 }, NULL };
     if (m) {
         mt.t = calloc((size_t)1 << mt.bits, sizeof *mt.t);
         mt.slot = malloc(n * sizeof *mt.slot);
     }
     if (!m || !mt.t || !mt.slot) {
-        fmodel_free(m);
         free(mt.t);
         free(mt.slot);
         return TRZ_CODEC_NOMEM;
@@ -728,7 +734,6 @@ FHOT int encode_impl(const trz_enc_args *a, const cs_layout *L)
         cand = match_insert(&mt, L, in, i);
         i++;
     }
-    fmodel_free(m);
     free(mt.t);
     free(mt.slot);
     for (int s = 0; s < CSF_NSTREAMS; s++)
@@ -749,7 +754,7 @@ static inline void copy_run(uint8_t *out, size_t sz, size_t i, size_t dist, size
     }
 }
 
-FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
+TRZ_FORCE_INLINE int decode_impl(const trz_dec_args *a, const cs_layout *L, fmodel **pm)
 {
     size_t n = (size_t)a->nrec, sz = L->size;
     for (int k = CSF_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -761,7 +766,7 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
     unsigned variant = get8(&io, CSF_SEQ);
     if (io.r[CSF_SEQ].err) return TRZ_CODEC_CORRUPT;
     if (variant != CSF_VARIANT) return TRZ_CODEC_UNSUPPORTED;
-    fmodel *m = fmodel_new(a->nrec, a->know);
+    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
     if (!m) return TRZ_CODEC_NOMEM;
     uint8_t *out = a->out;
     fprev pv = { -1, 0, 0 };
@@ -792,7 +797,6 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
         cs_pack(L, &r, out + i * sz);
         i++;
     }
-    fmodel_free(m);
     if (rc == TRZ_CODEC_OK)
         for (int s = 1; s < CSF_NSTREAMS; s++)
             if (io.r[s].err || io.r[s].p != io.r[s].end) rc = TRZ_CODEC_CORRUPT;
@@ -800,14 +804,14 @@ FHOT int decode_impl(const trz_dec_args *a, const cs_layout *L)
 }
 
 /* One instance per layout, where the layout is a constant. */
-int csf_encode(const trz_enc_args *a, const cs_layout *L)
+int csf_encode(const trz_enc_args *a, const cs_layout *L, struct csf_model **m)
 {
-    return L->size == 64 ? encode_impl(a, &cs_layout64) : encode_impl(a, &cs_layout96);
+    return L->size == 64 ? encode_impl(a, &cs_layout64, m) : encode_impl(a, &cs_layout96, m);
 }
 
-int csf_decode(const trz_dec_args *a, const cs_layout *L)
+int csf_decode(const trz_dec_args *a, const cs_layout *L, struct csf_model **m)
 {
-    return L->size == 64 ? decode_impl(a, &cs_layout64) : decode_impl(a, &cs_layout96);
+    return L->size == 64 ? decode_impl(a, &cs_layout64, m) : decode_impl(a, &cs_layout96, m);
 }
 
 /* ---- knowledge in bytes (champsim.md, "Knowledge stream, byte form") -----
@@ -907,7 +911,7 @@ int csf_know_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, 
     trz_rd_init(&r, p, n);
     if (trz_get_u8(&r) != CSF_KNOW_BYTES) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = trz_get_uvarint(&r), glen = trz_get_uvarint(&r);
-    if (r.err || count == 0 || count > CSF_KNOW_MAX || count > trz_rd_left(&r) / 2) return TRZ_CODEC_CORRUPT;
+    if (r.err || count == 0 || count > TRZ_KNOW_MAX_FACTS || count > trz_rd_left(&r) / 2) return TRZ_CODEC_CORRUPT;
     const uint8_t *fl = trz_get_bytes(&r, 2 * (size_t)count);
     if (glen > trz_rd_left(&r)) return TRZ_CODEC_CORRUPT;
     trz_rd g;

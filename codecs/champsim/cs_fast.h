@@ -1,6 +1,6 @@
-/* cs_fast.h - the ChampSim codec's fast variant (cs_fast.c): its streams and
- * entry points, called by champsim.c for the levels up to CSF_MAX_LEVEL and
- * for chunks without stream 0. */
+/* cs_fast.h - the ChampSim codec's fast variant (cs_fast.c): its streams,
+ * its model part and the entry points champsim.c's variant table calls (the
+ * fast levels, cs_levels; chunks without stream 0). */
 #ifndef TRZ_CS_FAST_H
 #define TRZ_CS_FAST_H
 
@@ -11,16 +11,19 @@
 enum { CSF_SEQ = 1, CSF_DIST, CSF_IP, CSF_LEN, CSF_SIG, CSF_MEMC, CSF_MEMD, CSF_EXTRA, CSF_NSTREAMS };
 
 #define CSF_VARIANT 2   /* model variant, the first byte of seq */
-#define CSF_MAX_LEVEL 5 /* levels up to this write the fast variant */
 
 /* The byte form of the knowledge stream starts with this byte; the
  * range-coded form's first byte is 0 or 1 (its first 8 direct bits are the
  * knowledge variant 0). */
 #define CSF_KNOW_BYTES 0x81
-#define CSF_KNOW_MAX (1u << 19) /* facts in one stream at most (the container's store limit) */
 
-int csf_encode(const trz_enc_args *a, const cs_layout *L);
-int csf_decode(const trz_dec_args *a, const cs_layout *L);
+/* The variant's part of the model: *m, made for each chunk's record count
+ * by csf_encode and csf_decode, given back by csf_model_free (accepts
+ * NULL). */
+struct csf_model;
+void csf_model_free(struct csf_model *m);
+int csf_encode(const trz_enc_args *a, const cs_layout *L, struct csf_model **m);
+int csf_decode(const trz_dec_args *a, const cs_layout *L, struct csf_model **m);
 const char *csf_stream_name(unsigned id);
 int csf_know_encode(const trz_fact *f, size_t n, trz_buf *out, const cs_layout *L);
 int csf_know_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, const cs_layout *L);

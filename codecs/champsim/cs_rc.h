@@ -70,7 +70,7 @@ static inline void cs_mixw_init(cs_mixw *w, int n, int32_t v)
 }
 
 /* P(1) in 12 bits from stretched inputs st[0..n). */
-RC_HOT int cs_mix_dot(const cs_mixw *w, const int *st, int n)
+TRZ_FORCE_INLINE int cs_mix_dot(const cs_mixw *w, const int *st, int n)
 {
     int64_t dot = 0;
     for (int i = 0; i < n; i++) dot += (int64_t)w->w[i] * st[i];
@@ -82,14 +82,14 @@ RC_HOT int cs_mix_dot(const cs_mixw *w, const int *st, int n)
 static inline int32_t cs_wclamp(int32_t w) { return w > (1 << 24) ? 1 << 24 : w < -(1 << 24) ? -(1 << 24) : w; }
 
 /* Move the weights toward the inputs that were right: err = bit - p. */
-RC_HOT void cs_mix_learn(cs_mixw *w, const int *st, int n, int p12, int bit, int lr)
+TRZ_FORCE_INLINE void cs_mix_learn(cs_mixw *w, const int *st, int n, int p12, int bit, int lr)
 {
     int err = ((bit << 12) - p12) * lr;
     for (int i = 0; i < n; i++) w->w[i] = cs_wclamp(w->w[i] + ((st[i] * err) >> 10));
 }
 
 /* Code a bit with P(1) = p12 / 4096. */
-RC_HOT int cs_code_bit12(cs_rc *c, const int enc, int p12, int bit)
+TRZ_FORCE_INLINE int cs_code_bit12(cs_rc *c, const int enc, int p12, int bit)
 {
     uint32_t p0 = (uint32_t)(4096 - p12) << 4; /* P(0) * 65536 */
     return rcd_code(c, enc, p0, bit);

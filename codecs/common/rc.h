@@ -9,14 +9,13 @@
 
 #include "../codec.h"
 
-/* Every coding function is inlined: with the rc a local of the function
- * running a model's loop, the compiler then knows the direction and keeps
- * the coder's state in registers (coder.md, design notes). */
-#if defined(__GNUC__)
-#define RC_INLINE static inline __attribute__((always_inline))
-#else
-#define RC_INLINE static inline
-#endif
+/* Every coding function is inlined (TRZ_FORCE_INLINE): with the rc a local
+ * of the function running a model's loop, the compiler then knows the
+ * direction and keeps the coder's state in registers (coder.md, design
+ * notes). */
+#include "compiler.h"
+/* The spelling of the codecs not converted to compiler.h yet. */
+#define RC_INLINE TRZ_FORCE_INLINE
 
 /* A probability: P(bit = 0) in 1/65536 units, always in 1..65535 (LZMA's
  * convention: a 0 takes the lower part of the range). */
@@ -136,14 +135,14 @@ static inline int rc_dec_bad(const rc *c) { return c->overrun > 4; }
 
 /* ---- one decision ------------------------------------------------------- */
 
-RC_INLINE uint8_t rc_in(rc *c)
+TRZ_FORCE_INLINE uint8_t rc_in(rc *c)
 {
     if (c->in < c->end) return *c->in++;
     c->overrun++;
     return 0;
 }
 
-RC_INLINE void rc_enc_norm(rc *c)
+TRZ_FORCE_INLINE void rc_enc_norm(rc *c)
 {
     while (c->range < RC_TOP) { /* twice at most: a decision leaves range >= 2^8 */
         c->range <<= 8;
@@ -151,7 +150,7 @@ RC_INLINE void rc_enc_norm(rc *c)
     }
 }
 
-RC_INLINE void rc_dec_norm(rc *c)
+TRZ_FORCE_INLINE void rc_dec_norm(rc *c)
 {
     while (c->range < RC_TOP) {
         c->range <<= 8;
@@ -161,12 +160,12 @@ RC_INLINE void rc_dec_norm(rc *c)
 
 /* The split point for P(0) = p / 65536: exact (a 64-bit product), so even
  * p = 1 or 65535 gives both parts at least range >> 16 >= 256. */
-RC_INLINE uint32_t rc_bound(uint32_t range, uint32_t p)
+TRZ_FORCE_INLINE uint32_t rc_bound(uint32_t range, uint32_t p)
 {
     return (uint32_t)(((uint64_t)range * p) >> 16);
 }
 
-RC_INLINE int rc_enc_code(rc *c, uint32_t p, int bit)
+TRZ_FORCE_INLINE int rc_enc_code(rc *c, uint32_t p, int bit)
 {
     uint32_t bound = rc_bound(c->range, p);
     if (bit) {
@@ -179,7 +178,7 @@ RC_INLINE int rc_enc_code(rc *c, uint32_t p, int bit)
     return bit;
 }
 
-RC_INLINE int rc_dec_code(rc *c, uint32_t p)
+TRZ_FORCE_INLINE int rc_dec_code(rc *c, uint32_t p)
 {
     uint32_t bound = rc_bound(c->range, p);
     int bit = c->code >= bound;
@@ -193,21 +192,21 @@ RC_INLINE int rc_dec_code(rc *c, uint32_t p)
 /* Code bit (0 or 1) with P(0) = p / 65536, 1 <= p <= 65535, and no model
  * update.  Encoding: returns bit.  Decoding: ignores bit, returns the bit
  * read.  Every rc_* coding function follows this rule. */
-RC_INLINE int rc_bit_p(rc *c, uint32_t p, int bit)
+TRZ_FORCE_INLINE int rc_bit_p(rc *c, uint32_t p, int bit)
 {
     return c->dec ? rc_dec_code(c, p) : rc_enc_code(c, p, bit != 0);
 }
 
 /* The shift update: move P(0) towards the bit seen by 1/2^s of the gap.
  * p stays in 2^s - 1 .. 65537 - 2^s for s in 1..15. */
-RC_INLINE uint32_t rc_adapt(uint32_t p, int bit, int s)
+TRZ_FORCE_INLINE uint32_t rc_adapt(uint32_t p, int bit, int s)
 {
     return bit ? p - (p >> s) : p + ((65536 - p) >> s);
 }
 
 /* Code bit with *p, then adapt *p with shift s (1..15; a constant in the
  * caller gives the fastest code). */
-RC_INLINE int rc_bit_s(rc *c, rc_prob *p, int s, int bit)
+TRZ_FORCE_INLINE int rc_bit_s(rc *c, rc_prob *p, int s, int bit)
 {
     uint32_t v = *p;
     bit = rc_bit_p(c, v, bit);
@@ -216,12 +215,12 @@ RC_INLINE int rc_bit_s(rc *c, rc_prob *p, int s, int bit)
 }
 
 /* Code bit with *p and adapt it at the default rate (RC_SHIFT). */
-RC_INLINE int rc_bit(rc *c, rc_prob *p, int bit) { return rc_bit_s(c, p, RC_SHIFT, bit); }
+TRZ_FORCE_INLINE int rc_bit(rc *c, rc_prob *p, int bit) { return rc_bit_s(c, p, RC_SHIFT, bit); }
 
 /* Code bit with the mean of the two halves of *p, then adapt the fast half
  * with RC_FAST and the slow one with RC_SLOW: a decision whose statistics
  * move gets the fast half's reaction and the slow half's precision. */
-RC_INLINE int rc_bit2(rc *c, rc_prob2 *p, int bit)
+TRZ_FORCE_INLINE int rc_bit2(rc *c, rc_prob2 *p, int bit)
 {
     uint32_t v = *p, f = v & 0xFFFF, s = v >> 16;
     bit = rc_bit_p(c, (f + s) >> 1, bit);
@@ -233,7 +232,7 @@ RC_INLINE int rc_bit2(rc *c, rc_prob2 *p, int bit)
 
 /* n (0..32) equiprobable bits of v, most significant first, for bits no
  * model predicts.  Returns v's n low bits (decoding: the bits read). */
-RC_INLINE uint32_t rc_direct_k(rc *c, const int enc, uint32_t v, int n) /* enc: 1 encodes, 0 decodes */
+TRZ_FORCE_INLINE uint32_t rc_direct_k(rc *c, const int enc, uint32_t v, int n) /* enc: 1 encodes, 0 decodes */
 {
     uint32_t r = 0;
     for (int i = n - 1; i >= 0; i--) {
@@ -251,14 +250,14 @@ RC_INLINE uint32_t rc_direct_k(rc *c, const int enc, uint32_t v, int n) /* enc: 
     return enc ? (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1)) : r;
 }
 
-RC_INLINE uint32_t rc_direct(rc *c, uint32_t v, int n)
+TRZ_FORCE_INLINE uint32_t rc_direct(rc *c, uint32_t v, int n)
 {
     return c->dec ? rc_direct_k(c, 0, v, n) : rc_direct_k(c, 1, v, n);
 }
 
 /* An n-bit symbol (n 0..16) through a bit tree: 2^n probabilities, node 1
  * the root, node m's children 2m and 2m+1; entry 0 is not used. */
-RC_INLINE uint32_t rc_tree(rc *c, rc_prob *t, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t rc_tree(rc *c, rc_prob *t, int n, uint32_t v)
 {
     uint32_t m = 1;
     for (int i = n - 1; i >= 0; i--) m = m << 1 | (uint32_t)rc_bit(c, &t[m], (int)(v >> i) & 1);
@@ -267,7 +266,7 @@ RC_INLINE uint32_t rc_tree(rc *c, rc_prob *t, int n, uint32_t v)
 
 /* The same with the symbol's bits least significant first (LZMA's reverse
  * tree: the low bits of a value whose high bits were coded before). */
-RC_INLINE uint32_t rc_rtree(rc *c, rc_prob *t, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t rc_rtree(rc *c, rc_prob *t, int n, uint32_t v)
 {
     uint32_t m = 1, r = 0;
     for (int i = 0; i < n; i++) {

@@ -19,15 +19,10 @@
 
 #include "rc_model.h"
 
-#if defined(__GNUC__)
-#define RC_HOT static inline __attribute__((always_inline))
-#define RC_LIKELY(x) __builtin_expect(!!(x), 1)
-#define RC_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define RC_HOT static inline
-#define RC_LIKELY(x) (x)
-#define RC_UNLIKELY(x) (x)
-#endif
+/* The spellings of the codecs not converted to compiler.h yet. */
+#define RC_HOT TRZ_FORCE_INLINE
+#define RC_LIKELY(x) TRZ_LIKELY(x)
+#define RC_UNLIKELY(x) TRZ_UNLIKELY(x)
 
 #ifndef RC_DIR_COST
 #define RC_DIR_COST(enc, p, bit) ((void)0)
@@ -39,7 +34,7 @@
 /* ---- decisions and binarisations ----------------------------------------- */
 
 /* Code bit with P(0) = p / 65536 (1..65535), no update. */
-RC_HOT int rcd_code(rc *c, const int enc, uint32_t p, int bit)
+TRZ_FORCE_INLINE int rcd_code(rc *c, const int enc, uint32_t p, int bit)
 {
     if (enc >= 2) return bit != 0;
     RC_DIR_COST(enc, p, bit);
@@ -47,7 +42,7 @@ RC_HOT int rcd_code(rc *c, const int enc, uint32_t p, int bit)
 }
 
 /* A shift-updated probability (rc_prob), shift s. */
-RC_HOT int rcd_bit_s(rc *c, const int enc, rc_prob *pp, int bit, const int s)
+TRZ_FORCE_INLINE int rcd_bit_s(rc *c, const int enc, rc_prob *pp, int bit, const int s)
 {
     if (enc == 3) return bit != 0;
     uint32_t p = *pp;
@@ -55,10 +50,10 @@ RC_HOT int rcd_bit_s(rc *c, const int enc, rc_prob *pp, int bit, const int s)
     *pp = (rc_prob)rc_adapt(p, bit, s);
     return bit;
 }
-RC_HOT int rcd_bit(rc *c, const int enc, rc_prob *pp, int bit) { return rcd_bit_s(c, enc, pp, bit, RC_SHIFT); }
+TRZ_FORCE_INLINE int rcd_bit(rc *c, const int enc, rc_prob *pp, int bit) { return rcd_bit_s(c, enc, pp, bit, RC_SHIFT); }
 
 /* A two-rate probability (rc_prob2). */
-RC_HOT int rcd_bit2(rc *c, const int enc, rc_prob2 *pp, int bit)
+TRZ_FORCE_INLINE int rcd_bit2(rc *c, const int enc, rc_prob2 *pp, int bit)
 {
     if (enc == 3) return bit != 0;
     uint32_t v = *pp, f = v & 0xFFFF, s = v >> 16;
@@ -68,34 +63,34 @@ RC_HOT int rcd_bit2(rc *c, const int enc, rc_prob2 *pp, int bit)
 }
 
 /* n (0..32) equiprobable bits, most significant first. */
-RC_HOT uint32_t rcd_direct(rc *c, const int enc, uint32_t v, int n)
+TRZ_FORCE_INLINE uint32_t rcd_direct(rc *c, const int enc, uint32_t v, int n)
 {
     if (enc >= 2) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
     RC_DIR_COST_N(enc, n);
     return rc_direct_k(c, enc, v, n);
 }
 
-RC_HOT uint64_t rcd_direct64(rc *c, const int enc, uint64_t v)
+TRZ_FORCE_INLINE uint64_t rcd_direct64(rc *c, const int enc, uint64_t v)
 {
     uint64_t hi = rcd_direct(c, enc, (uint32_t)(v >> 32), 32);
     return hi << 32 | rcd_direct(c, enc, (uint32_t)v, 32);
 }
 
 /* An n-bit symbol through a bit tree t[1 .. 2^n - 1], shift s. */
-RC_HOT uint32_t rcd_tree_s(rc *c, const int enc, rc_prob *t, int n, uint32_t v, const int s)
+TRZ_FORCE_INLINE uint32_t rcd_tree_s(rc *c, const int enc, rc_prob *t, int n, uint32_t v, const int s)
 {
     if (enc == 3) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
     uint32_t m = 1;
     for (int i = n - 1; i >= 0; i--) m = m << 1 | (uint32_t)rcd_bit_s(c, enc, &t[m], (int)(v >> i) & 1, s);
     return m - (1u << n);
 }
-RC_HOT uint32_t rcd_tree(rc *c, const int enc, rc_prob *t, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t rcd_tree(rc *c, const int enc, rc_prob *t, int n, uint32_t v)
 {
     return rcd_tree_s(c, enc, t, n, v, RC_SHIFT);
 }
 
 /* Reverse tree: least significant bit first. */
-RC_HOT uint32_t rcd_rtree(rc *c, const int enc, rc_prob *t, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t rcd_rtree(rc *c, const int enc, rc_prob *t, int n, uint32_t v)
 {
     uint32_t m = 1, r = 0;
     for (int i = 0; i < n; i++) {
@@ -108,14 +103,14 @@ RC_HOT uint32_t rcd_rtree(rc *c, const int enc, rc_prob *t, int n, uint32_t v)
 
 /* ---- integers: rc_model.h's rc_ulen / rc_ulow / rc_uint / rc_sint -------- */
 
-RC_HOT int rcd_ulen(rc *c, const int enc, rc_prob *len, rc_prob *bits, int L)
+TRZ_FORCE_INLINE int rcd_ulen(rc *c, const int enc, rc_prob *len, rc_prob *bits, int L)
 {
     int l = (int)rcd_tree(c, enc, len, 6, (uint32_t)(L < 63 ? L : 63));
     if (l == 63) l += rcd_bit(c, enc, &bits[1], L == 64);
     return l;
 }
 
-RC_HOT uint64_t rcd_ulow(rc *c, const int enc, rc_prob *bits, int L, uint64_t v)
+TRZ_FORCE_INLINE uint64_t rcd_ulow(rc *c, const int enc, rc_prob *bits, int L, uint64_t v)
 {
     int m = L - 1, k = m < RC_ITOP ? m : RC_ITOP, d = m - k;
     uint64_t r = 1;
@@ -130,14 +125,14 @@ RC_HOT uint64_t rcd_ulow(rc *c, const int enc, rc_prob *bits, int L, uint64_t v)
     return r << a | rcd_rtree(c, enc, bits + (65 << RC_ITOP), a, (uint32_t)v);
 }
 
-RC_HOT uint64_t rcd_uint(rc *c, const int enc, rc_prob *len, rc_prob *bits, uint64_t v)
+TRZ_FORCE_INLINE uint64_t rcd_uint(rc *c, const int enc, rc_prob *len, rc_prob *bits, uint64_t v)
 {
     if (enc == 3) return v;
     int L = rcd_ulen(c, enc, len, bits, enc ? rc_bitlen64(v) : 0);
     return L <= 1 ? (uint64_t)L : rcd_ulow(c, enc, bits, L, v);
 }
 
-RC_HOT int64_t rcd_sint(rc *c, const int enc, rc_prob *len, rc_prob *bits, int64_t v)
+TRZ_FORCE_INLINE int64_t rcd_sint(rc *c, const int enc, rc_prob *len, rc_prob *bits, int64_t v)
 {
     if (enc == 3) return v;
     uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -168,14 +163,14 @@ static const uint16_t rc_cnt_rate[64] = { /* 65536 * 2 / (2n + 3) */
 
 /* P(0) in 16 bits, clamped to lo..hi (a model may keep it further from 0
  * and 1 than 1..65535). */
-RC_HOT uint32_t rc_cnt_pc(rc_cnt s, const uint32_t lo, const uint32_t hi)
+TRZ_FORCE_INLINE uint32_t rc_cnt_pc(rc_cnt s, const uint32_t lo, const uint32_t hi)
 {
     uint32_t p = s >> 16;
     return p < lo ? lo : p > hi ? hi : p;
 }
-RC_HOT uint32_t rc_cnt_p(rc_cnt s) { return rc_cnt_pc(s, 1, 65535); }
+TRZ_FORCE_INLINE uint32_t rc_cnt_p(rc_cnt s) { return rc_cnt_pc(s, 1, 65535); }
 
-RC_HOT void rc_cnt_update(rc_cnt *sp, int bit, const unsigned limit)
+TRZ_FORCE_INLINE void rc_cnt_update(rc_cnt *sp, int bit, const unsigned limit)
 {
     rc_cnt s = *sp;
     uint32_t q = s >> 10, n = s & 63;
@@ -187,7 +182,7 @@ RC_HOT void rc_cnt_update(rc_cnt *sp, int bit, const unsigned limit)
 
 /* A decision and an n-bit tree t[1 .. 2^n - 1] of count states, P(0)
  * clamped to lo..hi; rcd_cbit / rcd_ctree: 1..65535. */
-RC_HOT int rcd_cbit_c(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned limit, const uint32_t lo,
+TRZ_FORCE_INLINE int rcd_cbit_c(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned limit, const uint32_t lo,
                       const uint32_t hi)
 {
     if (enc == 3) return bit != 0;
@@ -196,7 +191,7 @@ RC_HOT int rcd_cbit_c(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned 
     return bit;
 }
 
-RC_HOT uint32_t rcd_ctree_c(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, const unsigned limit,
+TRZ_FORCE_INLINE uint32_t rcd_ctree_c(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, const unsigned limit,
                             const uint32_t lo, const uint32_t hi)
 {
     if (enc == 3) return (uint32_t)(v & (uint32_t)(((uint64_t)1 << n) - 1));
@@ -206,11 +201,11 @@ RC_HOT uint32_t rcd_ctree_c(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, 
     return m - (1u << n);
 }
 
-RC_HOT int rcd_cbit(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned limit)
+TRZ_FORCE_INLINE int rcd_cbit(rc *c, const int enc, rc_cnt *sp, int bit, const unsigned limit)
 {
     return rcd_cbit_c(c, enc, sp, bit, limit, 1, 65535);
 }
-RC_HOT uint32_t rcd_ctree(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, const unsigned limit)
+TRZ_FORCE_INLINE uint32_t rcd_ctree(rc *c, const int enc, rc_cnt *t, int n, uint32_t v, const unsigned limit)
 {
     return rcd_ctree_c(c, enc, t, n, v, limit, 1, 65535);
 }

@@ -27,7 +27,7 @@
 #define RC_IALIGN 4
 #define RC_UBITS ((65 << RC_ITOP) + 16)
 
-RC_INLINE int rc_bitlen64(uint64_t v)
+TRZ_FORCE_INLINE int rc_bitlen64(uint64_t v)
 {
 #if defined(__GNUC__)
     return v ? 64 - __builtin_clzll(v) : 0;
@@ -38,7 +38,7 @@ RC_INLINE int rc_bitlen64(uint64_t v)
 #endif
 }
 
-RC_INLINE int rc_ulen(rc *c, rc_prob *len, rc_prob *bits, int L)
+TRZ_FORCE_INLINE int rc_ulen(rc *c, rc_prob *len, rc_prob *bits, int L)
 {
     int l = (int)rc_tree(c, len, 6, (uint32_t)(L < 63 ? L : 63));
     if (l == 63) l += rc_bit(c, &bits[1], L == 64);
@@ -46,7 +46,7 @@ RC_INLINE int rc_ulen(rc *c, rc_prob *len, rc_prob *bits, int L)
 }
 
 /* The bits below the leading one of a value of length L >= 2. */
-RC_INLINE uint64_t rc_ulow(rc *c, rc_prob *bits, int L, uint64_t v)
+TRZ_FORCE_INLINE uint64_t rc_ulow(rc *c, rc_prob *bits, int L, uint64_t v)
 {
     int m = L - 1, k = m < RC_ITOP ? m : RC_ITOP, d = m - k;
     uint64_t r = 1;
@@ -62,7 +62,7 @@ RC_INLINE uint64_t rc_ulow(rc *c, rc_prob *bits, int L, uint64_t v)
 }
 
 /* An unsigned 64-bit value (decoding: v is ignored, the value read returned). */
-RC_INLINE uint64_t rc_uint(rc *c, rc_prob *len, rc_prob *bits, uint64_t v)
+TRZ_FORCE_INLINE uint64_t rc_uint(rc *c, rc_prob *len, rc_prob *bits, uint64_t v)
 {
     int L = rc_ulen(c, len, bits, c->dec ? 0 : rc_bitlen64(v));
     return L <= 1 ? (uint64_t)L : rc_ulow(c, bits, L, v);
@@ -70,7 +70,7 @@ RC_INLINE uint64_t rc_uint(rc *c, rc_prob *len, rc_prob *bits, uint64_t v)
 
 /* A signed value: its magnitude's length, then (if not 0) the sign in the
  * context of the length, then the magnitude's lower bits. */
-RC_INLINE int64_t rc_sint(rc *c, rc_prob *len, rc_prob *bits, int64_t v)
+TRZ_FORCE_INLINE int64_t rc_sint(rc *c, rc_prob *len, rc_prob *bits, int64_t v)
 {
     uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     int L = rc_ulen(c, len, bits, c->dec ? 0 : rc_bitlen64(a));
@@ -230,7 +230,7 @@ static inline void rc_table_free(rc_table *t)
 }
 
 /* The block of context hash h. */
-RC_INLINE rc_prob *rc_table_at(const rc_table *t, uint32_t h)
+TRZ_FORCE_INLINE rc_prob *rc_table_at(const rc_table *t, uint32_t h)
 {
     return t->p + ((size_t)(h >> (32 - t->bits)) << t->blog);
 }

@@ -7,15 +7,7 @@
 #include "sparc.h"
 #include "rst_v1.h"
 
-#if defined(__GNUC__)
-#define HOT static inline __attribute__((always_inline))
-#define NOINLINE __attribute__((noinline))
-#define RARE(x) __builtin_expect(!!(x), 0)
-#else
-#define HOT static inline
-#define NOINLINE
-#define RARE(x) (x)
-#endif
+#include "../common/compiler.h"
 
 enum { /* stream ids (on disk: never renumber) */
     S_RTYPE, S_EV0, S_CPUX, S_ICODE, S_PCD, S_IW, S_FL, S_EAD_MEM, S_EAD_CTI, S_EA_RAW,
@@ -74,7 +66,7 @@ typedef struct io {
     int err;
 } io;
 
-typedef struct model {
+typedef struct rst_v0_model {
     int oom;
     unsigned cur, run;
     cpu_st *curc; /* state of CPU `cur` */
@@ -99,10 +91,10 @@ typedef struct model {
 
 /* ---- stream I/O (bounds come from the block checks in the driver) ------- */
 
-HOT void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
-HOT unsigned get8(io *s, int k) { return *s->p[k]++; }
+TRZ_FORCE_INLINE void put8(io *s, int k, unsigned v) { *s->p[k]++ = (uint8_t)v; }
+TRZ_FORCE_INLINE unsigned get8(io *s, int k) { return *s->p[k]++; }
 
-HOT void putuv(io *s, int k, uint64_t v)
+TRZ_FORCE_INLINE void putuv(io *s, int k, uint64_t v)
 {
     uint8_t *q = s->p[k];
     while (v >= 0x80) { *q++ = (uint8_t)(v | 0x80); v >>= 7; }
@@ -110,7 +102,7 @@ HOT void putuv(io *s, int k, uint64_t v)
     s->p[k] = q;
 }
 /* LEB128, at most 10 bytes (longer is corrupt). */
-HOT uint64_t getuv(io *s, int k)
+TRZ_FORCE_INLINE uint64_t getuv(io *s, int k)
 {
     const uint8_t *q = s->p[k];
     uint64_t v = *q++;
@@ -127,13 +119,13 @@ HOT uint64_t getuv(io *s, int k)
     return v;
 }
 /* Fixed-width BE value of n bytes (big-endian keeps high bytes together for zstd). */
-HOT void putbe(io *s, int k, uint64_t v, int n)
+TRZ_FORCE_INLINE void putbe(io *s, int k, uint64_t v, int n)
 {
     uint8_t *q = s->p[k];
     for (int i = n - 1; i >= 0; i--) { q[i] = (uint8_t)v; v >>= 8; }
     s->p[k] = q + n;
 }
-HOT uint64_t getbe(io *s, int k, int n)
+TRZ_FORCE_INLINE uint64_t getbe(io *s, int k, int n)
 {
     const uint8_t *q = s->p[k];
     uint64_t v = 0;
@@ -143,22 +135,22 @@ HOT uint64_t getbe(io *s, int k, int n)
 }
 
 /* Both directions: the encoder stores v and returns it, the decoder reads. */
-HOT unsigned io8(io *s, int k, unsigned v, const int enc)
+TRZ_FORCE_INLINE unsigned io8(io *s, int k, unsigned v, const int enc)
 {
     if (enc) { put8(s, k, v); return v; }
     return get8(s, k);
 }
-HOT uint64_t iouv(io *s, int k, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t iouv(io *s, int k, uint64_t v, const int enc)
 {
     if (enc) { putuv(s, k, v); return v; }
     return getuv(s, k);
 }
-HOT uint64_t iobe(io *s, int k, uint64_t v, int n, const int enc)
+TRZ_FORCE_INLINE uint64_t iobe(io *s, int k, uint64_t v, int n, const int enc)
 {
     if (enc) { putbe(s, k, v, n); return v; }
     return getbe(s, k, n);
 }
-HOT void iobytes(io *s, int k, uint8_t *p, size_t n, const int enc)
+TRZ_FORCE_INLINE void iobytes(io *s, int k, uint8_t *p, size_t n, const int enc)
 {
     if (enc) memcpy(s->p[k], p, n);
     else memcpy(p, s->p[k], n);
@@ -179,7 +171,7 @@ static inline uint64_t pcidx(uint64_t pc, int bits)
     return (w ^ (w >> bits)) & ((1ull << bits) - 1);
 }
 
-static NOINLINE cpu_st *new_cpu(model *m, unsigned id)
+static TRZ_NOINLINE cpu_st *new_cpu(model *m, unsigned id)
 {
     cpu_st *c = calloc(1, sizeof *c);
     if (!c) { m->oom = 1; return &m->dummy; }
@@ -190,7 +182,7 @@ static NOINLINE cpu_st *new_cpu(model *m, unsigned id)
     m->cpu[id] = c;
     return c;
 }
-HOT cpu_st *get_cpu(model *m, unsigned id)
+TRZ_FORCE_INLINE cpu_st *get_cpu(model *m, unsigned id)
 {
     id &= MAXCPU - 1;
     return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
@@ -198,10 +190,10 @@ HOT cpu_st *get_cpu(model *m, unsigned id)
 
 /* ---- INSTR ----------------------------------------------------------------- */
 
-HOT unsigned classify(const model *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
+TRZ_FORCE_INLINE unsigned classify(const model *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
 
 /* Target of a CTI from its displacement, or (indirect) from history. */
-HOT uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
+TRZ_FORCE_INLINE uint64_t cti_target(const cpu_st *c, const ea_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
     switch (cls) {
     case C_CALL: case C_BCOND: case C_BA: case C_BN: return sparc_direct_target(iw, cls, pc);
@@ -221,7 +213,7 @@ typedef struct {
 
 /* Candidate j (0..3) of the EA, computed only when asked for: the decoder
  * needs one, the encoder stops at the first match. */
-HOT uint64_t ea_cand(const ea_ctx *x, int j)
+TRZ_FORCE_INLINE uint64_t ea_cand(const ea_ctx *x, int j)
 {
     switch (x->path) {
     case P_MEM:
@@ -237,7 +229,7 @@ HOT uint64_t ea_cand(const ea_ctx *x, int j)
 
 /* EA code: 0..2 = candidate, 7 = candidate 3, 3/4/6 = zigzag varint delta
  * from candidate 0/1/3 in the path's delta stream, 5 = raw BE64. */
-HOT uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const int enc)
+TRZ_FORCE_INLINE uint64_t ea_io(io *s, const ea_ctx *x, unsigned *code, uint64_t ea, const int enc)
 {
     int ds = x->path == P_MEM ? S_EAD_MEM : S_EAD_CTI;
     if (enc) {
@@ -280,7 +272,7 @@ _Static_assert(C_NCLASS == 10, "flow_tab and cls_dcti list every class");
 
 /* Next-PC state after the instruction (delay slots: a taken DCTI's target
  * becomes the PC after the next one). */
-HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
+TRZ_FORCE_INLINE void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc, uint64_t ea, uint64_t tgt)
 {
     unsigned ev = (f >> 6) & 1, flow = flow_tab[cls * 2 + ((f >> 2) & 1)];
     uint64_t np = c->pend_valid ? c->pend_tgt : pc + 4;
@@ -296,7 +288,7 @@ HOT void pc_update(cpu_st *c, unsigned cls, uint32_t iw, unsigned f, uint64_t pc
 }
 
 /* Jump-table entry for the CPU's last PC, or for the trap it just took. */
-HOT uint64_t *jt_slot(model *m, const cpu_st *c)
+TRZ_FORCE_INLINE uint64_t *jt_slot(model *m, const cpu_st *c)
 {
     uint64_t key = c->trap_key ? (0xF000000000000000ull | c->trap_key) : c->last_pc;
     return &m->jt[hash64(key, JT_BITS)];
@@ -305,7 +297,7 @@ HOT uint64_t *jt_slot(model *m, const cpu_st *c)
 /* PC: 0 = predicted flow, 1 = jump table (after last PC / trap type),
  * 2 = the other fall-through, 3 = delta.  The table is only touched on a
  * miss of the predicted flow. */
-HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, const int enc)
+TRZ_FORCE_INLINE uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, const int enc)
 {
     uint64_t p0 = c->pred_pc, lp = c->last_pc, pc = p0;
     if (enc) {
@@ -317,7 +309,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
             if (*pcc == 3) putuv(s, S_PCD, trz_zigzag((int64_t)(pc - p0)));
             *jte = pc;
         }
-    } else if (RARE(*pcc)) {
+    } else if (TRZ_UNLIKELY(*pcc)) {
         uint64_t *jte = jt_slot(m, c);
         if (*pcc == 1) pc = *jte;
         else if (*pcc == 2) pc = p0 == lp + 4 ? lp + 8 : lp + 4;
@@ -328,7 +320,7 @@ HOT uint64_t pc_io(model *m, io *s, cpu_st *c, const uint8_t *r, unsigned *pcc, 
 }
 
 /* The I-cache word of pc, to read and write (with knowledge: the PC's). */
-HOT uint32_t *ic_at(model *m, uint64_t pc)
+TRZ_FORCE_INLINE uint32_t *ic_at(model *m, uint64_t pc)
 {
     size_t i = pcidx(pc, IC_BITS);
     if (!m->ick) return &m->icache[i];
@@ -338,14 +330,14 @@ HOT uint32_t *ic_at(model *m, uint64_t pc)
 }
 
 /* Instruction word from the PC-indexed cache; a miss is stored. */
-HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
+TRZ_FORCE_INLINE uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm, const int enc)
 {
     uint32_t *ice = ic_at(m, pc), iw;
     if (enc) {
         iw = trz_ld_be32(r + 4);
         *iwm = iw != *ice;
         if (*iwm) { putbe(s, S_IW, iw, 4); *ice = iw; }
-    } else if (RARE(*iwm)) {
+    } else if (TRZ_UNLIKELY(*iwm)) {
         iw = (uint32_t)getbe(s, S_IW, 4);
         *ice = iw;
     } else {
@@ -357,7 +349,7 @@ HOT uint32_t iw_io(model *m, io *s, uint64_t pc, const uint8_t *r, unsigned *iwm
 /* Flags byte + notused3, learned per (class, annul expected, taken
  * predicted); the branch counter exists for BCOND only.  Returns byte 1,
  * sets *nu3. */
-HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, const uint8_t *r,
+TRZ_FORCE_INLINE unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, const uint8_t *r,
                       unsigned *fm, unsigned *nu3, const int enc)
 {
     uint8_t *bc = cls == C_BCOND ? &m->bctr[pcidx(pc, BC_BITS)] : NULL;
@@ -369,7 +361,7 @@ HOT unsigned flags_io(model *m, io *s, cpu_st *c, uint64_t pc, unsigned cls, con
         f = r[1];
         n = r[3] & 0x3fu;
         if (*fm) { put8(s, S_FL, f); put8(s, S_FL, n); }
-    } else if (RARE(*fm)) {
+    } else if (TRZ_UNLIKELY(*fm)) {
         f = get8(s, S_FL);
         n = get8(s, S_FL);
         if (n > 0x3f) s->err = 1;
@@ -389,7 +381,7 @@ static const uint8_t cls_dcti[C_NCLASS] = {
 };
 
 /* The EA candidate set of this instruction (see ea_cand). */
-HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
+TRZ_FORCE_INLINE void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned f)
 {
     if (f & 0x40) {
         x->path = cls == C_MEM || cls == C_ALU ? P_MEM : P_CTI;
@@ -406,7 +398,7 @@ HOT void ea_setup(const model *m, ea_ctx *x, unsigned cls, uint32_t iw, unsigned
 }
 
 /* Model updates after the EA is known. */
-HOT void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls, unsigned f, uint64_t ea)
+TRZ_FORCE_INLINE void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls, unsigned f, uint64_t ea)
 {
     m->last_memea_ok = x->path == P_MEM && cls == C_MEM;
     m->last_memea = ea;
@@ -427,7 +419,7 @@ HOT void ea_update(model *m, cpu_st *c, ea_ent *e, const ea_ctx *x, unsigned cls
 
 /* One INSTR of CPU m->cur (whose state is m->curc).  The decoder takes the
  * per-field codes from the instr_code byte, the encoder assembles it. */
-HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
+TRZ_FORCE_INLINE void instr_t(model *m, io *s, uint8_t *r, const int enc)
 {
     cpu_st *c = m->curc;
     unsigned code = enc ? 0 : get8(s, S_ICODE);
@@ -477,7 +469,7 @@ HOT void instr_t(model *m, io *s, uint8_t *r, const int enc)
  * last time.  The byte goes to S_EV1 when that CPU's next instruction (from
  * the I-cache) is a memory op, else S_EV0: PAVADIFFs come before memory ops.
  * Returns the kind; sets the record's CPU, pair bit and rtype. */
-HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair,
+TRZ_FORCE_INLINE unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cpu, unsigned *pair,
                   unsigned *rtype, const int enc)
 {
     cpu_st *cc = m->curc;
@@ -541,14 +533,14 @@ HOT unsigned ev_t(model *m, io *s, const uint8_t *r, int have_next, unsigned *cp
 /* ---- PAVADIFF ---------------------------------------------------------------- */
 
 static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
-HOT pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
+TRZ_FORCE_INLINE pt_ent *pt_slot(model *m, unsigned ctx, uint64_t va)
 {
     uint64_t v = va >> 13; /* neighbouring pages share cache lines */
     return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
 }
 
 /* One PA-VA value: 0 = same as last, 1 = page table, 2 = raw. */
-HOT uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint64_t key, uint64_t v, const int enc)
 {
     int tok = pe && pe->key == key;
     if (enc) {
@@ -569,7 +561,7 @@ HOT uint64_t pa_io(io *s, unsigned *code, uint64_t last, const pt_ent *pe, uint6
 /* A PAVADIFF usually precedes the INSTR it applies to on the same CPU: such a
  * pair is coded INSTR first, so the PA-VA values can be looked up by the
  * instruction's own PC and EA pages. Returns 1 when r[24..47] was consumed. */
-HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned pair, const int enc)
+TRZ_FORCE_INLINE int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned pair, const int enc)
 {
     if (pair && !have_next) { s->err = 1; pair = 0; }
     if (pair) instr_t(m, s, r + 24, enc);
@@ -625,7 +617,7 @@ HOT int pv_t(model *m, io *s, uint8_t *r, int have_next, unsigned cpu, unsigned 
  * tag, a code byte in S_TLB says 1 = that entry's data, 0 = raw BE64 in
  * S_OB; else the data is raw (no code byte: chunks whose TLB records never
  * repeat pay nothing). */
-HOT uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
+TRZ_FORCE_INLINE uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
 {
     tlb_ent *e = &m->tlbd[hash64(tag, TD_BITS)];
     unsigned hit = 0;
@@ -642,7 +634,7 @@ HOT uint64_t tlb_data(model *m, io *s, uint64_t tag, uint64_t v, const int enc)
 
 /* Known types: bytes 1..7 as a 56-bit delta from the last record of the same
  * rtype, then the two 64-bit words as deltas.  Text and unknown types: raw. */
-HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
+TRZ_FORCE_INLINE void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 {
     if (!enc) r[0] = (uint8_t)rt;
     if (rt == RT_HEADER || rt == RT_STRDESC || rt == RT_STRCONT) { iobytes(s, S_TEXT, r + 1, 23, enc); return; }
@@ -671,11 +663,10 @@ HOT void other_t(model *m, io *s, uint8_t *r, unsigned rt, const int enc)
 
 /* ---- driver ---------------------------------------------------------------- */
 
-static model *model_new(const trz_know *know)
+static model *model_new(int know)
 {
     model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->know = know;
     m->eat = trz_big_calloc(((size_t)1 << EA_BITS) * sizeof *m->eat);
     if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
     else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
@@ -711,7 +702,7 @@ static void model_free(model *m)
 /* Code up to BLK record steps from record *i of a canonical (BE) chunk; in
  * decode mode fill them.  The caller has made room for BLK_MAX bytes per
  * stream. */
-HOT void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const int enc)
+TRZ_FORCE_INLINE void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const int enc)
 {
     size_t iend = nrec - *i > BLK ? *i + BLK : nrec;
     while (*i < iend) {
@@ -726,7 +717,7 @@ HOT void run_blk(model *m, io *s, uint8_t *buf, size_t *i, size_t nrec, const in
 }
 
 /* Encoder: grow every stream to hold one more block, cursors kept in io. */
-static NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf *out)
+static TRZ_NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf *out)
 {
     io s = { { 0 }, 0 };
     int started = 0; /* s.p[] valid */
@@ -749,7 +740,7 @@ static NOINLINE void enc_run(model *m, const uint8_t *buf, size_t nrec, trz_buf 
  * with TAIL_PAD spare zero bytes, where a block that reads past the end
  * stays in bounds and is caught at the next block start. */
 #define TAIL_SIZE (BLK_MAX + TAIL_PAD)
-typedef struct {
+typedef struct rst_v0_in {
     const uint8_t *end[S_NSTREAMS], *lim[S_NSTREAMS];
     int tailed[S_NSTREAMS];
     uint8_t *tail[S_NSTREAMS]; /* TAIL_SIZE bytes each, separate blocks (ASan sees overruns) */
@@ -760,6 +751,15 @@ static void dec_in_free(dec_in *d)
     if (!d) return;
     for (int k = 0; k < S_NSTREAMS; k++) free(d->tail[k]);
     free(d);
+}
+
+static dec_in *dec_in_new(void)
+{
+    dec_in *d = calloc(1, sizeof *d);
+    int nomem = !d;
+    for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
+    if (nomem) { dec_in_free(d); return NULL; }
+    return d;
 }
 
 /* Move stream k's unread bytes [p, end) to its tail buffer; returns the new cursor. */
@@ -775,7 +775,7 @@ static uint8_t *move_tail(dec_in *d, int k, const uint8_t *p, size_t n)
 
 /* At a block start: 0 when every stream can take a block, else -1 (a
  * stream read past its end). */
-HOT int dec_check(dec_in *d, io *s)
+TRZ_FORCE_INLINE int dec_check(dec_in *d, io *s)
 {
     for (int k = 0; k < S_NSTREAMS; k++) {
         if (s->p[k] <= d->lim[k]) continue;
@@ -785,7 +785,7 @@ HOT int dec_check(dec_in *d, io *s)
     return 0;
 }
 
-static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io *sp)
+static TRZ_NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io *sp)
 {
     io s = *sp;
     for (size_t i = 0; i < nrec && !s.err;) {
@@ -798,34 +798,29 @@ static NOINLINE void dec_run(model *m, uint8_t *buf, size_t nrec, dec_in *d, io 
 
 /* Variant 0 (trz 0.9): byte streams for the back-end.  Levels 1-5 write
  * it, and from level 6 a chunk where it beats variant 1 (rst_v1.c). */
-int rst_v0_encode(const trz_enc_args *a);
-int rst_v0_encode(const trz_enc_args *a)
+static int rst_v0_encode(const trz_enc_args *a, model *m)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
-    model *m = model_new(a->know);
+    m->know = a->know;
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rc = TRZ_CODEC_NOMEM;
-    if (m && !m->oom && src) {
+    if (!m->oom && src) {
         enc_run(m, src, a->nrec, a->streams);
         rc = TRZ_CODEC_OK;
         if (m->oom) rc = TRZ_CODEC_NOMEM;
         for (int s = 0; s < S_NSTREAMS; s++) if (a->streams[s].oom) rc = TRZ_CODEC_NOMEM;
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
-    model_free(m);
     return rc;
 }
 
-static int rst_v0_decode(const trz_dec_args *a)
+static int rst_v0_decode(const trz_dec_args *a, model *m, dec_in *d)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     for (int s = S_NSTREAMS; s < TRZ_MAX_STREAMS; s++) if (a->stream_len[s]) return TRZ_CODEC_CORRUPT;
-    model *m = model_new(a->know);
-    dec_in *d = calloc(1, sizeof *d);
-    int nomem = !m || m->oom || !d;
-    for (int k = 0; k < S_NSTREAMS && !nomem; k++) nomem = !(d->tail[k] = malloc(TAIL_SIZE));
-    if (nomem) { model_free(m); dec_in_free(d); return TRZ_CODEC_NOMEM; }
+    if (m->oom) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     io s = { { 0 }, 0 };
     for (int k = 0; k < S_NSTREAMS; k++) {
         size_t n = a->stream[k] ? a->stream_len[k] : 0;
@@ -843,34 +838,132 @@ static int rst_v0_decode(const trz_dec_args *a)
     for (int k = 0; k < S_NSTREAMS; k++)
         if (s.err || s.p[k] != d->end[k]) rc = TRZ_CODEC_CORRUPT;
     if (m->oom) rc = TRZ_CODEC_NOMEM;
-    model_free(m);
-    dec_in_free(d);
     if (rc == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rc;
 }
 
-/* New chunks: variant 1, unless variant 0's streams after the back-end
- * (each with its stream-table entry) come out smaller, which the container's
- * trial sizer tells: the range coder never makes a chunk larger than the
- * back-end path would. */
-#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
-/* Levels below this write variant 0: it decodes 3-5x faster than variant 1
- * (about 700-830 instructions a record), at 2-4 times the size. */
-#define RST_V1_LEVEL 6
-static int rst_encode(const trz_enc_args *a)
+/* ---- the codec's table: variants, levels, model state -------------------- */
+
+/* Levels below 6 write variant 0: it decodes 3-5x faster than variant 1
+ * (about 700-830 instructions a record), at 2-4 times the size.  From 6,
+ * variant 1, unless variant 0's streams after the back-end come out smaller;
+ * they are sized at most at level 9: above it zstd's search costs 4 times
+ * the whole encoding and has never turned the choice. */
+#define STREAMS { RST_VAR_STREAMS, 0 }
+#define RANGE(trial) { RST_VAR_RANGE, trial }
+static const rst_level rst_levels[TRZ_LEVEL_MAX + 1] = {
+    STREAMS, /* 0: as 1 */
+    STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                /* 1-5 */
+    RANGE(6), RANGE(7), RANGE(8), RANGE(9),                     /* 6-9 */
+    RANGE(9), RANGE(9), RANGE(9), RANGE(9), RANGE(9), RANGE(9), /* 10-15 */
+    RANGE(9), RANGE(9), RANGE(9), RANGE(9),                     /* 16-19 */
+};
+TRZ_LEVEL_ROW(rst_level);
+#undef STREAMS
+#undef RANGE
+
+/* A model part made for the member's knowledge state: the one there, else
+ * a new one (a model is made for one member, so this remakes nothing in
+ * the container's use).  NULL if out of memory. */
+static model *v0_part(rst_model *rm, int know)
 {
-    if (a->level < RST_V1_LEVEL) return rst_v0_encode(a);
-    int rc = rst_v1_encode(a);
-    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0) return rc;
-    /* The trial sizes variant 0 at most at level 9: above it zstd's search
-     * costs 4 times the whole encoding and has never turned the choice. */
-    int trial_level = a->level > 9 ? 9 : a->level;
+    if (rm->v0 && (rm->v0->ick != NULL) != know) { model_free(rm->v0); rm->v0 = NULL; }
+    if (!rm->v0) rm->v0 = model_new(know);
+    return rm->v0;
+}
+
+static struct rst_v1_model *v1_part(rst_model *rm, int know)
+{
+    if (rm->v1 && rst_v1_knows(rm->v1) != know) { rst_v1_free(rm->v1); rm->v1 = NULL; }
+    if (!rm->v1) rm->v1 = rst_v1_new(know);
+    return rm->v1;
+}
+
+/* The parts: an encoder's for its level's variant (range at levels 6 and up
+ * trials variant 0 as well); a decoder's (no level) at each variant's first
+ * chunk. */
+static void rst_model_drop(rst_model *rm)
+{
+    model_free(rm->v0);
+    dec_in_free(rm->v0in);
+    rst_v1_free(rm->v1);
+    rm->v0 = NULL;
+    rm->v0in = NULL;
+    rm->v1 = NULL;
+}
+
+static int rst_model_make(rst_model *rm)
+{
+    if (!rm->lv) return 0;
+    if (rm->lv->variant == RST_VAR_RANGE && !v1_part(rm, rm->know)) return -1;
+    if ((rm->lv->variant == RST_VAR_STREAMS || rm->lv->trial_level) && !v0_part(rm, rm->know)) return -1;
+    return 0;
+}
+
+static trz_model *rst_model_create(int level, int know)
+{
+    rst_model *rm = calloc(1, sizeof *rm);
+    if (!rm) return NULL;
+    rm->lv = level ? &rst_levels[trz_level_clamp(level)] : NULL;
+    rm->know = know;
+    if (rst_model_make(rm)) { rst_model_drop(rm); free(rm); return NULL; }
+    return (trz_model *)rm;
+}
+
+/* The parts are given back and made again: the block pool (src/common/mem.c)
+ * returns the same blocks, cleared, so this costs what clearing in place
+ * would.  Out of memory, a part stays absent and its next chunk fails with
+ * TRZ_CODEC_NOMEM. */
+static void rst_model_reset(trz_model *m)
+{
+    rst_model *rm = (rst_model *)m;
+    rst_model_drop(rm);
+    (void)rst_model_make(rm);
+}
+
+static void rst_model_free(trz_model *m)
+{
+    rst_model *rm = (rst_model *)m;
+    if (!rm) return;
+    rst_model_drop(rm);
+    free(rm);
+}
+
+static int rst_streams_encode(const trz_enc_args *a, trz_model *tm)
+{
+    model *m = v0_part((rst_model *)tm, a->know != NULL);
+    return m ? rst_v0_encode(a, m) : TRZ_CODEC_NOMEM;
+}
+
+static int rst_streams_decode(const trz_dec_args *a, trz_model *tm)
+{
+    rst_model *rm = (rst_model *)tm;
+    model *m = v0_part(rm, a->know != NULL);
+    if (!rm->v0in) rm->v0in = dec_in_new();
+    return m && rm->v0in ? rst_v0_decode(a, m, rm->v0in) : TRZ_CODEC_NOMEM;
+}
+
+/* Variant 1, unless variant 0's streams after the back-end (each with its
+ * stream-table entry) come out smaller, which the container's trial sizer
+ * tells: the range coder never makes a chunk larger than the back-end path
+ * would. */
+#define RST_ENTRY_BYTES 10 /* a stream-table entry (FORMAT.md) */
+static int rst_range_encode(const trz_enc_args *a, trz_model *tm)
+{
+    rst_model *rm = (rst_model *)tm;
+    struct rst_v1_model *m1 = v1_part(rm, a->know != NULL);
+    if (!m1) return TRZ_CODEC_NOMEM;
+    int rc = rst_v1_encode(a, m1);
+    int trial_level = rm->lv ? rm->lv->trial_level : rst_levels[trz_level_clamp(a->level)].trial_level;
+    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0 || !trial_level) return rc;
+    model *m0 = v0_part(rm, a->know != NULL);
+    if (!m0) return TRZ_CODEC_NOMEM;
     trz_buf t[TRZ_MAX_STREAMS];
     memset(t, 0, sizeof t);
     trz_enc_args b = *a;
     b.streams = t;
     b.coded = NULL;
-    if (rst_v0_encode(&b) == TRZ_CODEC_OK) {
+    if (rst_v0_encode(&b, m0) == TRZ_CODEC_OK) {
         size_t v1 = a->streams[RST_S_RC].n + RST_ENTRY_BYTES, v0 = 0;
         for (int s = 0; s < TRZ_MAX_STREAMS && v0 < v1; s++)
             if (t[s].n) v0 += a->packed_size(a->packer, t[s].p, t[s].n, trial_level) + RST_ENTRY_BYTES;
@@ -887,13 +980,25 @@ static int rst_encode(const trz_enc_args *a)
     return rc;
 }
 
-/* Variant 0 has no stream 21; later variants say theirs in it. */
-static int rst_decode(const trz_dec_args *a)
+static int rst_range_decode(const trz_dec_args *a, trz_model *tm)
 {
-    if (!a->stream_len[RST_S_RC]) return rst_v0_decode(a);
-    int v = rst_rc_variant(a);
-    if (v != (a->know ? RST_V_KNOW : 1)) return TRZ_CODEC_UNSUPPORTED;
-    return rst_v1_decode(a);
+    if (rst_rc_variant(a->stream[RST_S_RC], a->stream_len[RST_S_RC]) != (a->know ? RST_V_KNOW : 1))
+        return TRZ_CODEC_UNSUPPORTED;
+    struct rst_v1_model *m = v1_part((rst_model *)tm, a->know != NULL);
+    return m ? rst_v1_decode(a, m) : TRZ_CODEC_NOMEM;
+}
+
+static const trz_variant rst_variants[] = {
+    [RST_VAR_STREAMS] = { 0, "streams", 1, 5, rst_streams_encode, rst_streams_decode },
+    [RST_VAR_RANGE] = { 1, "range", 6, 19, rst_range_encode, rst_range_decode },
+};
+
+/* Variant 0 has no stream 21; variants 1 and 2 state theirs in it. */
+static int rst_variant_of(const size_t *len, const uint8_t *const *head)
+{
+    if (!len[RST_S_RC]) return RST_VAR_STREAMS;
+    int v = rst_rc_variant(head[RST_S_RC], len[RST_S_RC] < TRZ_VARIANT_HEAD ? len[RST_S_RC] : TRZ_VARIANT_HEAD);
+    return v == 1 || v == RST_V_KNOW ? RST_VAR_RANGE : -1;
 }
 
 static const char *rst_stream_name(unsigned id)
@@ -902,27 +1007,21 @@ static const char *rst_stream_name(unsigned id)
     return id < S_NSTREAMS ? stream_names[id] : NULL;
 }
 
-/* For listings: variant 0 (byte streams, the fast levels) or 1 and 2
- * (range-coded). */
-static const char *rst_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
-{
-    (void)head;
-    if (len[RST_S_RC]) return "range";
-    for (unsigned i = 0; i < S_NSTREAMS; i++)
-        if (len[i]) return "bytes";
-    return "-";
-}
-
 const trz_codec trz_codec_rst = {
     .id = TRZ_CODEC_RST,
     .name = "rst",
     .record_size = RST_REC,
     .description = "SPARC RST traces (24-byte records, rstf 2.x)",
     .probe = rst_probe,
-    .encode_chunk = rst_encode,
-    .decode_chunk = rst_decode,
+    .variants = rst_variants,
+    .nvariants = sizeof rst_variants / sizeof rst_variants[0],
+    .variant_of = rst_variant_of,
+    .levels = rst_levels,
+    .level_size = sizeof rst_levels[0],
+    .model_create = rst_model_create,
+    .model_reset = rst_model_reset,
+    .model_free = rst_model_free,
     .stream_name = rst_stream_name,
-    .variant = rst_variant,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,
     .convert = rst_convert,

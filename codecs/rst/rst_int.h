@@ -48,6 +48,33 @@ void rst_ic_fill(const trz_know *k, rst_ic_ent *e, uint64_t pc);
 int rst_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
               void *ctx);
 
+/* ---- the codec's table (rst.c): variants, levels, model state ----------
+ * Variant 0 (id 0) codes fields into byte streams for the back-end (rst.c);
+ * variant 1 (id 1, stated as 2 in a member with knowledge) range-codes
+ * every field (rst_v1.c).  Indices in rst_variants: */
+enum { RST_VAR_STREAMS, RST_VAR_RANGE };
+
+/* A level's parameters (rst_levels in rst.c). */
+typedef struct rst_level {
+    uint8_t variant; /* RST_VAR_* */
+    /* range: the back-end level at which variant 0's streams are sized
+     * against the range-coded stream (the smaller is written) */
+    uint8_t trial_level;
+} rst_level;
+
+/* The model (trz_model): a part per variant, each made for a member with
+ * or without knowledge (they differ in their I-cache); see rst.c. */
+struct rst_v0_model;
+struct rst_v0_in;
+struct rst_v1_model;
+typedef struct rst_model {
+    const rst_level *lv;      /* the level's row; NULL: a decoder's */
+    int know;                 /* made for a member with knowledge */
+    struct rst_v0_model *v0;  /* variant 0 (rst.c) */
+    struct rst_v0_in *v0in;   /* variant 0's decoder input tails */
+    struct rst_v1_model *v1;  /* variant 1 (rst_v1.c) */
+} rst_model;
+
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */
 int rst_rec_cpu(const uint8_t *r);
 

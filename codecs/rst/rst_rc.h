@@ -52,19 +52,19 @@ typedef uint32_t r_sat; /* P(miss) * 2^32 */
 #define R_SAT0 (1u << 20) /* 2^-12: where a shift-4 probability stops */
 #define R_SAT_SHIFT 10
 
-RC_HOT uint32_t r_sat_p(r_sat q)
+TRZ_FORCE_INLINE uint32_t r_sat_p(r_sat q)
 {
     uint32_t m = (q >> 16) + 1;
     return 65536 - (m > 65535 ? 65535 : m);
 }
-RC_HOT void r_sat_update(r_sat *q, int miss)
+TRZ_FORCE_INLINE void r_sat_update(r_sat *q, int miss)
 {
     if (miss) *q += ~*q >> R_SAT_SHIFT;
     else *q -= *q >> R_SAT_SHIFT;
 }
 
 /* bit(p), or with sat (may be NULL) when p is sure; p adapts either way. */
-RC_HOT int r_bit_sat(rc *c, const int enc, rc_prob *pp, r_sat *sat, int bit)
+TRZ_FORCE_INLINE int r_bit_sat(rc *c, const int enc, rc_prob *pp, r_sat *sat, int bit)
 {
     uint32_t p = *pp;
     if (sat && p >= R_SAT_MIN) {
@@ -91,7 +91,7 @@ RC_HOT int r_bit_sat(rc *c, const int enc, rc_prob *pp, r_sat *sat, int bit)
  * Returns it.  Probabilities are 16-bit, products kept to 32 bits.  sat
  * (may be NULL): the site's state for the first decision when every
  * member is sure. */
-RC_HOT int r_multi_s(rc *c, const int enc, rc_prob *const *pp, int n, int fail, r_sat *sat)
+TRZ_FORCE_INLINE int r_multi_s(rc *c, const int enc, rc_prob *const *pp, int n, int fail, r_sat *sat)
 {
     uint64_t suf[9];
     suf[n] = (uint64_t)1 << 32;
@@ -120,7 +120,7 @@ RC_HOT int r_multi_s(rc *c, const int enc, rc_prob *const *pp, int n, int fail, 
     *pp[n - 1] = (rc_prob)rc_adapt(*pp[n - 1], 1, RC_SHIFT);
     return n - 1;
 }
-RC_HOT int r_multi(rc *c, const int enc, rc_prob *const *pp, int n, int fail)
+TRZ_FORCE_INLINE int r_multi(rc *c, const int enc, rc_prob *const *pp, int n, int fail)
 {
     return r_multi_s(c, enc, pp, n, fail, NULL);
 }

@@ -46,13 +46,6 @@ __attribute__((destructor)) static void stat_print(void)
 }
 #endif
 
-#if defined(__GNUC__)
-#define NOINL __attribute__((noinline))
-#define PREF(p) __builtin_prefetch(p)
-#else
-#define NOINL
-#define PREF(p) ((void)(p))
-#endif
 
 /* Table sizes are part of the format (rst.md). */
 #define MAXCPU 1024
@@ -111,7 +104,7 @@ typedef struct cpu1 {
 
 typedef RC_INT(1) int1_t;
 
-typedef struct model1 {
+typedef struct rst_v1_model {
     int oom, err;
     unsigned cur, run, last_kind, last_ort;
     cpu1 *curc;
@@ -176,9 +169,9 @@ static inline uint64_t pcidx(uint64_t pc, int bits)
     return (w ^ (w >> bits)) & ((1ull << bits) - 1);
 }
 
-RC_HOT unsigned classify(const model1 *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
+TRZ_FORCE_INLINE unsigned classify(const model1 *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
 
-static NOINL cpu1 *new_cpu(model1 *m, unsigned id)
+static TRZ_NOINLINE cpu1 *new_cpu(model1 *m, unsigned id)
 {
     cpu1 *c = calloc(1, sizeof *c);
     if (!c) { m->oom = 1; return &m->dummy; }
@@ -189,7 +182,7 @@ static NOINL cpu1 *new_cpu(model1 *m, unsigned id)
     m->cpu[id] = c;
     return c;
 }
-RC_HOT cpu1 *get_cpu(model1 *m, unsigned id)
+TRZ_FORCE_INLINE cpu1 *get_cpu(model1 *m, unsigned id)
 {
     id &= MAXCPU - 1;
     return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
@@ -198,7 +191,7 @@ RC_HOT cpu1 *get_cpu(model1 *m, unsigned id)
 /* ---- the page table of PA-VA differences ---------------------------------------- */
 
 static inline uint64_t pt_key(unsigned ctx, uint64_t va) { return ((va >> 13) ^ (uint64_t)ctx << 48) + 1; }
-RC_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
+TRZ_FORCE_INLINE pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
 {
     uint64_t v = va >> 13;
     return &m->pt[(v ^ (v >> PT_BITS) ^ hash64(ctx, PT_BITS)) & ((1u << PT_BITS) - 1)];
@@ -207,7 +200,7 @@ RC_HOT pt_ent *pt_slot(model1 *m, unsigned ctx, uint64_t va)
 /* State of a page against the CPU's current PA-VA difference: 0 the page is
  * the one known to use it, 1 the page table says the same, 2 it says
  * another, 3 the page is unknown. */
-RC_HOT unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
+TRZ_FORCE_INLINE unsigned page_state(model1 *m, unsigned ctx, uint64_t va, uint64_t cur_page, uint64_t cur, int known)
 {
     if (!known) return 3;
     if ((va >> 13) == cur_page) return 0;
@@ -227,7 +220,7 @@ typedef struct { int ok; unsigned len, bt; uint64_t ea; } match_info;
 /* What the PAVADIFF model needs of the INSTR it precedes. */
 typedef struct { uint64_t pc, ea; int mem, qpv; } instr_info;
 
-RC_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
+TRZ_FORCE_INLINE uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigned cls, uint64_t pc)
 {
     switch (cls) {
     case C_CALL: case C_BCOND: case C_BA: case C_BN: return sparc_direct_target(iw, cls, pc);
@@ -238,9 +231,9 @@ RC_HOT uint64_t cti_target(const cpu1 *cs, const pc_ent *e, uint32_t iw, unsigne
 
 /* PC: 1 = the predicted flow; else the jump table (after the last PC or the
  * trap just taken), the other fall-through, or a delta. */
-RC_HOT rc_prob *pc_prob(model1 *m, const cpu1 *cs) { return &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid]; }
+TRZ_FORCE_INLINE rc_prob *pc_prob(model1 *m, const cpu1 *cs) { return &m->p_pc[cs->last_cls][cs->last_tr][cs->pend_valid]; }
 
-RC_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int enc)
+TRZ_FORCE_INLINE uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const int enc)
 {
     RSTAT(ST_PC);
     uint64_t p0 = cs->pred_pc;
@@ -260,10 +253,10 @@ RC_HOT uint64_t pc_code(model1 *m, rc *c, cpu1 *cs, uint64_t pc, int q, const in
 
 /* A first-seen instruction word, field by field, each in the context of
  * the fields before it. */
-static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw);
-static NOINL uint32_t iw_fields_dec(model1 *m, rc *c);
+static TRZ_NOINLINE uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw);
+static TRZ_NOINLINE uint32_t iw_fields_dec(model1 *m, rc *c);
 
-RC_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
+TRZ_FORCE_INLINE uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
 {
     unsigned op = rcd_tree(c, enc, m->t_op, 2, iw >> 30);
     if (op == 1) {
@@ -308,20 +301,20 @@ RC_HOT uint32_t iw_fields(model1 *m, rc *c, uint32_t iw, const int enc)
     unsigned rs2 = rcd_tree(c, enc, m->t_rs2, 5, iw & 31);
     return w | asi << 5 | rs2;
 }
-static NOINL uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw) { return iw_fields(m, c, iw, 1); }
-static NOINL uint32_t iw_fields_dec(model1 *m, rc *c) { return iw_fields(m, c, 0, 0); }
+static TRZ_NOINLINE uint32_t iw_fields_enc(model1 *m, rc *c, uint32_t iw) { return iw_fields(m, c, iw, 1); }
+static TRZ_NOINLINE uint32_t iw_fields_dec(model1 *m, rc *c) { return iw_fields(m, c, 0, 0); }
 
 /* The I-cache word of pc, to read and write (with knowledge: the PC's). */
-RC_HOT uint32_t *ic_at(model1 *m, uint64_t pc)
+TRZ_FORCE_INLINE uint32_t *ic_at(model1 *m, uint64_t pc)
 {
     size_t i = pcidx(pc, IC_BITS);
     if (!m->ick) return &m->icache[i];
     rst_ic_ent *e = &m->ick[i];
-    if (RC_UNLIKELY(e->tag != rst_ic_tag(pc))) rst_ic_fill(m->know, e, pc);
+    if (TRZ_UNLIKELY(e->tag != rst_ic_tag(pc))) rst_ic_fill(m->know, e, pc);
     return &e->iw;
 }
 
-RC_HOT uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
+TRZ_FORCE_INLINE uint32_t iw_code(model1 *m, rc *c, uint64_t pc, uint32_t iw, int q, const int enc)
 {
     RSTAT(ST_IW);
     uint32_t *ice = ic_at(m, pc);
@@ -336,7 +329,7 @@ static inline int32_t wclamp(int32_t w) { return w > (1 << 22) ? 1 << 22 : w < -
 
 /* Branch direction of a BCOND: two predictions, from (PC, global history)
  * and (PC, local history), mixed in the logistic domain. */
-RC_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const match_info *mi, int bt, const int enc)
+TRZ_FORCE_INLINE int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const match_info *mi, int bt, const int enc)
 {
     RSTAT(ST_BT);
     uint32_t h = (uint32_t)((pc >> 2) * 0x9E3779B1u);
@@ -364,14 +357,14 @@ RC_HOT int bt_code(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint64_t pc, const mat
 /* Flags byte and notused3: one decision "as predicted" (the byte last seen
  * for this class, annul state and branch outcome, with the CPU's privilege
  * bits), else bit by bit. */
-RC_HOT unsigned flags_pred(const model1 *m, const cpu1 *cs, unsigned cls, int btk)
+TRZ_FORCE_INLINE unsigned flags_pred(const model1 *m, const cpu1 *cs, unsigned cls, int btk)
 {
     unsigned pf = (m->ftab[cls * 4 + cs->annul_next * 2u + (btk > 0)] & ~0x18u) | (cs->last_flags & 0x18u);
     if (btk >= 0) pf = (pf & ~4u) | (unsigned)btk << 2;
     return pf;
 }
 
-RC_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, int q,
+TRZ_FORCE_INLINE unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, unsigned f, unsigned *nu3, int q,
                           const int enc)
 {
     RSTAT(ST_FL);
@@ -403,15 +396,15 @@ RC_HOT unsigned flags_code(model1 *m, rc *c, cpu1 *cs, unsigned cls, int btk, un
  * 3 the CPU's last memory EA, 4 the match model's, 5 the CPU's last move
  * scaled, 6 address correlation; the one that hit last at this PC is tried
  * first.  Else (7) a delta from a base the encoder picks. */
-RC_HOT uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
+TRZ_FORCE_INLINE uint64_t simm_of(uint32_t iw) { return sext(iw & 0x1fff, 13) & (0 - (uint64_t)((iw >> 13) & 1)); }
 
-RC_HOT uint64_t *ac_slot(const model1 *m, const pc_ent *e)
+TRZ_FORCE_INLINE uint64_t *ac_slot(const model1 *m, const pc_ent *e)
 {
     uint64_t k = (uint64_t)(e - m->pe) << 40 ^ e->last; /* the entry's index, not its address */
     return &m->ac[(k * 0x9E3779B97F4A7C15ull) >> (64 - AC_BITS)];
 }
 
-RC_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
+TRZ_FORCE_INLINE uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const match_info *mi, uint64_t ea,
                       const int enc)
 {
     RSTAT(ST_EAM_HIT);
@@ -496,7 +489,7 @@ RC_HOT uint64_t ea_mem(model1 *m, rc *c, cpu1 *cs, pc_ent *e, uint32_t iw, const
 
 /* A CTI's EA: the target when taken, the fall-through (or the target, as
  * the trace's convention for untaken branches goes) when not. */
-RC_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int bt, uint64_t tgt, uint64_t pc,
+TRZ_FORCE_INLINE uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int bt, uint64_t tgt, uint64_t pc,
                       const match_info *mi, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_CTI);
@@ -514,7 +507,7 @@ RC_HOT uint64_t ea_cti(model1 *m, rc *c, cpu1 *cs, pc_ent *e, unsigned cls, int 
     return ea;
 }
 
-RC_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int q, const int enc)
+TRZ_FORCE_INLINE uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, int q, const int enc)
 {
     RSTAT(ST_EA_INV);
     if (q == Q_HIT || (q == Q_ANY && rcd_bit(c, enc, &m->p_inv[cls], ea != cs->inv_ea) == 0)) return cs->inv_ea;
@@ -531,7 +524,7 @@ RC_HOT uint64_t ea_inv(model1 *m, rc *c, cpu1 *cs, unsigned cls, uint64_t ea, in
  * the word.  After the branch outcome, one more decision covers the flags
  * and, unless the EA takes the memory path, the EA and "no PAVADIFF before
  * it" (ii->qpv tells the caller what it settled of that). */
-RC_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, const uint8_t *P, unsigned mlen,
+TRZ_FORCE_INLINE void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, const uint8_t *P, unsigned mlen,
                       int qpc, int qiw, int pair, const int enc)
 {
     uint64_t pc = pc_code(m, c, cs, enc ? trz_ld_be64(r + 8) : 0, qpc, enc);
@@ -618,7 +611,7 @@ RC_HOT void instr_code(model1 *m, rc *c, cpu1 *cs, uint8_t *r, instr_info *ii, c
 /* ---- PAVADIFF ------------------------------------------------------------------ */
 
 /* A PA-VA difference: the page table's, the last, or the physical page. */
-RC_HOT uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint64_t last, uint64_t va, int vok,
+TRZ_FORCE_INLINE uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint64_t last, uint64_t va, int vok,
                        uint64_t v, const int enc)
 {
     int tok = pe && pe->key == key;
@@ -639,7 +632,7 @@ RC_HOT uint64_t pa_code(model1 *m, rc *c, int w, pt_ent *pe, uint64_t key, uint6
 
 /* A PAVADIFF of CPU cs, paired with the INSTR ii that follows it (pair), or
  * alone. */
-RC_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const instr_info *ii, int pair, const int enc)
+TRZ_FORCE_INLINE void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const instr_info *ii, int pair, const int enc)
 {
     RSTAT(ST_PV);
     unsigned ev = enc ? r[1] >> 7 : 0, nu13 = enc ? (unsigned)(r[2] & 0x1f) << 8 | r[3] : 0;
@@ -685,7 +678,7 @@ RC_HOT void pv_code(model1 *m, rc *c, cpu1 *cs, unsigned cpu, uint8_t *r, const 
  * the instruction's pages map with other PA-VA differences than the CPU's
  * last ones, which the page table (learnt from PAVADIFFs and from the
  * INSTRs without one) tells.  Returns the decision. */
-RC_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int q, const int enc)
+TRZ_FORCE_INLINE int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int q, const int enc)
 {
     RSTAT(ST_PVHAS);
     unsigned sp = page_state(m, cs->pv_ictx, ii->pc, cs->pv_pcpage, cs->pv_pc, cs->pv_known);
@@ -714,7 +707,7 @@ RC_HOT int pv_has(model1 *m, rc *c, cpu1 *cs, const instr_info *ii, int has, int
 /* Text (HEADER, STRDESC, STRCONT) and unknown records: bytes 1..23 through
  * byte trees, text in the context of the byte before, unknown records of
  * the byte's position. */
-RC_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
+TRZ_FORCE_INLINE void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
 {
     unsigned prev = 0;
     for (int k = 1; k < RST_REC; k++) {
@@ -731,7 +724,7 @@ RC_HOT void bytes23(model1 *m, rc *c, uint8_t *r, int text, const int enc)
  * one of 16 recent regions (the encoder picks the nearest); the data word
  * the one last seen with the same tag, else the region's frame moved by the
  * page delta, with the region's flag bits. */
-RC_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
+TRZ_FORCE_INLINE void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
 {
     RSTAT(ST_TLB);
     uint8_t *l = m->lastrec[RT_TLB];
@@ -801,7 +794,7 @@ RC_HOT void tlb_code(model1 *m, rc *c, uint8_t *r, const int enc)
     memcpy(l, r, RST_REC);
 }
 
-static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const int enc)
+static TRZ_NOINLINE void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const int enc)
 {
     RSTAT(ST_OTHER);
     if (!enc) r[0] = (uint8_t)rt;
@@ -842,11 +835,11 @@ static NOINL void other_code(model1 *m, rc *c, uint8_t *r, unsigned rt, const in
  * executed INSTRs is shorter than its last run (or an annulled slot is due),
  * else the one that followed it last time; then the other of the two; else
  * its number. */
-RC_HOT int cpu_stay(const model1 *m) { return (m->run < m->curc->runlen) | m->curc->annul_next; }
+TRZ_FORCE_INLINE int cpu_stay(const model1 *m) { return (m->run < m->curc->runlen) | m->curc->annul_next; }
 
-RC_HOT rc_prob *cpu_prob(model1 *m) { return &m->p_cpu[cpu_stay(m)][m->run > 3 ? 3 : m->run]; }
+TRZ_FORCE_INLINE rc_prob *cpu_prob(model1 *m) { return &m->p_cpu[cpu_stay(m)][m->run > 3 ? 3 : m->run]; }
 
-RC_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
+TRZ_FORCE_INLINE unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc)
 {
     RSTAT(ST_CPU);
     cpu1 *cc = m->curc;
@@ -872,14 +865,14 @@ RC_HOT unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, const int enc
  * that followed the CPU's last three INSTRs (pc, EA) the last time they
  * occurred, then the ones after it, predict whole records.  Positions are
  * record indexes in the chunk, so the records themselves are the history. */
-RC_HOT uint32_t mm_hash(const cpu1 *cs)
+TRZ_FORCE_INLINE uint32_t mm_hash(const cpu1 *cs)
 {
     return rc_hash((uint64_t)cs->mm_h[0] << 32 ^ cs->mm_h[1] ^ (uint64_t)cs->mm_h[2] * 0x9E3779B97F4A7C15ull);
 }
 
 /* After the INSTR at record idx: follow or drop the match, remember the
  * position after the context. */
-RC_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
+TRZ_FORCE_INLINE void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx, uint32_t h, uint64_t pc, uint64_t ea)
 {
     cs->mm_hist = (uint8_t)(cs->mm_hist << 1 | hit);
     if (cs->last_ins) {
@@ -905,7 +898,7 @@ RC_HOT void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, size_t idx
     cs->mm_h[1] = cs->mm_h[0];
     cs->mm_h[0] = (uint32_t)((pc * 0x9E3779B97F4A7C15ull ^ ea * 0xC2B2AE3D27D4EB4Full) >> 32);
     /* the next lookup's slot: start loading it now (the table is larger than the caches) */
-    if (!cs->mm_ptr) PREF(&m->mm[mm_hash(cs) >> (32 - MM_BITS)]);
+    if (!cs->mm_ptr) TRZ_PREFETCH(&m->mm[mm_hash(cs) >> (32 - MM_BITS)]);
 }
 
 /* ---- driver ---------------------------------------------------------------------- */
@@ -928,17 +921,16 @@ static void probs_init(model1 *m)
     for (int i = 0; i < 48; i++) { m->bw[i][0] = 1 << 15; m->bw[i][1] = 1 << 15; m->bw[i][2] = 1 << 14; m->bw[i][3] = 0; }
 }
 
-static model1 *model_new(size_t nrec, const trz_know *know)
+/* The model's fixed tables, fresh; the per-record link is sized at each
+ * chunk (link_fit). */
+static model1 *model_new(int know)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->nlink = nrec;
-    m->know = know;
     if (know) {
         m->sat = m->satv;
         for (int i = 0; i < SAT_N; i++) m->satv[i] = R_SAT0;
     }
-    m->link = trz_big_calloc(nrec * sizeof *m->link);
     m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
     if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
     else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
@@ -949,7 +941,7 @@ static model1 *model_new(size_t nrec, const trz_know *know)
     m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
     m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
     m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
-    if (!m->link || !m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
+    if (!m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
     rc_init(m->bh1, (size_t)1 << BH_BITS);
     rc_init(m->bh2, (size_t)1 << BH_BITS);
     sparc_cls_init(m->cls);
@@ -978,16 +970,34 @@ static void model_free(model1 *m)
     free(m);
 }
 
+/* The link table for a chunk of nrec records, zero; 0, or -1 if out of
+ * memory. */
+static int link_fit(model1 *m, size_t nrec)
+{
+    if (m->link && m->nlink >= nrec) {
+        memset(m->link, 0, nrec * sizeof *m->link);
+        return 0;
+    }
+    trz_big_free(m->link, m->nlink * sizeof *m->link);
+    m->link = trz_big_calloc(nrec * sizeof *m->link);
+    m->nlink = m->link ? nrec : 0;
+    return m->link ? 0 : -1;
+}
+
+struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
+void rst_v1_free(struct rst_v1_model *m) { model_free(m); }
+int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }
+
 /* One step.  Its first decision says whether it is an INSTR of the
  * predicted CPU at the predicted PC with the cached word (kind, CPU, PC and
  * word as one decision, r_multi); else the first of them that is not is
  * coded, then the record: kind 0 an INSTR (with the PAVADIFF before it, if
  * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
-RC_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
+TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
 {
     size_t i = 0;
     while (i < nrec) {
-        if (!enc && RC_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
+        if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
         uint8_t *r = buf + i * RST_REC;
         unsigned kind = 0, cpu = 0, rt = 0;
         int pair = 0;
@@ -1059,24 +1069,24 @@ RC_HOT void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
     }
 }
 
-static NOINL void enc_run(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
+static TRZ_NOINLINE void enc_run(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
 {
     run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
 }
-static NOINL void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
+static TRZ_NOINLINE void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
 {
     run_all(m, c, buf, nrec, 0);
 }
 
-int rst_v1_encode(const trz_enc_args *a)
+int rst_v1_encode(const trz_enc_args *a, model1 *m)
 {
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_UNSUPPORTED;
     if (a->nrec == 0) return TRZ_CODEC_OK;
-    model1 *m = model_new(a->nrec, a->know);
+    m->know = a->know;
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
-    if (m && !m->oom && src) {
+    if (!m->oom && link_fit(m, a->nrec) == 0 && src) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
         rcd_direct(&c, 1, a->know ? RST_V_KNOW : 1, 8); /* the variant */
@@ -1087,27 +1097,24 @@ int rst_v1_encode(const trz_enc_args *a)
         trz_mark_coded(a, RST_S_RC);
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
-    model_free(m);
     return rcode;
 }
 
-/* The variant of a chunk whose stream RST_S_RC is present: its first 8
- * decisions (direct bits). */
-int rst_rc_variant(const trz_dec_args *a)
+int rst_rc_variant(const uint8_t *p, size_t n)
 {
     rc c;
-    rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
+    rc_dec_init(&c, p, n);
     return (int)rcd_direct(&c, 0, 0, 8);
 }
 
-int rst_v1_decode(const trz_dec_args *a)
+int rst_v1_decode(const trz_dec_args *a, model1 *m)
 {
     for (int s = 0; s < TRZ_MAX_STREAMS; s++)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    model1 *m = model_new(a->nrec, a->know);
-    if (!m || m->oom) { model_free(m); return TRZ_CODEC_NOMEM; }
+    if (m->oom || link_fit(m, a->nrec)) return TRZ_CODEC_NOMEM;
+    m->know = a->know;
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
     if (rcd_direct(&c, 0, 0, 8) != (a->know ? RST_V_KNOW : 1)) m->err = 1;
@@ -1116,13 +1123,11 @@ int rst_v1_decode(const trz_dec_args *a)
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
-    model_free(m);
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
 }
 
 /* ---- carried knowledge (rst.md, "Knowledge") ----------------------------------- */
-#define RST_KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
 /* The knowledge stream: the facts by increasing PC, range-coded; each PC as
  * its distance in words from the one before (mostly 1: the code of a
  * basic block), each word field by field with the record model's own
@@ -1150,7 +1155,7 @@ static int know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p
     rc_init((rc_prob *)k, sizeof *k / sizeof(rc_prob));
     int rcode = TRZ_CODEC_OK;
     uint64_t count = rcd_uint(&c, enc, k->i_n.len[0], k->i_n.bits, n - 1) + 1;
-    if (!enc && (count == 0 || count > RST_KNOW_MAX_FACTS)) rcode = TRZ_CODEC_CORRUPT;
+    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) rcode = TRZ_CODEC_CORRUPT;
     uint64_t w = 0;              /* the PC in words */
     unsigned g1 = 0, pcls = 0; /* the last gap was 1 word; the class of the word before the last */
     uint32_t piw = 0;
@@ -1199,7 +1204,7 @@ static int know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p
 int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
 {
     (void)k, (void)level;
-    if (n == 0 || n > RST_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
+    if (n == 0 || n > TRZ_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
     for (size_t i = 0; i < n; i++) /* only facts learn states */
         if (f[i].len != RST_FACT_IW || (f[i].key & 3) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;
     return know_code(f, n, out, NULL, 0, NULL, NULL, 1);

@@ -1,5 +1,5 @@
-/* rst_v1.h - model variant 1 of the RST codec (rst_v1.c): its stream ids
- * and entry points, which rst.c's encode_chunk and decode_chunk call. */
+/* rst_v1.h - model variant 1 of the RST codec (rst_v1.c): its stream ids,
+ * its model part and the entry points rst.c's variant table calls. */
 #ifndef TRZ_RST_V1_H
 #define TRZ_RST_V1_H
 #include "../codec.h"
@@ -10,9 +10,17 @@ enum { RST_S_RC = 21 };
 /* Variant 2 is variant 1 in a member with knowledge (rst.md, "Knowledge"). */
 enum { RST_V_KNOW = 2 };
 
-int rst_rc_variant(const trz_dec_args *a);
-int rst_v1_encode(const trz_enc_args *a);
-int rst_v1_decode(const trz_dec_args *a);
+/* The variant number a range-coded stream states (its first 8 decisions,
+ * from its first bytes). */
+int rst_rc_variant(const uint8_t *p, size_t n);
+
+/* Variant 1's part of the model, for a member with knowledge or without;
+ * NULL if out of memory.  Its per-record table is sized at each chunk. */
+struct rst_v1_model *rst_v1_new(int know);
+void rst_v1_free(struct rst_v1_model *m);
+int rst_v1_knows(const struct rst_v1_model *m);
+int rst_v1_encode(const trz_enc_args *a, struct rst_v1_model *m);
+int rst_v1_decode(const trz_dec_args *a, struct rst_v1_model *m);
 
 /* The knowledge stream: trz_codec.know_encode and know_decode. */
 int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);

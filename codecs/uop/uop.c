@@ -287,7 +287,7 @@ static void recent_push(model_t *m, uint64_t a)
 /* After a line: address predictor, branch counter, RAS, template, globals.
  * same (decoder only): the line's static fields are its entry's of its
  * line before, so a template that line wrote differs only in what varies. */
-TRZ_INLINE void post_line(model_t *m, ent_t *e, const uop_t *x, int same)
+TRZ_FORCE_INLINE void post_line(model_t *m, ent_t *e, const uop_t *x, int same)
 {
     e->stride = (int64_t)(x->addr - e->last);
     e->last = x->addr;

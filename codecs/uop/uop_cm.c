@@ -280,7 +280,7 @@ static inline uint32_t H4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
     return (uint32_t)(hmix(hmix(hmix(a, b), c), d) >> 32);
 }
 
-TRZ_INLINE u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
+TRZ_FORCE_INLINE u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
 {
     uint32_t x = h + prefix * 0x9E3779B1u;
     x ^= x >> 15;
@@ -293,9 +293,9 @@ TRZ_INLINE u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
 
 /* m->str[rc_p12(u_cs_p(s))]: the clamped P(0) shifted down 4 bits is
  * the state's top 12 bits clamped to 2..4094, so one table lookup. */
-TRZ_INLINE int cs_stretch(const cm_t *m, u_cs s) { return m->cstr[s >> 20]; }
+TRZ_FORCE_INLINE int cs_stretch(const cm_t *m, u_cs s) { return m->cstr[s >> 20]; }
 
-TRZ_INLINE uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
 {
     uint32_t done = 1;
     int i = n;
@@ -320,7 +320,7 @@ TRZ_INLINE uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint
 
 /* A new dictionary string: its length, then each byte in the context of
  * the one before; appended to dictionary k.  Returns its index or -1. */
-TRZ_INLINE int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n)
+TRZ_FORCE_INLINE int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n)
 {
     int fsave = 0;
 #ifdef UOP_STATS
@@ -343,7 +343,7 @@ TRZ_INLINE int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *
 
 /* A dictionary string: its index (the dictionary's size for a new one) as
  * a 12-bit symbol in the contexts h, then a new string (code_newstr). */
-TRZ_INLINE int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+TRZ_FORCE_INLINE int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
                    size_t n, uint32_t *idx)
 {
     uop_dict *d = &m->dict[k];
@@ -370,7 +370,7 @@ TRZ_INLINE int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const 
  * chars (a hit bit against those last seen with the micro-op), registers,
  * immediate and length, each in contexts of the fields before it and of
  * the previous line. */
-TRZ_INLINE int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
+TRZ_FORCE_INLINE int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
 {
     const uop_t *p = &m->prev;
     int samepc = p->pc == pc && xu > 1;
@@ -498,7 +498,7 @@ TRZ_INLINE int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, co
     return 0;
 }
 
-TRZ_INLINE int static_same(const cm_t *m, const cent *e, const uop_t *x)
+TRZ_FORCE_INLINE int static_same(const cm_t *m, const cent *e, const uop_t *x)
 {
     return (int64_t)(x->ft - x->pc) == e->ftl && x->s[0] == e->s[0] && x->s[1] == e->s[1] && x->s[2] == e->s[2] &&
            x->imm == e->imm && x->immu == e->immu && x->ch[0] == e->ch[0] && ch_cls(x->ch[1]) == e->ch[1] &&
@@ -528,7 +528,7 @@ static int fact_fill(const cm_t *m, cent *e, uint64_t pc, int64_t u)
 
 /* The recent addresses: the last address of each of the RECENT_N most
  * recently used 64-byte blocks, most recent first. */
-TRZ_INLINE void recent_push(cm_t *m, uint64_t a)
+TRZ_FORCE_INLINE void recent_push(cm_t *m, uint64_t a)
 {
     int i = 0;
     while (i < RECENT_N - 1 && (m->recent[i] ^ a) >> 6) i++;
@@ -538,7 +538,7 @@ TRZ_INLINE void recent_push(cm_t *m, uint64_t a)
 
 /* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
  * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
-TRZ_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
 {
     const uop_t *p = &m->prev;
     cent *pe = m->pe;
@@ -962,7 +962,7 @@ static int know_fits(const cm_t *m, const trz_fact *f, size_t n, uint32_t nstr[2
 /* Whether the instruction has another micro-op (SF_KSAME), and whether
  * the next one executed is at its fall-through (SF_KSEQ): mixed from the
  * previous entry's macro-op, micro-op and chars. */
-TRZ_INLINE int key_bit(cm_t *m, rc *c, const int enc, unsigned f, const uop_t *pv, int bit)
+TRZ_FORCE_INLINE int key_bit(cm_t *m, rc *c, const int enc, unsigned f, const uop_t *pv, int bit)
 {
     uint32_t h[2] = { H4(60 + f, pv->op[0], (uint64_t)pv->u, pv->op[1]), H4(62 + f, pv->op[1], pv->ch[1], pv->ch[2]) };
     return (int)cm_sym(m, c, enc, f, h, 2, 1, (uint32_t)bit);
@@ -1099,7 +1099,7 @@ static int know_addrs(rc *c, const int enc, kmodel *km, const trz_know *k, const
     return 0;
 }
 
-TRZ_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
+TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
                      trz_know_add_fn add, void *ctx, const int enc)
 {
     rc c;

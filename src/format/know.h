@@ -11,11 +11,11 @@
 #include "../../codecs/codec.h"
 
 /* Limits a store enforces; a knowledge stream that would pass one is damage
- * (a writer stops adding facts at them, so it never writes one). */
-#define TRZ_KNOW_MAX_FACTS (1u << 19)
+ * (a writer stops adding facts at them, so it never writes one).  The count
+ * of facts, TRZ_KNOW_MAX_FACTS, and the knowledge stream's id,
+ * TRZ_KNOW_STREAM, are codec.h's: codecs check them too. */
 #define TRZ_KNOW_MAX_BYTES (16u << 20) /* the values of one store */
 #define TRZ_KNOW_MAX_VALUE 255
-#define TRZ_KNOW_STREAM 63           /* the stream id of a chunk's knowledge */
 #define TRZ_KNOW_GENERIC 1           /* knowledge stream layouts: the container's */
 #define TRZ_KNOW_CODEC 2             /* the codec's (know_encode) */
 /* The knowledge starts afresh at least every this many bytes of trace: what a
