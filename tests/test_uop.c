@@ -290,6 +290,14 @@ static void corpus(void)
         check(roundtrip(d, n < (1u << 20) ? n : (1u << 20), 4096, 1), "qemu 4 KiB (first 1 MB)");
         check(roundtrip(d, n < 300000 ? n : 300000, 3333, 0), "qemu mid-line cuts (first 300 KB)");
         damaged(d, n < 200000 ? n : 200000);
+        /* one model for two chunks (lines cut at a newline), reset between
+         * them: a larger chunk before a smaller one and the other way */
+        size_t h = n < (2u << 20) ? n / 2 : (1u << 20);
+        while (h > 0 && d[h - 1] != '\n') h--;
+        for (int l = 3; l <= 9; l += 6)
+            check(test_model_reuse(&trz_codec_uop, d, h, d + h, h / 4, l, TRZ_BO_NONE) &&
+                      test_model_reuse(&trz_codec_uop, d + h, h / 4, d, h, l, TRZ_BO_NONE),
+                  l == 3 ? "qemu: a model reset between two chunks, level 3" : "qemu: a model reset between two chunks, level 9");
         free(d);
     } else printf("qemu-x86-gzip6-1M.trace absent, skipped\n");
 }
