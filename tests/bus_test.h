@@ -7,7 +7,7 @@
 #include "corpus.h"
 
 static int passed, failed;
-static int level = 9;          /* level passed to encode_chunk */
+static int level = 9;          /* level the chunks are encoded at */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
 static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 6) */
 static int cm_fast;              /* arithmetic chunks with the fast model (stream 15 starts with 7) */
@@ -40,7 +40,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
 {
     memset(e, 0, sizeof *e);
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s);
-    int rc = c->encode_chunk(&ea);
+    int rc = trz_codec_encode(c, &ea, NULL);
     if (rc == TRZ_CODEC_OK) {
         if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6, cm_fast += e->s[15].p[0] == 7;
         else zs_chunks++;
@@ -55,7 +55,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
 static int decode(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
 {
     trz_dec_args da = { sp, sl, out, len, len / c->record_size, TEST_BYTE_ORDER, NULL };
-    return c->decode_chunk(&da);
+    return trz_codec_decode(c, &da, NULL);
 }
 
 static int roundtrip(const trz_codec *c, const uint8_t *in, size_t len)

@@ -114,6 +114,18 @@ static void test_data(const trz_codec *c, const uint8_t *d, size_t n, const char
         snprintf(what, sizeof what, "%s at level %d", name, level);
         check(ok, what);
     }
+    /* one model for two chunks, reset between them: a larger chunk before a
+     * smaller one (tables kept larger than the second needs) and the other way */
+    size_t h = n / 2 < (1u << 20) ? n / 2 : (1u << 20), q = h / 4;
+    h -= h % rs;
+    q -= q % rs;
+    for (int l = 0; l < 3; l++) {
+        char what[4200];
+        snprintf(what, sizeof what, "%s: a model reset between two chunks at level %d", name, levels[l]);
+        check(test_model_reuse(c, d, h, d + h, q, levels[l], TEST_BYTE_ORDER) &&
+                  test_model_reuse(c, d + h, q, d, h, levels[l], TEST_BYTE_ORDER),
+              what);
+    }
     level = 9;
 }
 

@@ -28,7 +28,7 @@ static int encode(const uint8_t *in, size_t len, int level, enc_out *e)
     uint64_t nrec = 0;
     for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
     trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
-    return trz_codec_uop.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_uop, &ea, NULL);
 }
 
 static void enc_free(enc_out *e)
@@ -44,7 +44,7 @@ static int encode_k(const uint8_t *in, size_t len, int level, const trz_know *k,
     for (size_t i = 0; i < len; i++) nrec += in[i] == '\n';
     trz_enc_args ea = TEST_ENC_ARGS(in, len, nrec, TRZ_BO_NONE, level, e->s);
     ea.know = k;
-    return trz_codec_uop.encode_chunk(&ea);
+    return trz_codec_encode(&trz_codec_uop, &ea, NULL);
 }
 
 static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len,
@@ -57,7 +57,7 @@ static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl
         n[i] = sl ? sl[i] : e->s[i].n;
     }
     trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, k };
-    return trz_codec_uop.decode_chunk(&da);
+    return trz_codec_decode(&trz_codec_uop, &da, NULL);
 }
 
 static int decode(const enc_out *e, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
@@ -290,6 +290,14 @@ static void corpus(void)
         check(roundtrip(d, n < (1u << 20) ? n : (1u << 20), 4096, 1), "qemu 4 KiB (first 1 MB)");
         check(roundtrip(d, n < 300000 ? n : 300000, 3333, 0), "qemu mid-line cuts (first 300 KB)");
         damaged(d, n < 200000 ? n : 200000);
+        /* one model for two chunks (lines cut at a newline), reset between
+         * them: a larger chunk before a smaller one and the other way */
+        size_t h = n < (2u << 20) ? n / 2 : (1u << 20);
+        while (h > 0 && d[h - 1] != '\n') h--;
+        for (int l = 3; l <= 9; l += 6)
+            check(test_model_reuse(&trz_codec_uop, d, h, d + h, h / 4, l, TRZ_BO_NONE) &&
+                      test_model_reuse(&trz_codec_uop, d + h, h / 4, d, h, l, TRZ_BO_NONE),
+                  l == 3 ? "qemu: a model reset between two chunks, level 3" : "qemu: a model reset between two chunks, level 9");
         free(d);
     } else printf("qemu-x86-gzip6-1M.trace absent, skipped\n");
 }

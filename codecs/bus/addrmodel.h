@@ -6,6 +6,7 @@
 #define TRZ_ADDRMODEL_H
 
 #include "../codec.h"
+#include "../common/compiler.h"
 #if defined(__SSE2__) && defined(__GNUC__)
 #include <emmintrin.h>
 #define AM_MTF_SSE2 1 /* am_mtf16 on vectors */
@@ -13,13 +14,9 @@
 #define AM_MTF_SSE2 0
 #endif
 
-/* The per-record calls, inlined into the decoder's loop so that the table
- * slots they share are found once (6% of lackey's decoding time). */
-#if defined(__GNUC__)
-#define AM_HOT static inline __attribute__((always_inline))
-#else
-#define AM_HOT static inline
-#endif
+/* The per-record calls are inlined (TRZ_FORCE_INLINE) into the decoder's loop so
+ * that the table slots they share are found once (6% of lackey's decoding
+ * time). */
 
 #define AM_NCLS 4       /* fetch, read, write, other */
 #define AM_RC 16        /* recent-address cache entries per class */
@@ -72,6 +69,7 @@ typedef struct am_model {
     am_slot *slot;
     uint32_t *o2; /* address that followed the last two addresses */
     int pcbits, slotbits, o2bits;
+    int pccap, slotcap, o2cap; /* the tables' sizes as made (am_table) */
 } am_model;
 
 /* Tables shrink for small chunks (zeroing them would dominate): bits =
@@ -83,22 +81,38 @@ static inline int am_bits(uint64_t nrec, int max)
     return b < 8 ? 8 : b;
 }
 
+/* A table of 2^bits entries of esz bytes, zeroed: t when its 2^*cap
+ * entries (made for a chunk before) are enough, else a new one (t given
+ * back).  Tables so live in a codec's model from chunk to chunk, sized by
+ * each chunk.  NULL on no memory (*cap = 0). */
+static inline void *am_table(void *t, int *cap, int bits, size_t esz)
+{
+    if (t && *cap >= bits) return memset(t, 0, ((size_t)1 << bits) * esz);
+    if (t) trz_big_free(t, ((size_t)1 << *cap) * esz);
+    t = trz_big_calloc(((size_t)1 << bits) * esz);
+    *cap = t ? bits : 0;
+    return t;
+}
+
+/* The tables for a chunk of nrec records, zeroed (kept from the chunk
+ * before where they fit).  0, or -1 on no memory (am_free frees the rest). */
 static inline int am_init(am_model *m, uint64_t nrec)
 {
     m->pcbits = am_bits(nrec, AM_PCBITS);
     m->slotbits = am_bits(nrec, AM_SLOTBITS);
     m->o2bits = am_bits(nrec, AM_O2BITS);
-    m->pct = trz_big_calloc(((size_t)1 << m->pcbits) * sizeof *m->pct);
-    m->slot = trz_big_calloc(((size_t)1 << m->slotbits) * sizeof *m->slot);
-    m->o2 = trz_big_calloc(((size_t)1 << m->o2bits) * sizeof *m->o2);
+    m->pct = am_table(m->pct, &m->pccap, m->pcbits, sizeof *m->pct);
+    m->slot = am_table(m->slot, &m->slotcap, m->slotbits, sizeof *m->slot);
+    m->o2 = am_table(m->o2, &m->o2cap, m->o2bits, sizeof *m->o2);
     return m->pct && m->slot && m->o2 ? 0 : -1;
 }
 
+/* Gives the tables back (with the model). */
 static inline void am_free(am_model *m)
 {
-    trz_big_free(m->pct, ((size_t)1 << m->pcbits) * sizeof *m->pct);
-    trz_big_free(m->slot, ((size_t)1 << m->slotbits) * sizeof *m->slot);
-    trz_big_free(m->o2, ((size_t)1 << m->o2bits) * sizeof *m->o2);
+    if (m->pct) trz_big_free(m->pct, ((size_t)1 << m->pccap) * sizeof *m->pct);
+    if (m->slot) trz_big_free(m->slot, ((size_t)1 << m->slotcap) * sizeof *m->slot);
+    if (m->o2) trz_big_free(m->o2, ((size_t)1 << m->o2cap) * sizeof *m->o2);
     m->pct = NULL;
     m->slot = NULL;
     m->o2 = NULL;
@@ -232,7 +246,7 @@ static inline uint32_t am_cand(am_model *m, const am_proc *p, unsigned c, unsign
 }
 
 /* Address for a code below AM_NEAR (decoder). */
-AM_HOT uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
+TRZ_FORCE_INLINE uint32_t am_decode(am_model *m, const am_proc *p, unsigned c, unsigned code)
 {
     if (code < AM_NCAND) return am_cand(m, p, c, code);
     return p->cls[c].rc[code - AM_NCAND];
@@ -289,7 +303,7 @@ static inline int am_glitch(const am_proc *p, uint32_t addr)
 }
 
 /* After the address of a class-c record is known; step = bytes it covers. */
-AM_HOT void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
+TRZ_FORCE_INLINE void am_update(am_model *m, am_proc *p, unsigned c, uint32_t addr, uint32_t step)
 {
     am_cls *q = &p->cls[c];
     *am_o2(m, p) = addr;

@@ -16,8 +16,7 @@
 #define BUS_TRIE 20  /* address-prefix table (mixing only): at most 2^20 slots */
 #define BUS_XRW0 40000 /* initial weights of the reference index (two inputs) */
 #define BUS_W0 30000 /* initial mixer weight (16.16) with three inputs */
-#define BUS_NTRY 4   /* references the encoder tries in full (bus_best_ref) below BUS_ALL_LEVEL */
-#define BUS_ALL_LEVEL 12 /* levels from here try every reference: about 2x slower encoding */
+#define BUS_NTRY 4   /* references the encoder tries in full (bus_best_ref), unless told all */
 #define BUS_HXMAX 23 /* hashed contexts: at most 2^23 slots (32 MiB) */
 
 /* Address codes on this path are those of addrmodel.h plus BUS_DIFF: "a
@@ -57,6 +56,10 @@ typedef struct bus_acm {
     cm_p xprev[AM_NCLS * 32 * 32];        /* by bit, reference bit, the last two addresses' bits, prefix matches */
     uint16_t apc[AM_NCLS][BUS_NB][8 * CM_APM_N]; /* refinement of the group by the class's last bucket */
     uint16_t apx[AM_NCLS][32][4][CM_APM_N];      /* of a difference bit by bit and differences so far */
+    /* hx's and trie's blocks, kept from chunk to chunk (bus_hx_open): 2^hcap
+     * and 2^tcap slots; bus_acm_init leaves them */
+    cm_p *hkeep, *tkeep;
+    int hcap, tcap;
 } bus_acm;
 
 static inline void bus_acm_init(bus_acm *m)
@@ -94,27 +97,37 @@ static inline void bus_acm_init(bus_acm *m)
 
 /* The hashed tables for mixing, sized to the chunk so that small chunks
  * stay cheap: hx 2^(bit length of nrec + 6) slots (2^12 .. 2^BUS_HXMAX),
- * trie 2^(bit length + 3) (2^12 .. 2^BUS_TRIE).  Returns 0, or -1 on no
- * memory. */
+ * trie 2^(bit length + 3) (2^12 .. 2^BUS_TRIE), in the blocks kept from the
+ * chunk before where they fit.  Returns 0, or -1 on no memory. */
 static inline int bus_hx_open(bus_acm *m, uint64_t nrec)
 {
     int b = am_bits(nrec, BUS_HXMAX) + 6, t = am_bits(nrec, BUS_TRIE) + 3;
     m->hbits = b < 12 ? 12 : b > BUS_HXMAX ? BUS_HXMAX : b;
     m->tbits = t < 12 ? 12 : t > BUS_TRIE ? BUS_TRIE : t;
-    m->hx = trz_big_malloc(((size_t)1 << m->hbits) * sizeof *m->hx);
-    m->trie = trz_big_malloc(((size_t)1 << m->tbits) * sizeof *m->trie);
+    if (m->hkeep && m->hcap < m->hbits) {
+        trz_big_free(m->hkeep, ((size_t)1 << m->hcap) * sizeof *m->hkeep);
+        m->hkeep = NULL;
+    }
+    if (m->tkeep && m->tcap < m->tbits) {
+        trz_big_free(m->tkeep, ((size_t)1 << m->tcap) * sizeof *m->tkeep);
+        m->tkeep = NULL;
+    }
+    if (!m->hkeep && (m->hkeep = trz_big_malloc(((size_t)1 << m->hbits) * sizeof *m->hx))) m->hcap = m->hbits;
+    if (!m->tkeep && (m->tkeep = trz_big_malloc(((size_t)1 << m->tbits) * sizeof *m->trie))) m->tcap = m->tbits;
+    m->hx = m->hkeep;
+    m->trie = m->tkeep;
     if (!m->hx || !m->trie) return -1;
     cm_init_probs(m->hx, (size_t)1 << m->hbits);
     cm_init_probs(m->trie, (size_t)1 << m->tbits);
     return 0;
 }
 
-/* Frees what bus_hx_open allocated (also after it failed). */
-static inline void bus_hx_close(bus_acm *m)
+/* Gives hx's and trie's blocks back (with the model). */
+static inline void bus_hx_free(bus_acm *m)
 {
-    trz_big_free(m->hx, ((size_t)1 << m->hbits) * sizeof *m->hx);
-    trz_big_free(m->trie, ((size_t)1 << m->tbits) * sizeof *m->trie);
-    m->hx = m->trie = NULL;
+    if (m->hkeep) trz_big_free(m->hkeep, ((size_t)1 << m->hcap) * sizeof *m->hkeep);
+    if (m->tkeep) trz_big_free(m->tkeep, ((size_t)1 << m->tcap) * sizeof *m->tkeep);
+    m->hkeep = m->tkeep = m->hx = m->trie = NULL;
 }
 
 /* Seed of a hashed context: the last fetch address (the instruction
@@ -270,11 +283,12 @@ static inline uint32_t bus_xor(cm_coder *c, bus_acm *m, const am_proc *p, unsign
     return v ^ ref;
 }
 
-/* Encoder: how hard bus_best_ref looks at a compression level. */
-static inline void bus_set_level(bus_acm *m, int level)
+/* Encoder: how hard bus_best_ref looks: every reference (all, the mixed
+ * levels: about 2x slower encoding) or BUS_NTRY of them. */
+static inline void bus_set_refs(bus_acm *m, int all)
 {
-    m->xtry = level >= BUS_ALL_LEVEL ? AM_NEAR : BUS_NTRY;
-    m->xwin = level >= BUS_ALL_LEVEL ? 32 : 2;
+    m->xtry = all ? AM_NEAR : BUS_NTRY;
+    m->xwin = all ? 32 : 2;
 }
 
 /* Encoder, mixed models: of the references at most xwin differing bits
@@ -474,12 +488,6 @@ static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
     return rc;
 }
 
-/* For listings: the arithmetic path's variant by its first byte. */
-static inline const char *bus_cm_variant(uint8_t v)
-{
-    return v == 7 ? "arith-fast" : v == 6 ? "arith-mixed" : v == 4 ? "arith" : "arith-?";
-}
-
 #define BUS_SAMPLE 65536 /* records of a chunk's prefix that pick its path */
 
 /* The modelled path does not win everywhere: traces with long exact
@@ -489,13 +497,13 @@ static inline const char *bus_cm_variant(uint8_t v)
  * shrink them), so that cm, given a stop, can give up as soon as its output
  * reaches the stream path's size: the answer is then known, and on such
  * traces most of the modelled trial is saved.  The trial runs the unmixed
- * model (much faster); the mixed one of levels from mix_level codes some
- * 20% smaller, so when the unmixed model comes within a quarter above the
- * stream path the mixed one decides.  Returns 1 = arithmetic path,
- * 0 = stream path, < 0 = error code. */
+ * model (much faster); the mixed one codes some 20% smaller, so when the
+ * unmixed model comes within a quarter above the stream path the mixed one
+ * decides.  cm(b, cm_arg, mix, stop) codes b, mixed or not.  Returns 1 =
+ * arithmetic path, 0 = stream path, < 0 = error code. */
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
-                              const void *zs_arg, int (*cm)(const trz_enc_args *, size_t), int cm_level,
-                              int mix_level)
+                              const void *zs_arg, int (*cm)(const trz_enc_args *, const void *, int, size_t),
+                              const void *cm_arg)
 {
     size_t zsz;
     int rc = bus_trial(a, rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
@@ -503,10 +511,9 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
     trz_enc_args b = bus_prefix(a, rs, BUS_SAMPLE, st);
-    size_t slack = a->level >= mix_level ? zsz / 4 : 0, csz = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        b.level = pass ? a->level : cm_level;
-        rc = cm(&b, pass ? zsz : zsz + slack);
+    size_t slack = zsz / 4, csz = 0;
+    for (int mix = 0; mix < 2; mix++) {
+        rc = cm(&b, cm_arg, mix, mix ? zsz : zsz + slack);
         csz = 0;
         for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
             csz += st[i].n;
@@ -521,8 +528,6 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
 
 /* ---- the arithmetic path's stream, shared by BYU and PEL ---------------- */
 
-#define BUS_CM_LEVEL 6      /* levels from here use the arithmetic-coded path */
-#define BUS_CM_MIX_LEVEL 12 /* levels from here mix context sets (about 10x slower, 5-10% smaller) */
 #define BUS_CM_VERSION 4    /* first byte of the stream: single contexts (decoded, no longer written) */
 #define BUS_CM_MIXED 6      /* the same, mixed (5 was an earlier mixed model) */
 #define BUS_CM_FAST 7       /* the fast model of bus_fast.h on the shared coder */
@@ -537,25 +542,89 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
  * data neither predicts (random bytes) both come to about its size. */
 #define BUS_FAST_GAIN 32
 
-/* A codec's fast model (bus_fast.h): one stream holding BUS_CM_FAST, the
- * record count, then the range coder's bytes. */
-typedef struct bus_fast_path {
-    size_t model_size;
-    int (*open)(void *model, uint64_t nrec); /* set up the model and its tables: 0, or -1 */
-    void (*close)(void *model);              /* also after a failed open */
-    /* the record loops, from BUS_FAST_LOOPS */
-    int (*enc)(void *state, void *model, const trz_enc_args *a, trz_buf *out, size_t zsz);
-    int (*dec)(void *state, void *model, const trz_dec_args *a, const uint8_t *in, size_t n);
-} bus_fast_path;
+/* Encoder: an arithmetic-path stream's head: the version byte (BUS_CM_*)
+ * and the record count (which catches a wrong one). */
+static inline void bus_cm_head(trz_buf *out, unsigned ver, uint64_t nrec)
+{
+    trz_put_u8(out, (uint8_t)ver);
+    trz_put_uvarint(out, nrec);
+}
 
-/* The encoder's and decoder's loops over a chunk's RS-byte records with
- * record(state, model, rc *, record bytes), which must be inlined: the
- * coder is then a local whose direction the compiler knows, and each loop
- * keeps only its direction's code (coder.md, design notes).  The encoder
- * stops with BUS_FAST_NOGAIN once the first BUS_SAMPLE records (or all)
- * took more than zsz less 1/BUS_FAST_GAIN of it. */
-#define BUS_FAST_LOOPS(enc_name, dec_name, record, RS)                                                     \
-    static int enc_name(void *s, void *m, const trz_enc_args *a, trz_buf *out, size_t zsz)                \
+/* Decoder: a chunk on the arithmetic path holds stream `stream` alone.
+ * Sets *ver to its version byte and hd past its head; TRZ_CODEC_OK, or
+ * TRZ_CODEC_CORRUPT (another stream, another record count). */
+static inline int bus_cm_open_stream(const trz_dec_args *a, int stream, unsigned *ver, trz_rd *hd)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (i != stream && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
+    trz_rd_init(hd, a->stream[stream], a->stream_len[stream]);
+    *ver = trz_get_u8(hd);
+    return trz_get_uvarint(hd) != a->nrec || hd->err ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
+}
+
+/* For variant_of, a chunk whose stream `stream` (the arithmetic path's) is
+ * present: its version byte, which names the variant, or BUS_CM_MIXED
+ * when another stream is present too (that variant's decoder finds it
+ * damaged before it reads the version). */
+static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const *head, int stream)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (i != stream && len[i]) return BUS_CM_MIXED;
+    return head[stream][0];
+}
+
+/* The record loops of a codec's arithmetic paths over a chunk's RS-byte
+ * records, with record(state, model, coder, record bytes), which serves
+ * both directions (the coder knows which).  S and M: the codec's state and
+ * model types.  The stream's head is written (bus_cm_head) or read
+ * (bus_cm_open_stream) by the caller; the loops end with the coder's
+ * flush and its checks.
+ *
+ * BUS_CM_LOOPS, the mixing coder (cm.h), set up by the caller (cm_enc_init
+ * or cm_dec_init, and whether it mixes): the encoder gives up once its
+ * output reaches stop bytes (a trial, whose output is then only a size;
+ * SIZE_MAX never stops).
+ *
+ * BUS_FAST_LOOPS, the fast model (bus_fast.h) on the shared coder, record
+ * inlined: the coder is then a local whose direction the compiler knows,
+ * and each loop keeps only its direction's code (coder.md, design notes).
+ * The encoder stops with BUS_FAST_NOGAIN once the first BUS_SAMPLE records
+ * (or all) took more than zsz less 1/BUS_FAST_GAIN of it; then
+ * BUS_FAST_END. */
+#ifdef CM_STATS
+#define BUS_CM_STATS(c) \
+    for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, (c)->cost[i] / 8);
+#else
+#define BUS_CM_STATS(c)
+#endif
+#define BUS_CM_LOOPS(enc_name, dec_name, record, RS, S, M)                                                 \
+    static int enc_name(S *s, M *m, cm_coder *c, const trz_enc_args *a, trz_buf *out, size_t stop)        \
+    {                                                                                                      \
+        int rc = TRZ_CODEC_OK;                                                                             \
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec && out->n < stop; i++) {                   \
+            uint8_t r[16];                                                                                 \
+            memcpy(r, a->in + i * (RS), (RS));                                                             \
+            rc = record(s, m, c, r);                                                                       \
+        }                                                                                                  \
+        cm_enc_flush(c);                                                                                   \
+        BUS_CM_STATS(c)                                                                                    \
+        return rc == TRZ_CODEC_OK && out->oom ? TRZ_CODEC_NOMEM : rc;                                      \
+    }                                                                                                      \
+    static int dec_name(S *s, M *m, cm_coder *c, const trz_dec_args *a)                                   \
+    {                                                                                                      \
+        int rc = TRZ_CODEC_OK;                                                                             \
+        /* a valid stream is never read past its end: stop a short one there,                              \
+         * not after nrec records of made-up bits */                                                       \
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !c->overrun && i < a->nrec; i++) {                     \
+            uint8_t r[16] = { 0 };                                                                         \
+            rc = record(s, m, c, r);                                                                       \
+            memcpy(a->out + i * (RS), r, (RS));                                                            \
+        }                                                                                                  \
+        return rc == TRZ_CODEC_OK && !cm_dec_ok(c) ? TRZ_CODEC_CORRUPT : rc;                               \
+    }
+
+#define BUS_FAST_LOOPS(enc_name, dec_name, record, RS, S, M)                                               \
+    static int enc_name(S *s, M *m, const trz_enc_args *a, trz_buf *out, size_t zsz)                      \
     {                                                                                                      \
         size_t head = out->n;                                                                              \
         uint64_t check = a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE;                                      \
@@ -572,7 +641,7 @@ typedef struct bus_fast_path {
         trz_put_u8(out, BUS_FAST_END);                                                                     \
         return res;                                                                                        \
     }                                                                                                      \
-    static int dec_name(void *s, void *m, const trz_dec_args *a, const uint8_t *in, size_t n)            \
+    static int dec_name(S *s, M *m, const trz_dec_args *a, const uint8_t *in, size_t n)                   \
     {                                                                                                      \
         if (n == 0 || in[n - 1] != BUS_FAST_END) return TRZ_CODEC_CORRUPT;                                \
         int res = TRZ_CODEC_OK;                                                                            \
@@ -587,189 +656,21 @@ typedef struct bus_fast_path {
         return res == TRZ_CODEC_OK && !rc_dec_ok(&c) ? TRZ_CODEC_CORRUPT : res;                            \
     }
 
-/* A codec's arithmetic path: one stream holding a version byte, the record
- * count, then the records coded one by one by `record`, which serves both
- * directions (the coder knows which).  The driver below owns the chunk's
- * state and model: the codec says how to set them up and code a record. */
-typedef struct bus_cm_path {
-    size_t rs;          /* record size */
-    int stream;         /* the stream id */
-    size_t state_size;  /* the codec's per-chunk state */
-    size_t model_size;  /* its model, whose bus_acm (the mixing tables) is at acm_offset */
-    size_t acm_offset;
-    int (*state_init)(void *state, uint64_t nrec); /* 0, or -1 */
-    void (*state_free)(void *state);               /* also after a failed init */
-    void (*model_init)(void *model);
-    int (*record)(void *state, void *model, cm_coder *c, uint8_t *r);
-    const bus_fast_path *fast;
-} bus_cm_path;
-
-static inline bus_acm *bus_cm_acm(const bus_cm_path *p, void *m) { return (bus_acm *)((uint8_t *)m + p->acm_offset); }
-
-static inline void bus_cm_close(const bus_cm_path *p, void *s, void *m)
-{
-    p->state_free(s);
-    bus_hx_close(bus_cm_acm(p, m));
-    trz_big_free(m, p->model_size);
-}
-
-/* State and model for one chunk of either direction; NULL on no memory. */
-static inline void *bus_cm_open(const bus_cm_path *p, void *s, uint64_t nrec, int mix)
-{
-    void *m = p->state_init(s, nrec) == 0 ? trz_big_malloc(p->model_size) : NULL;
-    if (!m) {
-        p->state_free(s);
-        return NULL;
-    }
-    p->model_init(m);
-    if (mix && bus_hx_open(bus_cm_acm(p, m), nrec) != 0) {
-        bus_cm_close(p, s, m);
-        return NULL;
-    }
-    return m;
-}
-
-/* Encode; stop: give up once the output reaches this many bytes (a trial,
- * whose output is then only a size).  SIZE_MAX never stops. */
-static inline int bus_cm_encode_to(const bus_cm_path *p, const trz_enc_args *a, size_t stop)
-{
-    void *s = malloc(p->state_size);
-    cm_coder *c = malloc(sizeof *c);
-    int mix = a->level >= BUS_CM_MIX_LEVEL;
-    void *m = s && c ? bus_cm_open(p, s, a->nrec, mix) : NULL;
-    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (m) {
-        bus_set_level(bus_cm_acm(p, m), a->level);
-        trz_buf *out = &a->streams[p->stream];
-        trz_put_u8(out, (uint8_t)(mix ? BUS_CM_MIXED : BUS_CM_VERSION));
-        trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
-        cm_enc_init(c, out);
-        c->mix = mix;
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec && out->n < stop; i++) {
-            uint8_t r[16];
-            memcpy(r, a->in + i * p->rs, p->rs);
-            rc = p->record(s, m, c, r);
-        }
-        cm_enc_flush(c);
-#ifdef CM_STATS
-        for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, c->cost[i] / 8);
-#endif
-        if (rc == TRZ_CODEC_OK && out->oom) rc = TRZ_CODEC_NOMEM;
-        bus_cm_close(p, s, m);
-    }
-    free(c);
-    free(s);
-    return rc;
-}
-
-/* State and fast model for one chunk of either direction; NULL on no memory. */
-static inline void *bus_fast_open(const bus_cm_path *p, void *s, uint64_t nrec)
-{
-    void *m = p->state_init(s, nrec) == 0 ? trz_big_malloc(p->fast->model_size) : NULL;
-    if (m && p->fast->open(m, nrec) != 0) {
-        p->fast->close(m);
-        trz_big_free(m, p->fast->model_size);
-        m = NULL;
-    }
-    if (!m) p->state_free(s);
-    return m;
-}
-
-static inline void bus_fast_close(const bus_cm_path *p, void *s, void *m)
-{
-    p->state_free(s);
-    p->fast->close(m);
-    trz_big_free(m, p->fast->model_size);
-}
-
-/* Encode a chunk with the fast model.  zsz: what the stream path makes of
- * the chunk's first BUS_SAMPLE records; once as many records are coded
- * into as many bytes or more, stop and return BUS_FAST_NOGAIN (the stream
- * path is then used).  SIZE_MAX: never stop. */
-static inline int bus_fast_encode(const bus_cm_path *p, const trz_enc_args *a, size_t zsz)
-{
-    void *s = malloc(p->state_size);
-    void *m = s ? bus_fast_open(p, s, a->nrec) : NULL;
-    int res = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (m) {
-        trz_buf *out = &a->streams[p->stream];
-        trz_put_u8(out, BUS_CM_FAST);
-        trz_put_uvarint(out, a->nrec); /* catches a wrong record count */
-        res = p->fast->enc(s, m, a, out, zsz);
-        bus_fast_close(p, s, m);
-    }
-    free(s);
-    return res;
-}
-
-/* Encoder, levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1: the fast model,
- * unless the stream path (zs with zs_arg, the cheap choices) codes the
- * chunk's prefix smaller, as on traces with long exact repeats, or the
- * prefix does not shrink below its raw size (random bytes): then
- * BUS_FAST_NOGAIN and nothing written (the caller runs the stream path
- * with its full choices).  The fast model's prefix is not coded twice:
- * bus_fast_encode stops there. */
-static inline int bus_fast_try(const bus_cm_path *p, const trz_enc_args *a,
-                               int (*zs)(const trz_enc_args *, const void *), const void *zs_arg)
+/* Encoder, the fast levels of the arithmetic path: zsz, what the stream
+ * path (zs with zs_arg, the cheap choices) makes of the chunk's first
+ * BUS_SAMPLE records, capped at their raw size (data neither path shrinks,
+ * random bytes: the faster one).  The fast model is used unless it does
+ * not beat that (BUS_FAST_NOGAIN from its loop), as on traces with long
+ * exact repeats; the fast model's prefix is not coded twice: its loop
+ * stops there.  Returns the size, or SIZE_MAX with *rc the error. */
+static inline size_t bus_fast_target(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
+                                     const void *zs_arg, int *rc)
 {
     size_t zsz;
-    int r = bus_trial(a, p->rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
-    if (r != TRZ_CODEC_OK) return r;
-    size_t raw = (size_t)(a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE) * p->rs;
-    if (zsz > raw) zsz = raw; /* data neither path shrinks: the faster one */
-    r = bus_fast_encode(p, a, zsz);
-    if (r == BUS_FAST_NOGAIN) a->streams[p->stream].n = 0;
-    return r;
-}
-
-/* Decode a BUS_CM_FAST stream (its version byte already checked). */
-static inline int bus_fast_decode(const bus_cm_path *p, const trz_dec_args *a)
-{
-    trz_rd hd;
-    trz_rd_init(&hd, a->stream[p->stream], a->stream_len[p->stream]);
-    (void)trz_get_u8(&hd);
-    if (trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
-    void *s = malloc(p->state_size);
-    void *m = s ? bus_fast_open(p, s, a->nrec) : NULL;
-    int res = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (m) {
-        res = p->fast->dec(s, m, a, hd.p, trz_rd_left(&hd));
-        bus_fast_close(p, s, m);
-    }
-    free(s);
-    return res;
-}
-
-static inline int bus_cm_decode(const bus_cm_path *p, const trz_dec_args *a)
-{
-    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
-        if (i != p->stream && a->stream_len[i]) return TRZ_CODEC_CORRUPT;
-    trz_rd hd;
-    trz_rd_init(&hd, a->stream[p->stream], a->stream_len[p->stream]);
-    unsigned ver = trz_get_u8(&hd);
-    if (!hd.err && ver == BUS_CM_FAST) return bus_fast_decode(p, a);
-    if (!hd.err && ver != BUS_CM_VERSION && ver != BUS_CM_MIXED) return TRZ_CODEC_UNSUPPORTED; /* another version's model */
-    if (trz_get_uvarint(&hd) != a->nrec || hd.err) return TRZ_CODEC_CORRUPT;
-    void *s = malloc(p->state_size);
-    cm_coder *c = malloc(sizeof *c);
-    void *m = s && c ? bus_cm_open(p, s, a->nrec, ver == BUS_CM_MIXED) : NULL;
-    int rc = m ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (m) {
-        cm_dec_init(c, hd.p, trz_rd_left(&hd));
-        c->mix = ver == BUS_CM_MIXED;
-        /* a valid stream is never read past its end: stop a short one there,
-         * not after nrec records of made-up bits */
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !c->overrun && i < a->nrec; i++) {
-            uint8_t r[16] = { 0 };
-            rc = p->record(s, m, c, r);
-            memcpy(a->out + i * p->rs, r, p->rs);
-        }
-        if (rc == TRZ_CODEC_OK && !cm_dec_ok(c)) rc = TRZ_CODEC_CORRUPT;
-        bus_cm_close(p, s, m);
-    }
-    free(c);
-    free(s);
-    return rc;
+    *rc = bus_trial(a, rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
+    if (*rc != TRZ_CODEC_OK) return SIZE_MAX;
+    size_t raw = (size_t)(a->nrec < BUS_SAMPLE ? a->nrec : BUS_SAMPLE) * rs;
+    return zsz > raw ? raw : zsz;
 }
 
 #endif

@@ -1,5 +1,5 @@
 /* bus_fast.h - the fast arithmetic-coded path of the BYU and PEL codecs
- * (levels BUS_CM_LEVEL up to BUS_CM_MIX_LEVEL - 1, the default included):
+ * (the range-fast variant: levels 6 to 11, the default included):
  * the model (prediction slots, the address code and its payloads) coded on
  * the shared range coder (../common/rc.h), one adaptive probability per
  * decision, no mixing.  Spec: byu.md and pbus.md, "stream version 7".
@@ -27,7 +27,7 @@ typedef uint32_t bf_p;
 static const uint16_t bf_rate[BF_LIMIT + 1] = { /* 65536 / (n + 1.5) */
     43690, 26214, 18724, 14563, 11915, 10082, 8738, 7710, 6898, 6241, 5698, 5242, 4854, 4519, 4228, 3971, 3744, 3542, 3360, 3196, 3048, 2912, 2788, 2674, 2570, 2473, 2383, 2299, 2221, 2148, 2080, 2016, 1956, 1899, 1846, 1795, 1747, 1702, 1659, 1618, 1579, 1542, 1506, 1472, 1440, 1409, 1379, 1351, 1323, 1297, 1272, 1248, 1224, 1202, 1180, 1159, 1139, 1120, 1101, 1083, 1065 };
 
-RC_INLINE int bf_bit(rc *c, bf_p *p, int bit)
+TRZ_FORCE_INLINE int bf_bit(rc *c, bf_p *p, int bit)
 {
     uint32_t v = *p, pr = v & 0xFFFF, n = v >> 16;
     bit = rc_bit_p(c, pr, bit);
@@ -75,7 +75,7 @@ static inline void bf_init(bf_p *p, size_t n)
 
 /* An n-bit symbol through a bit tree of 2^n two-rate probabilities (node 1
  * the root; entry 0 unused). */
-RC_INLINE uint32_t bf_tree(rc *c, bf_p *t, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t bf_tree(rc *c, bf_p *t, int n, uint32_t v)
 {
     uint32_t m = 1;
     for (int i = n - 1; i >= 0; i--) m = m << 1 | (uint32_t)BF_BIT(c, &t[m], (int)(v >> i) & 1);
@@ -103,20 +103,23 @@ typedef struct bf_slot {
 typedef struct bf_slots {
     bf_slot *t;
     int bits;
+    int cap; /* t's size as made (am_table) */
 } bf_slots;
 
 /* Slots for a chunk of nrec records (fewer for small chunks: zeroing them
- * would dominate), zeroed; 0, or -1 when out of memory. */
+ * would dominate), zeroed, kept from the chunk before where they fit; 0,
+ * or -1 when out of memory. */
 static inline int bf_slots_open(bf_slots *s, uint64_t nrec)
 {
     s->bits = am_bits(nrec, BF_SLOTBITS);
-    s->t = trz_big_calloc(((size_t)1 << s->bits) * sizeof *s->t);
+    s->t = am_table(s->t, &s->cap, s->bits, sizeof *s->t);
     return s->t ? 0 : -1;
 }
 
-static inline void bf_slots_close(bf_slots *s)
+/* Gives the slots back (with the model). */
+static inline void bf_slots_free(bf_slots *s)
 {
-    if (s->t) trz_big_free(s->t, ((size_t)1 << s->bits) * sizeof *s->t);
+    if (s->t) trz_big_free(s->t, ((size_t)1 << s->cap) * sizeof *s->t);
     s->t = NULL;
 }
 
@@ -215,7 +218,7 @@ static inline unsigned bf_pick(am_model *am, const am_proc *p, unsigned cls, uin
  * differ at all, then each bit by its position, the reference's bit (bus
  * noise sets lines: a 0 turns 1), how many differed so far and whether the
  * bit above did. */
-RC_INLINE uint32_t bf_xor(rc *c, bf_acm *m, unsigned cls, uint32_t ref, uint32_t addr)
+TRZ_FORCE_INLINE uint32_t bf_xor(rc *c, bf_acm *m, unsigned cls, uint32_t ref, uint32_t addr)
 {
     uint32_t x = addr ^ ref, v = 0;
     unsigned nf = 0, lf = 0;
@@ -232,7 +235,7 @@ RC_INLINE uint32_t bf_xor(rc *c, bf_acm *m, unsigned cls, uint32_t ref, uint32_t
 /* Code the address of a class-cls record of processor p, with its slot sl
  * (encoding: addr is the record's; decoding: ignored).  Returns the
  * address, or sets *bad on a corrupt code. */
-RC_INLINE uint32_t bf_addr(rc *c, bf_acm *m, am_model *am, am_proc *p, bf_slot *sl, unsigned cls, uint32_t addr,
+TRZ_FORCE_INLINE uint32_t bf_addr(rc *c, bf_acm *m, am_model *am, am_proc *p, bf_slot *sl, unsigned cls, uint32_t addr,
                            int *bad)
 {
     BF_FIELD(3);

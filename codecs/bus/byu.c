@@ -2,7 +2,8 @@
  * size, attr, proc, time delta).  Addresses are predicted per processor and
  * request class (addrmodel.h), kinds get stable dictionary ids, time deltas
  * go as bytes into one stream per context; at levels >= 6 a chunk may instead
- * be arithmetic-coded with context models (cm.h).  Format: codecs/bus/byu.md. */
+ * be arithmetic-coded with context models (cm.h).  The variants and the
+ * level table are at the end.  Format: codecs/bus/byu.md. */
 #include "../codec.h"
 #include "hot.h"
 #include "addrmodel.h"
@@ -17,7 +18,6 @@
 #define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
 #define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
 #define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
-#define CS_FAST_SETS 2    /* levels below BUS_CM_LEVEL choose the cache on 1/2^2 of its sets */
 #define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
 #define LN_TCTX (2 * T_FRESH) /* the lean model's time contexts: fetch or not, and fresh */
 enum {
@@ -54,6 +54,27 @@ typedef struct byu_state {
     unsigned prevcls;
 } byu_state;
 
+/* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
+typedef struct byu_level {
+    uint8_t variant;    /* index into byu_variants */
+    uint8_t cache_sets; /* the stream path picks the cache on 1/2^cache_sets of its sets (pick_cache) */
+    uint8_t all_refs;   /* the mixed model tries every reference (bus_set_refs) */
+} byu_level;
+TRZ_LEVEL_ROW(byu_level);
+
+typedef struct byu_cm byu_cm; /* the range and mix variants' model (below) */
+typedef struct byu_fm byu_fm; /* range-fast's */
+
+/* The codec's model (trz_model): the state every variant keeps, and each
+ * arithmetic variant's tables, made at its first chunk. */
+typedef struct byu_model {
+    const byu_level *lv; /* the level's row (row 0 when decoding) */
+    byu_state st;
+    cm_coder coder;
+    byu_cm *cm;
+    byu_fm *fm;
+} byu_model;
+
 static unsigned req_class(uint8_t req)
 {
     switch (req) {
@@ -64,30 +85,48 @@ static unsigned req_class(uint8_t req)
     }
 }
 
-/* State for a chunk of nrec records, with the lean model's tables or
- * addrmodel.h's.  0, or -1 on no memory (st_free frees what was made). */
-static int st_init_model(byu_state *s, uint64_t nrec, int lean)
+/* What one chunk made in s: the cache, the processors, the groups. */
+static void st_close(byu_state *s)
 {
-    memset(s, 0, sizeof *s);
-    memset(s->kinfo, 0xff, sizeof s->kinfo);
-    s->lean = lean;
-    s->lines = trz_big_calloc(((size_t)1 << LINE_BITS) * sizeof *s->lines);
-    if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0 || !s->lines) return -1;
-    return 0;
-}
-
-static int st_init(byu_state *s, uint64_t nrec) { return st_init_model(s, nrec, 0); }
-
-static void st_free(byu_state *s)
-{
-    am_free(&s->am);
-    ln_free(&s->ln);
-    trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
     cs_close(&s->cache);
     for (int i = 0; i < 256; i++) {
         free(s->procs[i]);
         free(s->lprocs[i]);
+        s->procs[i] = NULL;
+        s->lprocs[i] = NULL;
     }
+    free(s->grp);
+    s->grp = NULL;
+}
+
+/* s ready for a chunk of nrec records, with the lean model's tables or
+ * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
+ * on no memory. */
+static int st_open(byu_state *s, uint64_t nrec, int lean)
+{
+    st_close(s);
+    am_model am = s->am;
+    ln_model ln = s->ln;
+    uint32_t *lines = s->lines;
+    memset(s, 0, sizeof *s);
+    s->am = am;
+    s->ln = ln;
+    memset(s->kinfo, 0xff, sizeof s->kinfo);
+    s->lean = lean;
+    s->lines = lines ? lines : trz_big_malloc(((size_t)1 << LINE_BITS) * sizeof *s->lines);
+    if (s->lines) memset(s->lines, 0, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
+    if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0 || !s->lines) return -1;
+    return 0;
+}
+
+/* Gives back all that s holds (with the model). */
+static void st_free(byu_state *s)
+{
+    st_close(s);
+    am_free(&s->am);
+    ln_free(&s->ln);
+    trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
+    s->lines = NULL;
 }
 
 /* The lean model's state of processor proc (made on first use); NULL on
@@ -109,7 +148,7 @@ static am_proc *st_proc(byu_state *s, uint8_t proc)
 
 /* "The 64-byte line was not seen lately": the last line stored in its
  * slot of a direct-mapped table was another. */
-AM_HOT unsigned line_fresh(uint32_t *lines, uint32_t addr)
+TRZ_FORCE_INLINE unsigned line_fresh(uint32_t *lines, uint32_t addr)
 {
     uint32_t line = addr >> 6;
     uint32_t *e = &lines[am_hash(line, LINE_BITS)];
@@ -121,7 +160,7 @@ AM_HOT unsigned line_fresh(uint32_t *lines, uint32_t addr)
 /* Time context: class now, class before, and whether the request missed
  * (a miss costs time in real and simulated traces alike): in the chunk's
  * simulated cache when it names one, else by line_fresh. */
-AM_HOT unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
+TRZ_FORCE_INLINE unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
 {
     unsigned fresh = s->cache.tag ? !cs_access(&s->cache, cls == AM_FETCH, addr) : line_fresh(s->lines, addr);
     return (cls * AM_NCLS + s->prevcls) * T_FRESH + (fresh & (T_FRESH - 1));
@@ -200,7 +239,7 @@ static uint64_t enc_proc_run(trz_buf *st, const uint8_t *in, uint64_t i, uint64_
     return j - i;
 }
 
-AM_HOT void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
+TRZ_FORCE_INLINE void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
 {
     uint32_t tup = rec_tup(r);
     uint16_t *e = kind_slot(s, tup);
@@ -235,7 +274,7 @@ AM_HOT void enc_record(byu_state *s, am_proc *p, trz_buf *st, const uint8_t *r)
 
 /* The miss bit of the time contexts: from line_fresh (cmode 0), a
  * direct-mapped cache (1) or cs_access (2). */
-AM_HOT unsigned ln_fresh(byu_state *s, unsigned c, uint32_t addr, const int cmode)
+TRZ_FORCE_INLINE unsigned ln_fresh(byu_state *s, unsigned c, uint32_t addr, const int cmode)
 {
     if (cmode == 2) return !cs_access(&s->cache, c == AM_FETCH, addr);
     if (cmode == 0) return line_fresh(s->lines, addr);
@@ -261,7 +300,7 @@ typedef struct ln_tw {
 /* Encoder, first pass: kind ids and address codes of records [r, e) into
  * kc, new kinds, near deltas and whole addresses into their streams, the
  * processor runs into theirs as they end. */
-AM_HOT int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, const uint8_t *e, uint8_t *kc,
+TRZ_FORCE_INLINE int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, const uint8_t *e, uint8_t *kc,
                        uint8_t *cls)
 {
     uint8_t *cl = cls;
@@ -333,7 +372,7 @@ AM_HOT int ln_enc_addr(byu_state *s, trz_buf *st, ln_run *u, const uint8_t *r, c
 
 /* Encoder, second pass: the time bytes of records [r, e) into their
  * context streams. */
-AM_HOT int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, const uint8_t *e, const uint8_t *cls,
+TRZ_FORCE_INLINE int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, const uint8_t *e, const uint8_t *cls,
                        const int cmode)
 {
     uint32_t *const ctag[2] = { s->cache.tag, s->cache.itag }, cll = s->cache.g.lline, cmask = s->cache.smask;
@@ -366,7 +405,7 @@ AM_HOT int ln_enc_time(byu_state *s, trz_buf *st, ln_tw *w, const uint8_t *r, co
     return TRZ_CODEC_OK;
 }
 
-AM_HOT int ln_enc_loop(byu_state *s, const trz_enc_args *a, const int cmode)
+TRZ_FORCE_INLINE int ln_enc_loop(byu_state *s, const trz_enc_args *a, const int cmode)
 {
     trz_buf *st = a->streams;
     if (!a->nrec) return TRZ_CODEC_OK;
@@ -400,6 +439,7 @@ TRZ_HOT_CLONES static int ln_enc_all(byu_state *s, const trz_enc_args *a)
 
 /* The encoder's choices for a chunk's stream path. */
 typedef struct zs_opts {
+    byu_model *m;
     int cache; /* 1: time contexts from the cache g */
     cs_geom g;
     int lean;  /* 1: the lean model */
@@ -508,10 +548,9 @@ TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
 {
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_state *s = malloc(sizeof *s);
-    if (!s) return TRZ_CODEC_NOMEM;
+    byu_state *s = &o->m->st;
     int rc = TRZ_CODEC_OK;
-    if (st_init_model(s, a->nrec, o->lean) != 0) rc = TRZ_CODEC_NOMEM;
+    if (st_open(s, a->nrec, o->lean) != 0) rc = TRZ_CODEC_NOMEM;
     else if (o->cache) {
         trz_put_u8(&a->streams[S_CACHE], o->g.lline);
         trz_put_u8(&a->streams[S_CACHE], o->g.lsets);
@@ -532,8 +571,7 @@ TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
         left--;
         enc_record(s, p, a->streams, r);
     }
-    st_free(s);
-    free(s);
+    st_close(s);
     if (rc == TRZ_CODEC_OK && o->lean) {
         int grp = a->nrec >= CS_MIN ? pick_group(a, L_LEAN) : 0;
         if (grp < 0) rc = TRZ_CODEC_NOMEM;
@@ -553,7 +591,7 @@ typedef struct byu_rds {
 /* A record's kind: its id from S_KIND, a new kind's bytes from their
  * streams.  Returns the kind (reqtype | size << 8 | attr << 16), or
  * UINT32_MAX when corrupt. */
-AM_HOT uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
+TRZ_FORCE_INLINE uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
 {
     if (id < s->nkinds) return s->kinds[id];
     if (id != K_ESC) return UINT32_MAX;
@@ -567,7 +605,7 @@ AM_HOT uint32_t dec_kind(byu_state *s, byu_rds *d, unsigned id)
 
 /* The time of a class-c record at addr: its byte in its context's stream,
  * 255 and a varint for larger ones.  0, or -1 when corrupt. */
-AM_HOT int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t *out)
+TRZ_FORCE_INLINE int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t *out)
 {
     uint32_t t = trz_get_u8(&d->r[S_TIME0 + time_ctx(s, c, addr)]);
     if (t == T_ESC) {
@@ -580,7 +618,7 @@ AM_HOT int dec_time(byu_state *s, byu_rds *d, unsigned c, uint32_t addr, uint8_t
     return 0;
 }
 
-AM_HOT int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
+TRZ_FORCE_INLINE int dec_record(byu_state *s, am_proc *p, byu_rds *d, uint8_t *out)
 {
     uint32_t tup = dec_kind(s, d, trz_get_u8(&d->r[S_KIND]));
     if (tup == UINT32_MAX) return -1;
@@ -661,7 +699,7 @@ static int dec_end(byu_state *s, byu_rds *d)
  * The model's state lives in locals while the records are written: a
  * store through the output's bytes may alias anything in memory, which
  * would reload every field after it. */
-AM_HOT int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a, const int cmode)
+TRZ_FORCE_INLINE int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a, const int cmode)
 {
     const uint8_t *tp[LN_TCTX], *te[LN_TCTX];
     for (int i = 0; i < LN_TCTX; i++) {
@@ -808,18 +846,18 @@ static int dec_layout(byu_state *s, byu_rds *d)
     return trz_rd_left(l) ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
 }
 
-static int zs_decode(const trz_dec_args *a)
+static int zs_decode(const trz_dec_args *a, trz_model *tm)
 {
+    byu_model *m = (byu_model *)tm;
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
         if (a->stream_len[i]) return TRZ_CODEC_CORRUPT;
     byu_rds d;
     for (int i = 0; i < S_COUNT; i++)
         trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
-    byu_state *s = malloc(sizeof *s);
-    if (!s) return TRZ_CODEC_NOMEM;
+    byu_state *s = &m->st;
     int lean = trz_rd_left(&d.r[S_LAYOUT]) && (d.r[S_LAYOUT].p[0] & L_LEAN); /* dec_layout checks the rest */
-    int rc = st_init_model(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_CACHE])) { /* the chunk names a cache */
         cs_geom g;
         g.lline = trz_get_u8(&d.r[S_CACHE]);
@@ -831,15 +869,13 @@ static int zs_decode(const trz_dec_args *a)
     }
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d);
     if (rc == TRZ_CODEC_OK) rc = s->lean ? ln_dec_all(s, &d, a) : dec_all(s, &d, a);
-    free(s->grp);
-    st_free(s);
-    free(s);
+    st_close(s);
     return rc;
 }
 
-/* ---- arithmetic-coded path (levels >= BUS_CM_LEVEL) --------------------------- */
+/* ---- arithmetic-coded path: the range and mix variants ------------------------ */
 
-typedef struct byu_cm {
+struct byu_cm {
     bus_acm a;
     cm_p same, proc[256];
     cm_p kind[KC][KC][8];            /* min(kind id, 7) by the last two ids */
@@ -860,7 +896,7 @@ typedef struct byu_cm {
     uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
     uint16_t apk[KC][KC][8 * CM_APM_N];       /* refinement of the kind by the last two ids */
     uint16_t apt[KC][BUS_NB][128 * CM_APM_N]; /* of the time quotient by kind id and address code bucket */
-} byu_cm;
+};
 
 static void cm_model_init(byu_cm *m)
 {
@@ -1001,22 +1037,66 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
-static const bus_fast_path fm_path;
+BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 12, byu_state, byu_cm)
 
-/* The arithmetic path through bus_cm.h's driver. */
-static int cm_state_init(void *s, uint64_t nrec) { return st_init(s, nrec); }
-static void cm_state_free(void *s) { st_free(s); }
-static void cm_model_init_v(void *m) { cm_model_init(m); }
-static int cm_record_v(void *s, void *m, cm_coder *c, uint8_t *r) { return cm_record(s, m, c, r); }
-static const bus_cm_path cm_path = { 12, S_CM, sizeof(byu_state), sizeof(byu_cm), offsetof(byu_cm, a),
-                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v, &fm_path };
+/* The state and the range or mix model ready for a chunk of nrec records.
+ * 0, or -1 on no memory. */
+static int cm_open(byu_model *m, uint64_t nrec, int mix)
+{
+    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
+    cm_model_init(m->cm);
+    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
+}
 
-/* ---- fast model (bus_fast.h), levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1 ---- */
+/* Encode with the mixed model (mix) or the unmixed one (the trial's);
+ * stop: as in BUS_CM_LOOPS. */
+static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t stop)
+{
+    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) {
+        bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
+        trz_buf *out = &a->streams[S_CM];
+        bus_cm_head(out, mix ? BUS_CM_MIXED : BUS_CM_VERSION, a->nrec);
+        cm_enc_init(&m->coder, out);
+        m->coder.mix = mix;
+        rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
+    }
+    st_close(&m->st);
+    return rc;
+}
+
+/* cm_encode_to as bus_pick_cm calls it: arg is the model. */
+static int cm_trial(const trz_enc_args *a, const void *arg, int mix, size_t stop)
+{
+    return cm_encode_to(a, (byu_model *)arg, mix, stop);
+}
+
+/* Decoder of the range and mix variants (the version byte says which). */
+static int cm_decode(const trz_dec_args *a, trz_model *tm)
+{
+    byu_model *m = (byu_model *)tm;
+    unsigned ver;
+    trz_rd hd;
+    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
+    if (rc != TRZ_CODEC_OK) return rc;
+    int mix = ver == BUS_CM_MIXED;
+    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) {
+        cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
+        m->coder.mix = mix;
+        rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
+    }
+    st_close(&m->st);
+    return rc;
+}
+
+/* ---- fast model (bus_fast.h): the range-fast variant ------------------------- */
 
 /* The same fields as above: the kind, the address code and the time
  * quotient first guessed from the record's slot (bf_slot), the rest with
  * one probability each from a dense context. */
-typedef struct byu_fm {
+struct byu_fm {
     bf_acm a;
     bf_slots slots;
     rc_prob same;
@@ -1030,11 +1110,15 @@ typedef struct byu_fm {
     bf_p tr[KC][128][8];           /* low 3 bits of time + 1 by kind id and quotient */
     rc_prob tlen[AM_NCLS][RC_ULEN], tbits[AM_NCLS][RC_UBITS]; /* escaped times */
     uint8_t k1, k2, k3, tb, lastproc;
-} byu_fm;
+};
 
-static int fm_open(void *mv, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records.  0, or
+ * -1 on no memory. */
+static int fm_open(byu_model *mm, uint64_t nrec)
 {
-    byu_fm *m = mv;
+    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    byu_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
     m->same = RC_P0;
@@ -1052,16 +1136,8 @@ static int fm_open(void *mv, uint64_t nrec)
     return 0;
 }
 
-static void fm_close(void *mv)
+TRZ_FORCE_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
 {
-    byu_fm *m = mv;
-    bf_slots_close(&m->slots);
-}
-
-AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
-{
-    byu_state *s = sv;
-    byu_fm *m = mv;
     /* processor: "same as the last record", else the byte */
     if (rc_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;
     else if ((r[7] = (uint8_t)bf_tree(c, m->proc, 8, r[7])) == m->lastproc) return TRZ_CODEC_CORRUPT;
@@ -1139,36 +1215,161 @@ AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
-BUS_FAST_LOOPS(fm_enc, fm_dec, fm_record, 12)
-static const bus_fast_path fm_path = { sizeof(byu_fm), fm_open, fm_close, fm_enc, fm_dec };
+BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 12, byu_state, byu_fm)
 
-static int cm_encode_to(const trz_enc_args *a, size_t stop) { return bus_cm_encode_to(&cm_path, a, stop); }
-static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
-static int cm_decode(const trz_dec_args *a) { return bus_cm_decode(&cm_path, a); }
+/* ---- the variants ------------------------------------------------------------ */
 
-/* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
-
-static int byu_encode(const trz_enc_args *a)
+/* streams: the stream path with addrmodel.h, the cache chosen on all its
+ * sets; written where a variant above finds it smaller. */
+static int zs_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    zs_opts o = { 0, { 0, 0, 0, 0 }, a->level < BUS_CM_LEVEL }; /* chosen once: every stream-path encoding below uses them */
-    if (a->level >= BUS_CM_LEVEL && a->level < BUS_CM_MIX_LEVEL) {
-        /* the fast model, unless the stream path wins without a cache
-         * simulator (which costs more than the fast model itself) */
-        int r = bus_fast_try(&cm_path, a, zs_encode_opt, &o);
-        if (r != BUS_FAST_NOGAIN) return r;
-    }
-    o.cache = pick_cache(a, &o.g, o.lean ? CS_FAST_SETS : 0);
-    if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    if (a->level < BUS_CM_MIX_LEVEL) return zs_encode_opt(a, &o);
-    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
-    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode_opt(a, &o);
+    zs_opts o = { (byu_model *)tm, 0, { 0, 0, 0, 0 }, 0 };
+    o.cache = pick_cache(a, &o.g, 0);
+    return o.cache < 0 ? TRZ_CODEC_NOMEM : zs_encode_opt(a, &o);
 }
 
-static int byu_decode(const trz_dec_args *a)
+/* streams-lean: the stream path with the lean model (lean.h). */
+static int lean_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    byu_model *m = (byu_model *)tm;
+    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 1 };
+    o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
+    return o.cache < 0 ? TRZ_CODEC_NOMEM : zs_encode_opt(a, &o);
+}
+
+/* range-fast: the fast model, unless the stream path wins without a
+ * cache simulator (which costs more than the fast model itself); then the
+ * stream path with its full choices. */
+static int fm_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    byu_model *m = (byu_model *)tm;
+    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 };
+    int r;
+    size_t zsz = bus_fast_target(a, 12, zs_encode_opt, &o, &r);
+    if (r != TRZ_CODEC_OK) return r;
+    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) {
+        trz_buf *out = &a->streams[S_CM];
+        bus_cm_head(out, BUS_CM_FAST, a->nrec);
+        r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
+        if (r == BUS_FAST_NOGAIN) out->n = 0;
+    }
+    st_close(&m->st);
+    return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+}
+
+static int fm_decode(const trz_dec_args *a, trz_model *tm)
+{
+    byu_model *m = (byu_model *)tm;
+    unsigned ver;
+    trz_rd hd;
+    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
+    if (rc != TRZ_CODEC_OK) return rc;
+    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
+    st_close(&m->st);
+    return rc;
+}
+
+/* mix: the mixed model where a trial on the chunk's prefix finds it
+ * smaller than the stream path (bus_pick_cm), else the stream path. */
+static int mix_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
+    byu_model *m = (byu_model *)tm;
+    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
+    o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
+    if (o.cache < 0) return TRZ_CODEC_NOMEM;
+    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_trial, m);
+    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode_opt(a, &o);
+}
+
+/* The stream paths' decoder (dec_layout tells which address model) checks
+ * the chunk's size first, as the arithmetic ones do in their loops. */
+static int zs_decode_chunk(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
-    return a->stream[S_CM] && a->stream_len[S_CM] ? cm_decode(a) : zs_decode(a);
+    return zs_decode(a, tm);
+}
+
+static int cm_decode_chunk(const trz_dec_args *a, trz_model *tm)
+{
+    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
+    return cm_decode(a, tm);
+}
+
+static int fm_decode_chunk(const trz_dec_args *a, trz_model *tm)
+{
+    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
+    return fm_decode(a, tm);
+}
+
+/* Variant ids: the arithmetic path's are its stream's version byte
+ * (BUS_CM_*); the stream paths have none on disk (S_LAYOUT's L_LEAN tells
+ * the lean one), 0 and 1 here. */
+enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX, V_FAST };
+static const trz_variant byu_variants[] = {
+    [V_STREAMS] = { 0, "streams", 0, 0, zs_encode, zs_decode_chunk },
+    [V_LEAN] = { 1, "streams-lean", 1, 5, lean_encode, zs_decode_chunk },
+    [V_RANGE] = { BUS_CM_VERSION, "range", 0, 0, NULL, cm_decode_chunk },
+    [V_MIX] = { BUS_CM_MIXED, "mix", 12, 19, mix_encode, cm_decode_chunk },
+    [V_FAST] = { BUS_CM_FAST, "range-fast", 6, 11, fm_encode, fm_decode_chunk },
+};
+
+#define LEAN { V_LEAN, 2, 0 }
+#define FAST { V_FAST, 0, 0 }
+#define MIX { V_MIX, 0, 1 }
+static const byu_level byu_levels[TRZ_LEVEL_MAX + 1] = {
+    LEAN, LEAN, LEAN, LEAN, LEAN, LEAN,             /* 0 (as 1), 1-5 */
+    FAST, FAST, FAST, FAST, FAST, FAST,             /* 6-11 */
+    MIX, MIX, MIX, MIX, MIX, MIX, MIX, MIX,         /* 12-19 */
+};
+#undef LEAN
+#undef FAST
+#undef MIX
+
+/* The variant of a chunk: the arithmetic path's by its version byte, the
+ * stream paths' by the layout's L_LEAN. */
+static int byu_variant_of(const size_t *len, const uint8_t *const *head)
+{
+    if (len[S_CM]) {
+        unsigned v = bus_cm_version_of(len, head, S_CM);
+        return v == BUS_CM_FAST ? V_FAST : v == BUS_CM_MIXED ? V_MIX : v == BUS_CM_VERSION ? V_RANGE : -1;
+    }
+    return len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN) ? V_LEAN : V_STREAMS;
+}
+
+/* ---- the model ---------------------------------------------------------------- */
+
+static trz_model *byu_model_create(int level, int know)
+{
+    (void)know;
+    byu_model *m = calloc(1, sizeof *m);
+    if (m) m->lv = &byu_levels[level ? trz_level_clamp(level) : 0];
+    return (trz_model *)m;
+}
+
+/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
+ * carries over but the tables' memory. */
+static void byu_model_reset(trz_model *tm) { (void)tm; }
+
+static void byu_model_free(trz_model *tm)
+{
+    byu_model *m = (byu_model *)tm;
+    if (!m) return;
+    st_free(&m->st);
+    if (m->cm) {
+        bus_hx_free(&m->cm->a);
+        trz_big_free(m->cm, sizeof *m->cm);
+    }
+    if (m->fm) {
+        bf_slots_free(&m->fm->slots);
+        trz_big_free(m->fm, sizeof *m->fm);
+    }
+    free(m);
 }
 
 /* ---- probe, names, dump -------------------------------------------------- */
@@ -1260,27 +1461,21 @@ static void byu_convert(uint8_t *recs, size_t len, int from, int to)
     }
 }
 
-/* For listings: the arithmetic path's variant, or the stream path's
- * address model (the lean one at the fast levels). */
-static const char *byu_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
-{
-    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
-    if (len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN)) return "lean";
-    for (unsigned i = 0; i < S_COUNT; i++)
-        if (len[i]) return "streams";
-    return "-";
-}
-
 const trz_codec trz_codec_byu = {
     .id = TRZ_CODEC_BYU,
     .name = "byu",
     .record_size = 12,
     .description = "BYU address trace (12-byte little-endian bus requests)",
     .probe = byu_probe,
-    .encode_chunk = byu_encode,
-    .decode_chunk = byu_decode,
+    .variants = byu_variants,
+    .nvariants = sizeof byu_variants / sizeof byu_variants[0],
+    .variant_of = byu_variant_of,
+    .levels = byu_levels,
+    .level_size = sizeof(byu_level),
+    .model_create = byu_model_create,
+    .model_reset = byu_model_reset,
+    .model_free = byu_model_free,
     .stream_name = byu_stream_name,
-    .variant = byu_variant,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,
     .convert = byu_convert,

@@ -7,7 +7,7 @@
 #ifndef TRZ_LEAN_H
 #define TRZ_LEAN_H
 
-#include "addrmodel.h" /* AM_FETCH .. AM_OTHER, am_bits, AM_HOT */
+#include "addrmodel.h" /* AM_FETCH .. AM_OTHER, am_bits */
 
 #define LN_NCAND 4      /* codes 0-3: candidates (a fetch has three: code 3 is corrupt there) */
 #define LN_NEAR 4       /* code: the delta from the base follows */
@@ -35,6 +35,7 @@ typedef struct ln_model {
     uint32_t *succ; /* by fetch address: the last fetch after it that was not its fall-through */
     ln_slot *slot;  /* by (fetch address, k) */
     int bits;
+    int succcap, slotcap; /* the tables' sizes as made (am_table) */
 } ln_model;
 
 static inline void ln_proc_init(ln_proc *p)
@@ -44,19 +45,21 @@ static inline void ln_proc_init(ln_proc *p)
 }
 
 /* Tables of 2^bits entries, bits = the bit length of nrec clamped to
- * [8, LN_MAXBITS]: small chunks do not pay for zeroing big tables. */
+ * [8, LN_MAXBITS]: small chunks do not pay for zeroing big tables.  Kept
+ * from the chunk before where they fit (am_table). */
 static inline int ln_init(ln_model *m, uint64_t nrec)
 {
     m->bits = am_bits(nrec, LN_MAXBITS);
-    m->succ = trz_big_calloc(((size_t)1 << m->bits) * sizeof *m->succ);
-    m->slot = trz_big_calloc(((size_t)1 << m->bits) * sizeof *m->slot);
+    m->succ = am_table(m->succ, &m->succcap, m->bits, sizeof *m->succ);
+    m->slot = am_table(m->slot, &m->slotcap, m->bits, sizeof *m->slot);
     return m->succ && m->slot ? 0 : -1;
 }
 
+/* Gives the tables back (with the model). */
 static inline void ln_free(ln_model *m)
 {
-    trz_big_free(m->succ, ((size_t)1 << m->bits) * sizeof *m->succ);
-    trz_big_free(m->slot, ((size_t)1 << m->bits) * sizeof *m->slot);
+    if (m->succ) trz_big_free(m->succ, ((size_t)1 << m->succcap) * sizeof *m->succ);
+    if (m->slot) trz_big_free(m->slot, ((size_t)1 << m->slotcap) * sizeof *m->slot);
     m->succ = NULL;
     m->slot = NULL;
 }
@@ -74,7 +77,7 @@ static inline ln_slot *ln_slot_at(const ln_model *m, const ln_proc *p)
 /* A fetch's candidates: the fall-through, the last jump from here, the
  * same address again.  Data: the slot's next stride, its last address, the
  * class's next stride, the class's last address. */
-AM_HOT void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32_t cand[LN_NCAND], ln_slot **s)
+TRZ_FORCE_INLINE void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32_t cand[LN_NCAND], ln_slot **s)
 {
     if (c == AM_FETCH) {
         cand[0] = p->pc + p->step;
@@ -92,7 +95,7 @@ AM_HOT void ln_cands(const ln_model *m, const ln_proc *p, unsigned c, uint32_t c
 }
 
 /* The update after a class-c address; s: ln_cands's slot. */
-AM_HOT void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c, uint32_t addr, uint32_t step)
+TRZ_FORCE_INLINE void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c, uint32_t addr, uint32_t step)
 {
     if (c == AM_FETCH) {
         if (addr != p->pc + p->step) *ln_succ(m, p) = addr;
@@ -110,7 +113,7 @@ AM_HOT void ln_update(const ln_model *m, ln_proc *p, ln_slot *s, unsigned c, uin
 
 /* Encoder: the code of addr (the lowest candidate that matches), its base
  * for a near miss in *base. */
-AM_HOT unsigned ln_code(const uint32_t cand[LN_NCAND], unsigned c, uint32_t addr, uint32_t base)
+TRZ_FORCE_INLINE unsigned ln_code(const uint32_t cand[LN_NCAND], unsigned c, uint32_t addr, uint32_t base)
 {
     unsigned n = c == AM_FETCH ? 3 : LN_NCAND;
     for (unsigned i = 0; i < n; i++)
@@ -137,7 +140,7 @@ static inline void ln_put_miss(trz_buf *fb, trz_buf *nb, unsigned code, uint32_t
 
 /* Decoder: the address of code (< LN_NCODE; the caller rejects others).
  * Returns -1 on a corrupt payload or a code a fetch has not. */
-AM_HOT int ln_addr(const uint32_t cand[LN_NCAND], unsigned c, unsigned code, uint32_t base, trz_rd *fr, trz_rd *nr,
+TRZ_FORCE_INLINE int ln_addr(const uint32_t cand[LN_NCAND], unsigned c, unsigned code, uint32_t base, trz_rd *fr, trz_rd *nr,
                    uint32_t *addr)
 {
     if (code < LN_NCAND) {

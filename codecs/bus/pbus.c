@@ -2,7 +2,8 @@
  * address, byte-enable byte, control byte).  The control byte is predicted
  * like BYU's request kind, the address per transaction class (addrmodel.h),
  * the byte enables from type and address alignment; at levels >= 6 a chunk
- * may instead be arithmetic-coded (cm.h).  Format: codecs/bus/pbus.md. */
+ * may instead be arithmetic-coded (cm.h).  The variants and the level table
+ * are at the end.  Format: codecs/bus/pbus.md. */
 #include "../codec.h"
 #include "hot.h"
 #include "addrmodel.h"
@@ -36,6 +37,26 @@ typedef struct pbus_state {
     uint16_t kinds[K_ESC]; /* id -> control byte | length << 8 */
     unsigned nkinds;
 } pbus_state;
+
+/* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
+typedef struct pbus_level {
+    uint8_t variant;  /* index into pbus_variants */
+    uint8_t all_refs; /* the mixed model tries every reference (bus_set_refs) */
+} pbus_level;
+TRZ_LEVEL_ROW(pbus_level);
+
+typedef struct pbus_cm pbus_cm; /* the range and mix variants' model (below) */
+typedef struct pbus_fm pbus_fm; /* range-fast's */
+
+/* The codec's model (trz_model): the state every variant keeps, and each
+ * arithmetic variant's tables, made at its first chunk. */
+typedef struct pbus_model {
+    const pbus_level *lv; /* the level's row (row 0 when decoding) */
+    pbus_state st;
+    cm_coder coder;
+    pbus_cm *cm;
+    pbus_fm *fm;
+} pbus_model;
 
 static unsigned ctl_class(uint8_t ctl)
 {
@@ -75,19 +96,21 @@ static void kind_add(pbus_state *s, uint8_t ctl, unsigned len)
     }
 }
 
-static int st_init(pbus_state *s, uint64_t nrec)
+/* s ready for a chunk of nrec records, with the lean models' tables or
+ * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
+ * on no memory. */
+static int st_open(pbus_state *s, uint64_t nrec, int lean)
 {
+    am_model am = s->am;
+    ln_model ln = s->ln;
     memset(s, 0, sizeof *s);
+    s->am = am;
+    s->ln = ln;
     s->proc.step = 8;
-    return am_init(&s->am, nrec);
+    return lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec);
 }
 
-static int st_init_lean(pbus_state *s, uint64_t nrec)
-{
-    memset(s, 0, sizeof *s);
-    return ln_init(&s->ln, nrec);
-}
-
+/* Gives back all that s holds (with the model). */
 static void st_free(pbus_state *s)
 {
     am_free(&s->am);
@@ -96,7 +119,7 @@ static void st_free(pbus_state *s)
 
 /* ---- encoder ------------------------------------------------------------- */
 
-AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
+TRZ_FORCE_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 {
     am_proc *p = &s->proc;
     uint8_t ctl = r[5];
@@ -134,16 +157,13 @@ AM_HOT void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
  * interleaved layout compresses smaller at back-end level zl; a fast
  * level, as for BYU: comparing at level 9 found under 1% more on three
  * tool-made traces, for the cost of compressing the streams twice more). */
-TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int zl)
+TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, int mode, int zl)
 {
-    pbus_state *s = malloc(sizeof *s);
-    if (!s) return TRZ_CODEC_NOMEM;
-    int rc = st_init(s, a->nrec) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    pbus_state *s = &m->st;
+    int rc = st_open(s, a->nrec, 0) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
         enc_record(s, a->streams, a->in + i * 6);
-    am_free(&s->am);
-    free(s);
     if (rc == TRZ_CODEC_OK && mode == M_EXACT) {
         int ilv = bus_interleave(a, a->streams, S_CTL, S_FCODE, S_DCODE, a->in, 6, 5, ctl_class, zl);
         if (ilv < 0) rc = TRZ_CODEC_NOMEM;
@@ -154,10 +174,17 @@ TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, int mode, int zl
     return rc;
 }
 
-/* zs_encode_mode as bus_trial calls it: arg points to the mode. */
+/* A stream-path model tried on a chunk's prefix (bus_trial's arg). */
+typedef struct pbus_try {
+    pbus_model *m;
+    int mode; /* zs_encode_mode's; ln_encode_mode's exact */
+} pbus_try;
+
+/* zs_encode_mode as bus_trial calls it. */
 static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
 {
-    return zs_encode_mode(a, *(const int *)arg, BUS_LAYOUT_ZLEVEL);
+    const pbus_try *t = arg;
+    return zs_encode_mode(a, t->m, t->mode, BUS_LAYOUT_ZLEVEL);
 }
 
 /* Encoder: the model that codes the chunk's prefix smaller after the
@@ -165,22 +192,26 @@ static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
  * are regular and the byte runs within them are not (the exact model's
  * addresses would scatter); on bus captures the two come out close.
  * Returns the mode or a negative error code. */
-static int pick_mode(const trz_enc_args *a)
+static int pick_mode(const trz_enc_args *a, pbus_model *m)
 {
     static const int modes[2] = { M_CYCLE, M_EXACT };
     size_t sz[2];
-    for (int m = 0; m < 2; m++) {
-        int rc = bus_trial(a, 6, MODE_SAMPLE, zs_encode_cb_mode, &modes[m], BUS_LAYOUT_ZLEVEL, &sz[m]);
+    for (int i = 0; i < 2; i++) {
+        pbus_try t = { m, modes[i] };
+        int rc = bus_trial(a, 6, MODE_SAMPLE, zs_encode_cb_mode, &t, BUS_LAYOUT_ZLEVEL, &sz[i]);
         if (rc != TRZ_CODEC_OK) return rc;
     }
     return sz[1] < sz[0] ? M_EXACT : M_CYCLE;
 }
 
-static int zs_encode(const trz_enc_args *a)
+/* The streams variant: the stream path with the model that codes the
+ * chunk's prefix smaller; written where a variant above finds it smaller. */
+static int zs_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    int mode = pick_mode(a);
-    return mode < 0 ? mode : zs_encode_mode(a, mode, BUS_LAYOUT_ZLEVEL);
+    pbus_model *m = (pbus_model *)tm;
+    int mode = pick_mode(a, m);
+    return mode < 0 ? mode : zs_encode_mode(a, m, mode, BUS_LAYOUT_ZLEVEL);
 }
 
 /* ---- the lean models (lean.h) --------------------------------------------- */
@@ -191,12 +222,11 @@ static int zs_encode(const trz_enc_args *a)
  * model the code's bit LN_BE says the byte enables differ from the table's
  * and follow in S_BE.  The state lives in locals (stores through the
  * streams' bytes would reload every field after them). */
-TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, int exact)
+TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, pbus_model *m, int exact)
 {
     trz_buf *st = a->streams;
-    pbus_state *s = malloc(sizeof *s);
-    if (!s) return TRZ_CODEC_NOMEM;
-    int rc = st_init_lean(s, a->nrec) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0 ? TRZ_CODEC_NOMEM
+    pbus_state *s = &m->st;
+    int rc = st_open(s, a->nrec, 1) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0 ? TRZ_CODEC_NOMEM
                                                                                             : TRZ_CODEC_OK;
     uint8_t *kc = rc == TRZ_CODEC_OK ? st[S_CTL].p + st[S_CTL].n : NULL;
     if (kc) st[S_CTL].n += 2 * a->nrec;
@@ -253,32 +283,37 @@ TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, int exact)
         }
         kc[1] = (uint8_t)code;
     }
-    st_free(s);
-    free(s);
     trz_put_u8(&st[S_MODE], exact ? M_LEAN_EXACT : M_LEAN_CYCLE);
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (st[i].oom) rc = TRZ_CODEC_NOMEM;
     return rc;
 }
 
-/* ln_encode_mode as bus_trial calls it: arg points to exact. */
-static int ln_encode_cb(const trz_enc_args *a, const void *arg) { return ln_encode_mode(a, *(const int *)arg); }
+/* ln_encode_mode as bus_trial calls it (mode: exact). */
+static int ln_encode_cb(const trz_enc_args *a, const void *arg)
+{
+    const pbus_try *t = arg;
+    return ln_encode_mode(a, t->m, t->mode);
+}
 
-/* Encoder: the lean model whose prefix sizes smaller (as pick_mode). */
-static int ln_encode(const trz_enc_args *a)
+/* The streams-lean variant: the lean model whose prefix sizes smaller (as
+ * pick_mode). */
+static int ln_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    pbus_model *m = (pbus_model *)tm;
     size_t sz[2];
-    for (int m = 0; m < 2; m++) {
-        int rc = bus_trial(a, 6, LN_MODE_SAMPLE, ln_encode_cb, &m, BUS_LAYOUT_ZLEVEL, &sz[m]);
+    for (int i = 0; i < 2; i++) {
+        pbus_try t = { m, i };
+        int rc = bus_trial(a, 6, LN_MODE_SAMPLE, ln_encode_cb, &t, BUS_LAYOUT_ZLEVEL, &sz[i]);
         if (rc != TRZ_CODEC_OK) return rc;
     }
-    return ln_encode_mode(a, sz[1] < sz[0]);
+    return ln_encode_mode(a, m, sz[1] < sz[0]);
 }
 
 /* ---- decoder ------------------------------------------------------------- */
 
-AM_HOT int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
+TRZ_FORCE_INLINE int dec_record(pbus_state *s, trz_rd *rd, uint8_t *out)
 {
     am_proc *p = &s->proc;
     uint8_t ctl, be = 0;
@@ -410,7 +445,7 @@ TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_arg
     return TRZ_CODEC_OK;
 }
 
-TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
+TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
     for (int i = S_COUNT; i < TRZ_MAX_STREAMS; i++)
@@ -425,23 +460,20 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a)
         if (mode == M_CYCLE || trz_rd_left(&rd[S_MODE])) return TRZ_CODEC_CORRUPT;
     }
     int lean = mode >= M_LEAN_CYCLE;
-    pbus_state *s = malloc(sizeof *s);
-    if (!s) return TRZ_CODEC_NOMEM;
-    int rc = (lean ? st_init_lean(s, a->nrec) : st_init(s, a->nrec)) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    pbus_state *s = &((pbus_model *)tm)->st;
+    int rc = st_open(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     if (rc == TRZ_CODEC_OK && lean) rc = ln_decode(s, rd, a);
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && !lean && i < a->nrec; i++)
         if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
-    st_free(s);
-    free(s);
     return rc;
 }
 
-/* ---- arithmetic-coded path (levels >= BUS_CM_LEVEL) --------------------------- */
+/* ---- arithmetic-coded path: the range and mix variants ------------------------ */
 
-typedef struct pbus_cm {
+struct pbus_cm {
     bus_acm a;
     cm_p ctl[16][16][256]; /* by the types of the last two records */
     cm_p ctl2[16][16][4][256]; /* by the types of the last two records and the one before, coarsely */
@@ -451,7 +483,7 @@ typedef struct pbus_cm {
     cm_p be[16][256];      /* by type */
     uint16_t apc[16][256 * CM_APM_N]; /* refinement of the control byte by the last type */
     uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
-} pbus_cm;
+};
 
 static void cm_model_init(pbus_cm *m)
 {
@@ -501,12 +533,12 @@ static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
-/* ---- fast model (bus_fast.h), levels BUS_CM_LEVEL .. BUS_CM_MIX_LEVEL - 1 ---- */
+/* ---- fast model (bus_fast.h): the range-fast variant ------------------------- */
 
 /* The same fields as above: the control byte first guessed from the
  * record's slot (bf_slot), then the address (bf_addr) and the byte enables
  * with one probability per decision. */
-typedef struct pbus_fm {
+struct pbus_fm {
     bf_acm a;
     bf_slots slots;
     bf_p csame[4][16][16];  /* "the slot's control byte again" by its hist and the last two types */
@@ -514,11 +546,15 @@ typedef struct pbus_fm {
     bf_p besame[16 * 8];    /* byte enables as last time, by (type, address & 7) */
     bf_p be[16][256];       /* by type */
     uint8_t t1, t2;         /* types (ctl >> 4) of the last two records */
-} pbus_fm;
+};
 
-static int fm_open(void *mv, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records.  0, or
+ * -1 on no memory. */
+static int fm_open(pbus_model *mm, uint64_t nrec)
 {
-    pbus_fm *m = mv;
+    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    pbus_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
     bf_init(&m->csame[0][0][0], sizeof m->csame / sizeof(bf_p));
@@ -529,16 +565,8 @@ static int fm_open(void *mv, uint64_t nrec)
     return 0;
 }
 
-static void fm_close(void *mv)
+TRZ_FORCE_INLINE int fm_record(pbus_state *s, pbus_fm *m, rc *c, uint8_t *r)
 {
-    pbus_fm *m = mv;
-    bf_slots_close(&m->slots);
-}
-
-AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
-{
-    pbus_state *s = sv;
-    pbus_fm *m = mv;
     am_proc *p = &s->proc;
     bf_slot *sl = bf_slot_at(&m->slots, p);
     int hit = BF_BIT(c, &m->csame[bf_h(sl, 0)][m->t1][m->t2], r[5] == sl->kind);
@@ -566,46 +594,171 @@ AM_HOT int fm_record(void *sv, void *mv, rc *c, uint8_t *r)
     return TRZ_CODEC_OK;
 }
 
-BUS_FAST_LOOPS(fm_enc, fm_dec, fm_record, 6)
-static const bus_fast_path fm_path = { sizeof(pbus_fm), fm_open, fm_close, fm_enc, fm_dec };
+BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 6, pbus_state, pbus_fm)
 
-/* The arithmetic path through bus_cm.h's driver. */
-static int cm_state_init(void *s, uint64_t nrec) { return st_init(s, nrec); }
-static void cm_state_free(void *s) { am_free(&((pbus_state *)s)->am); }
-static void cm_model_init_v(void *m) { cm_model_init(m); }
-static int cm_record_v(void *s, void *m, cm_coder *c, uint8_t *r) { return cm_record(s, m, c, r); }
-static const bus_cm_path cm_path = { 6, S_CM, sizeof(pbus_state), sizeof(pbus_cm), offsetof(pbus_cm, a),
-                                     cm_state_init, cm_state_free, cm_model_init_v, cm_record_v, &fm_path };
+/* ---- the arithmetic variants -------------------------------------------------- */
 
-static int cm_encode_to(const trz_enc_args *a, size_t stop) { return bus_cm_encode_to(&cm_path, a, stop); }
-static int cm_encode(const trz_enc_args *a) { return cm_encode_to(a, SIZE_MAX); }
-static int cm_decode(const trz_dec_args *a) { return bus_cm_decode(&cm_path, a); }
+BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 6, pbus_state, pbus_cm)
 
-/* zs_encode as bus_pick_cm calls it (the extra argument is unused). */
-static int zs_encode_cb(const trz_enc_args *a, const void *arg)
+/* The state and the range or mix model ready for a chunk of nrec records.
+ * 0, or -1 on no memory. */
+static int cm_open(pbus_model *m, uint64_t nrec, int mix)
 {
-    (void)arg;
-    return zs_encode(a);
+    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
+    cm_model_init(m->cm);
+    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
 }
 
-/* ---- entry points: the level picks the path, stream S_CM tells decode ---- */
-
-static int pbus_encode(const trz_enc_args *a)
+/* Encode with the mixed model (mix) or the unmixed one (the trial's);
+ * stop: as in BUS_CM_LOOPS. */
+static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t stop)
 {
-    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    if (a->level < BUS_CM_LEVEL) return ln_encode(a);
-    if (a->level < BUS_CM_MIX_LEVEL) {
-        int r = bus_fast_try(&cm_path, a, zs_encode_cb, NULL);
-        return r != BUS_FAST_NOGAIN ? r : zs_encode(a);
+    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) {
+        bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
+        trz_buf *out = &a->streams[S_CM];
+        bus_cm_head(out, mix ? BUS_CM_MIXED : BUS_CM_VERSION, a->nrec);
+        cm_enc_init(&m->coder, out);
+        m->coder.mix = mix;
+        rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
     }
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, NULL, cm_encode_to, BUS_CM_LEVEL, BUS_CM_MIX_LEVEL);
-    return pick < 0 ? pick : pick ? cm_encode(a) : zs_encode(a);
+    return rc;
 }
 
-static int pbus_decode(const trz_dec_args *a)
+/* cm_encode_to as bus_pick_cm calls it: arg is the model. */
+static int cm_trial(const trz_enc_args *a, const void *arg, int mix, size_t stop)
+{
+    return cm_encode_to(a, (pbus_model *)arg, mix, stop);
+}
+
+/* Decoder of the range and mix variants (the version byte says which). */
+static int cm_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
-    return a->stream[S_CM] && a->stream_len[S_CM] ? cm_decode(a) : zs_decode(a);
+    pbus_model *m = (pbus_model *)tm;
+    unsigned ver;
+    trz_rd hd;
+    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
+    if (rc != TRZ_CODEC_OK) return rc;
+    int mix = ver == BUS_CM_MIXED;
+    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) {
+        cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
+        m->coder.mix = mix;
+        rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
+    }
+    return rc;
+}
+
+/* zs_encode as bus_trial calls it (arg: the model). */
+static int zs_encode_cb(const trz_enc_args *a, const void *arg) { return zs_encode(a, (trz_model *)arg); }
+
+/* range-fast: the fast model, unless the stream path (its cheap choices)
+ * codes the chunk's prefix smaller; then the stream path. */
+static int fm_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    pbus_model *m = (pbus_model *)tm;
+    int r;
+    size_t zsz = bus_fast_target(a, 6, zs_encode_cb, m, &r);
+    if (r != TRZ_CODEC_OK) return r;
+    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) {
+        trz_buf *out = &a->streams[S_CM];
+        bus_cm_head(out, BUS_CM_FAST, a->nrec);
+        r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
+        if (r == BUS_FAST_NOGAIN) out->n = 0;
+    }
+    return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+}
+
+static int fm_decode(const trz_dec_args *a, trz_model *tm)
+{
+    if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
+    pbus_model *m = (pbus_model *)tm;
+    unsigned ver;
+    trz_rd hd;
+    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
+    if (rc != TRZ_CODEC_OK) return rc;
+    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    return rc == TRZ_CODEC_OK ? fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd)) : rc;
+}
+
+/* mix: the mixed model where a trial on the chunk's prefix finds it
+ * smaller than the stream path (bus_pick_cm), else the stream path. */
+static int mix_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
+    pbus_model *m = (pbus_model *)tm;
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, m, cm_trial, m);
+    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode(a, tm);
+}
+
+/* ---- the variants, the levels, the model ---------------------------------------- */
+
+/* Variant ids: the arithmetic path's are its stream's version byte
+ * (BUS_CM_*); the stream paths have none on disk (S_MODE's M_LEAN_* tell
+ * the lean ones), 0 and 1 here. */
+enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX, V_FAST };
+static const trz_variant pbus_variants[] = {
+    [V_STREAMS] = { 0, "streams", 0, 0, zs_encode, zs_decode },
+    [V_LEAN] = { 1, "streams-lean", 1, 5, ln_encode, zs_decode },
+    [V_RANGE] = { BUS_CM_VERSION, "range", 0, 0, NULL, cm_decode },
+    [V_MIX] = { BUS_CM_MIXED, "mix", 12, 19, mix_encode, cm_decode },
+    [V_FAST] = { BUS_CM_FAST, "range-fast", 6, 11, fm_encode, fm_decode },
+};
+
+#define LEAN { V_LEAN, 0 }
+#define FAST { V_FAST, 0 }
+#define MIX { V_MIX, 1 }
+static const pbus_level pbus_levels[TRZ_LEVEL_MAX + 1] = {
+    LEAN, LEAN, LEAN, LEAN, LEAN, LEAN,             /* 0 (as 1), 1-5 */
+    FAST, FAST, FAST, FAST, FAST, FAST,             /* 6-11 */
+    MIX, MIX, MIX, MIX, MIX, MIX, MIX, MIX,         /* 12-19 */
+};
+#undef LEAN
+#undef FAST
+#undef MIX
+
+/* The variant of a chunk: the arithmetic path's by its version byte, the
+ * stream paths' by the model S_MODE names (the cycle model when absent). */
+static int pbus_variant_of(const size_t *len, const uint8_t *const *head)
+{
+    if (len[S_CM]) {
+        unsigned v = bus_cm_version_of(len, head, S_CM);
+        return v == BUS_CM_FAST ? V_FAST : v == BUS_CM_MIXED ? V_MIX : v == BUS_CM_VERSION ? V_RANGE : -1;
+    }
+    return len[S_MODE] && (head[S_MODE][0] == M_LEAN_CYCLE || head[S_MODE][0] == M_LEAN_EXACT) ? V_LEAN
+                                                                                                : V_STREAMS;
+}
+
+static trz_model *pbus_model_create(int level, int know)
+{
+    (void)know;
+    pbus_model *m = calloc(1, sizeof *m);
+    if (m) m->lv = &pbus_levels[level ? trz_level_clamp(level) : 0];
+    return (trz_model *)m;
+}
+
+/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
+ * carries over but the tables' memory. */
+static void pbus_model_reset(trz_model *tm) { (void)tm; }
+
+static void pbus_model_free(trz_model *tm)
+{
+    pbus_model *m = (pbus_model *)tm;
+    if (!m) return;
+    st_free(&m->st);
+    if (m->cm) {
+        bus_hx_free(&m->cm->a);
+        trz_big_free(m->cm, sizeof *m->cm);
+    }
+    if (m->fm) {
+        bf_slots_free(&m->fm->slots);
+        trz_big_free(m->fm, sizeof *m->fm);
+    }
+    free(m);
 }
 
 /* ---- probe, names, dump -------------------------------------------------- */
@@ -664,26 +817,21 @@ static void pbus_convert(uint8_t *recs, size_t len, int from, int to)
     for (size_t off = 0; off + 6 <= len; off += 6) trz_st_le32(recs + off, trz_ld_be32(recs + off));
 }
 
-/* For listings: the arithmetic path's variant, or the stream path's model
- * (the lean ones at the fast levels). */
-static const char *pbus_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
-{
-    if (len[S_CM]) return bus_cm_variant(head[S_CM][0]);
-    if (!len[S_MODE]) return len[S_CTL] ? "cycle" : "-";
-    uint8_t m = head[S_MODE][0];
-    return m == M_LEAN_CYCLE ? "lean-cycle" : m == M_LEAN_EXACT ? "lean-exact" : "exact";
-}
-
 const trz_codec trz_codec_pbus = {
     .id = TRZ_CODEC_PBUS,
     .name = "pbus",
     .record_size = 6,
     .description = "PEL Pentium bus trace (6-byte records, big-endian address)",
     .probe = pbus_probe,
-    .encode_chunk = pbus_encode,
-    .decode_chunk = pbus_decode,
+    .variants = pbus_variants,
+    .nvariants = sizeof pbus_variants / sizeof pbus_variants[0],
+    .variant_of = pbus_variant_of,
+    .levels = pbus_levels,
+    .level_size = sizeof(pbus_level),
+    .model_create = pbus_model_create,
+    .model_reset = pbus_model_reset,
+    .model_free = pbus_model_free,
     .stream_name = pbus_stream_name,
-    .variant = pbus_variant,
     .dump_record = pbus_dump,
     .convert = pbus_convert,
 };

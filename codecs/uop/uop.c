@@ -3,6 +3,7 @@
  * are parsed into typed fields and predicted from PC-keyed models; any line
  * that does not re-render byte for byte is escaped verbatim.  See uop.md. */
 #include "../codec.h"
+#include "../common/compiler.h"
 #include "uop_fmt.h"
 #include "uop_cm.h"
 #include "uop_dict.h"
@@ -71,7 +72,11 @@ typedef struct {
 #define TMPL_BITS 12
 #define RAS_N 16
 
+/* The blocks of the streams variant's tables, kept from chunk to chunk. */
+enum { MB_TAB, MB_USED, MB_TMPL, MB_AR0, MB_AR1, MB_N };
+
 typedef struct {
+    uop_block blk[MB_N];
     ent_t *tab;          /* not cleared: a claim sets every field read after it */
     uint8_t *used;       /* per entry of tab: 1 once claimed */
     tmpl_t *tmpl;
@@ -88,17 +93,22 @@ typedef struct {
     const trz_know *know; /* the member's facts, or NULL */
 } model_t;
 
+/* m ready for a chunk of nlines lines, its tables in the blocks the chunk
+ * before left where they fit.  0, or -1 on no memory. */
 static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 {
+    uop_block blk[MB_N];
+    memcpy(blk, m->blk, sizeof blk);
     memset(m, 0, sizeof *m);
+    memcpy(m->blk, blk, sizeof blk);
     unsigned bits = 10;
     while (bits < 16 && ((uint64_t)1 << bits) < nlines * 2) bits++;
     m->tmask = (1u << bits) - 1;
-    m->tab = trz_big_malloc(((size_t)1 << bits) * sizeof(ent_t));
-    m->used = calloc((size_t)1 << bits, 1);
-    m->tmpl = trz_big_calloc(((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
-    m->dict[0].arena = trz_big_malloc(ARENA_MAX);
-    m->dict[1].arena = trz_big_malloc(ARENA_MAX);
+    m->tab = uop_block_get(&m->blk[MB_TAB], ((size_t)1 << bits) * sizeof(ent_t), 0);
+    m->used = uop_block_get(&m->blk[MB_USED], (size_t)1 << bits, 1);
+    m->tmpl = uop_block_get(&m->blk[MB_TMPL], ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t), 1);
+    m->dict[0].arena = uop_block_get(&m->blk[MB_AR0], ARENA_MAX, 0);
+    m->dict[1].arena = uop_block_get(&m->blk[MB_AR1], ARENA_MAX, 0);
     if (!m->tab || !m->used || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     m->know = know;
@@ -108,12 +118,27 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
 
 static void model_free(model_t *m)
 {
-    trz_big_free(m->tab, ((size_t)m->tmask + 1) * sizeof(ent_t));
-    free(m->used);
-    trz_big_free(m->tmpl, ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t));
-    trz_big_free(m->dict[0].arena, ARENA_MAX);
-    trz_big_free(m->dict[1].arena, ARENA_MAX);
+    for (int i = 0; i < MB_N; i++) uop_block_free(&m->blk[i]);
 }
+
+/* Levels (codec.h, "Levels"): the variant, and the form of the knowledge
+ * stream (know_encode). */
+typedef struct uop_level {
+    uint8_t variant;    /* index into uop_variants */
+    uint8_t know_range; /* 1: range-coded; 0: the byte form, which the fast levels' readers decode
+                           without a range coder */
+} uop_level;
+TRZ_LEVEL_ROW(uop_level);
+
+/* The codec's model (trz_model): each variant's state, kept from chunk to
+ * chunk (each chunk sets up what it uses). */
+typedef struct uop_model {
+    const uop_level *lv;        /* the level's row (row 0 when decoding) */
+    model_t zs;                 /* the streams variant's */
+    uop_block rtext;            /* its decoder's render cache (dec_run) */
+    uop_cm *cm;                 /* the range variant's, made at its first chunk */
+    uint8_t line[UOP_MAX_LINE]; /* scratch: a line rendered */
+} uop_model;
 
 static inline uint32_t hash_key(uint64_t pc, int64_t u)
 {
@@ -259,16 +284,10 @@ static void recent_push(model_t *m, uint64_t a)
     m->recent[0] = a;
 }
 
-#if defined(__GNUC__)
-#define U_INLINE static inline __attribute__((always_inline))
-#else
-#define U_INLINE static inline
-#endif
-
 /* After a line: address predictor, branch counter, RAS, template, globals.
  * same (decoder only): the line's static fields are its entry's of its
  * line before, so a template that line wrote differs only in what varies. */
-U_INLINE void post_line(model_t *m, ent_t *e, const uop_t *x, int same)
+TRZ_FORCE_INLINE void post_line(model_t *m, ent_t *e, const uop_t *x, int same)
 {
     e->stride = (int64_t)(x->addr - e->last);
     e->last = x->addr;
@@ -334,13 +353,13 @@ static int get_imm(trz_rd *r, ent_t *e)
 
 typedef struct {
     const trz_enc_args *a;
-    model_t m;
+    model_t *m;
     layout_t lay;
 } enc_t;
 
 static void put_str_field(enc_t *c, int k, const uint8_t *s, size_t n, uint32_t *idx)
 {
-    uop_dict *d = &c->m.dict[k];
+    uop_dict *d = &c->m->dict[k];
     uint32_t slot = 0; /* set by dict_find; some -O levels cannot see it */
     int i = dict_find(d, s, n, &slot);
     if (i < 0) {
@@ -370,7 +389,7 @@ static void enc_target(enc_t *c, ent_t *e, const uop_t *x)
 {
     trz_buf *t = &c->a->streams[S_TGT];
     uint8_t k = tgt_kind(x->tgt, x->ft, x->imm);
-    if (k == T_DPC && x->tgt == ras_top(&c->m)) k = T_RAS;
+    if (k == T_DPC && x->tgt == ras_top(c->m)) k = T_RAS;
     trz_put_u8(t, k);
     if (k == T_DPC) trz_put_svarint(t, (int64_t)(x->tgt - x->pc));
     e->tgt = x->tgt;
@@ -392,7 +411,7 @@ static unsigned enc_tuple(enc_t *c, ent_t *e, const tmpl_t *t, int fresh, const 
         !(x->ch[1] == e->ch[1] || (is_tn(x->ch[1]) && is_tn(e->ch[1]))))
         mask |= TM_CHR;
     if (x->imm != e->imm || x->immu != e->immu) mask |= TM_IMM;
-    if (!same_str(&c->m.dict[1], e->op[1], x->sp[1], x->sl[1])) mask |= TM_MIC;
+    if (!same_str(&c->m->dict[1], e->op[1], x->sp[1], x->sl[1])) mask |= TM_MIC;
     if (mask) trz_put_u8(&st[S_MASK], (uint8_t)mask);
     if (mask & TM_LEN) { trz_put_svarint(&st[S_LEN], ftl); e->ftl = ftl; }
     if (mask & TM_IMM) { put_imm(&st[S_IMM], x); e->imm = x->imm; e->immu = x->immu; }
@@ -416,10 +435,10 @@ static unsigned enc_addr(enc_t *c, const ent_t *e, const uop_t *x)
     uint64_t a = x->addr;
     if (a == e->last + (uint64_t)e->stride) return A_STRIDE;
     if (a == e->last) return A_LAST;
-    if (a == c->m.glob + (uint64_t)e->goff) return A_GOFF;
+    if (a == c->m->glob + (uint64_t)e->goff) return A_GOFF;
     for (int i = 0; i < RECENT_N; i++)
-        if (a == c->m.recent[i]) { trz_put_u8(s, (uint8_t)i); return A_RECENT; }
-    int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - c->m.glob);
+        if (a == c->m->recent[i]) { trz_put_u8(s, (uint8_t)i); return A_RECENT; }
+    int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - c->m->glob);
     if (trz_zigzag(d1) <= trz_zigzag(d2)) { trz_put_svarint(s, d1); return A_DLAST; }
     trz_put_svarint(s, d2);
     return A_DGLOB;
@@ -427,7 +446,7 @@ static unsigned enc_addr(enc_t *c, const ent_t *e, const uop_t *x)
 
 static void enc_line(enc_t *c, uop_t *x)
 {
-    model_t *m = &c->m;
+    model_t *m = c->m;
     trz_buf *st = c->a->streams;
     int64_t pu;
     uint64_t ppc;
@@ -464,22 +483,19 @@ static void put_escape(enc_t *c, uint64_t gap, const uint8_t *p, size_t n)
     trz_put_bytes(s, p, n);
 }
 
-static int uop_encode_zstd(const trz_enc_args *a)
+/* The streams variant's encoder (with the model's streams state). */
+static int zs_encode_with(const trz_enc_args *a, uop_model *um)
 {
-    enc_t *c = malloc(sizeof *c);
-    uint8_t *buf = malloc(UOP_MAX_LINE);
+    enc_t cc, *c = &cc;
+    uint8_t *buf = um->line;
     const uint8_t *p = a->in, *end = a->in + a->len;
     uint64_t nlines = 0;
     for (const uint8_t *q = p; q < end; nlines++) {
         const uint8_t *nl = memchr(q, '\n', (size_t)(end - q));
         q = nl ? nl + 1 : end;
     }
-    if (!c || !buf || model_init(&c->m, nlines, a->know) != 0) {
-        if (c) model_free(&c->m);
-        free(c);
-        free(buf);
-        return TRZ_CODEC_NOMEM;
-    }
+    c->m = &um->zs;
+    if (model_init(c->m, nlines, a->know) != 0) return TRZ_CODEC_NOMEM;
     c->a = a;
     layout_learn(&c->lay, a->in, a->len);
     uint64_t nesc = 0, since = 0;
@@ -488,7 +504,7 @@ static int uop_encode_zstd(const trz_enc_args *a)
         const uint8_t *le = nl ? nl + 1 : end;
         size_t n = (size_t)(le - p);
         uop_t x;
-        int ok = n < UOP_MAX_LINE && uop_parse(&c->lay, p, n, &x) == 0 && strings_fit(&c->m);
+        int ok = n < UOP_MAX_LINE && uop_parse(&c->lay, p, n, &x) == 0 && strings_fit(c->m);
         if (ok) {
             size_t r = uop_render(&c->lay, &x, buf);
             ok = r == n && memcmp(buf, p, n) == 0;
@@ -501,9 +517,6 @@ static int uop_encode_zstd(const trz_enc_args *a)
     layout_write(&c->lay, h);
     trz_put_uvarint(h, nlines);
     trz_put_uvarint(h, nesc);
-    free(buf);
-    model_free(&c->m);
-    free(c);
     for (int i = 0; i < S_COUNT; i++)
         if (a->streams[i].oom) return TRZ_CODEC_NOMEM;
     return TRZ_CODEC_OK;
@@ -525,9 +538,13 @@ static size_t streams_size(const trz_enc_args *a, const trz_buf *s, uint64_t cod
     return n;
 }
 
-static int uop_encode(const trz_enc_args *a)
+static int zs_encode(const trz_enc_args *a, trz_model *tm) { return zs_encode_with(a, (uop_model *)tm); }
+
+/* The range variant's encoder: the context model, or below UOP_TRY_BOTH the
+ * streams variant where that comes out smaller. */
+static int cm_encode(const trz_enc_args *a, trz_model *tm)
 {
-    if (a->level < UOP_CM_LEVEL) return uop_encode_zstd(a);
+    uop_model *um = (uop_model *)tm;
     uint64_t nlines = 0;
     const uint8_t *end = a->in + a->len;
     for (const uint8_t *q = a->in; q < end; nlines++) {
@@ -539,7 +556,7 @@ static int uop_encode(const trz_enc_args *a)
     uint64_t coded = 0;
     trz_enc_args b = *a;
     b.coded = &coded;
-    int rc = uop_cm_encode(&b, nlines, &lay);
+    int rc = uop_cm_encode(&b, &um->cm, um->line, nlines, &lay);
     if (rc != TRZ_CODEC_OK || a->len >= UOP_TRY_BOTH) {
         if (a->coded) *a->coded |= coded;
         return rc;
@@ -548,7 +565,7 @@ static int uop_encode(const trz_enc_args *a)
     memset(alt, 0, sizeof alt);
     b.streams = alt;
     b.coded = NULL;
-    int rz = uop_encode_zstd(&b);
+    int rz = zs_encode_with(&b, um);
     if (rz == TRZ_CODEC_OK && streams_size(a, alt, 0) < streams_size(a, a->streams, coded)) {
         for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) {
             trz_buf t = a->streams[i];
@@ -572,14 +589,14 @@ static int uop_encode(const trz_enc_args *a)
 
 typedef struct {
     trz_rd r[S_COUNT];
-    model_t m;
+    model_t *m;
     layout_t lay;
-    uint8_t *rtext; /* RC_W bytes per entry of m.tab */
+    uint8_t *rtext; /* RC_W bytes per entry of m->tab */
 } dec_t;
 
 static int get_str_field(dec_t *c, int k, uint32_t *idx)
 {
-    uop_dict *d = &c->m.dict[k];
+    uop_dict *d = &c->m->dict[k];
     uint64_t i = trz_get_uvarint(&c->r[S_OPC]);
     if (i == d->n) {
         trz_rd *s = &c->r[S_STR];
@@ -597,7 +614,7 @@ static int dec_target(dec_t *c, ent_t *e, const uop_t *x)
     switch (trz_get_u8(t)) {
     case T_ZERO: e->tgt = 0; break;
     case T_FTIMM: e->tgt = x->ft + (uint64_t)e->imm; break;
-    case T_RAS: e->tgt = ras_top(&c->m); break;
+    case T_RAS: e->tgt = ras_top(c->m); break;
     case T_DPC: e->tgt = x->pc + (uint64_t)trz_get_svarint(t); break;
     default: return -1;
     }
@@ -640,13 +657,13 @@ static int dec_addr(dec_t *c, const ent_t *e, unsigned code, uint64_t *a)
     switch (code) {
     case A_STRIDE: *a = e->last + (uint64_t)e->stride; break;
     case A_LAST: *a = e->last; break;
-    case A_GOFF: *a = c->m.glob + (uint64_t)e->goff; break;
+    case A_GOFF: *a = c->m->glob + (uint64_t)e->goff; break;
     case A_DLAST: *a = e->last + (uint64_t)trz_get_svarint(s); break;
-    case A_DGLOB: *a = c->m.glob + (uint64_t)trz_get_svarint(s); break;
+    case A_DGLOB: *a = c->m->glob + (uint64_t)trz_get_svarint(s); break;
     case A_RECENT: {
         uint8_t i = trz_get_u8(s);
         if (i >= RECENT_N) return -1;
-        *a = c->m.recent[i];
+        *a = c->m->recent[i];
         break;
     }
     default: return -1;
@@ -658,7 +675,7 @@ static int dec_addr(dec_t *c, const ent_t *e, unsigned code, uint64_t *a)
  * the entry's of the line before (the render cache may serve it). */
 static int dec_line(dec_t *c, uop_t *x, ent_t **ep, int *same)
 {
-    model_t *m = &c->m;
+    model_t *m = c->m;
     unsigned ctl = trz_get_u8(&c->r[S_CTL]);
     unsigned fl = ctl & CTL_FLOW_MASK;
     if (fl < 3) {
@@ -712,21 +729,32 @@ static int dec_escape(dec_t *c, uint8_t **o, uint8_t *oe)
     return 0;
 }
 
-static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
+/* Both variants' chunks start alike: the readers of streams 0..12, none
+ * present from stream `last` on, then the header (the layout, the line and
+ * escape counts).  0, or -1 when corrupt. */
+static int dec_head(dec_t *c, const trz_dec_args *a, int last, uint64_t *nlines, uint64_t *nesc)
 {
+    memset(c, 0, sizeof *c);
+    for (int k = 0; k < S_COUNT; k++)
+        trz_rd_init(&c->r[k], a->stream[k] ? a->stream[k] : (const uint8_t *)"", a->stream[k] ? a->stream_len[k] : 0);
+    for (int k = last; k < TRZ_MAX_STREAMS; k++)
+        if (a->stream_len[k]) return -1;
     trz_rd *h = &c->r[S_HDR];
     if (layout_read(&c->lay, h) != 0) return -1;
-    uint64_t nlines = trz_get_uvarint(h), nesc = trz_get_uvarint(h);
-    if (h->err || nlines > a->len || nesc > nlines) return -1;
-    if (a->stream[UOP_S_CMVER]) {
-        for (int k = 2; k < S_COUNT; k++)
-            if (a->stream_len[k]) return -1;
-        if (h->p != h->end) return -1;
-        int r = uop_cm_decode(a, h, &c->r[S_ESC], &c->lay, nlines, nesc);
-        return r == TRZ_CODEC_OK ? 0 : r == TRZ_CODEC_NOMEM ? -2 : r == TRZ_CODEC_UNSUPPORTED ? -3 : -1;
-    }
-    if (model_init(&c->m, nlines, a->know) != 0) return -2;
-    c->rtext = trz_big_malloc(((size_t)c->m.tmask + 1) * RC_W); /* read only past rlen, whose bytes later lines overwrite */
+    *nlines = trz_get_uvarint(h);
+    *nesc = trz_get_uvarint(h);
+    if (h->err || *nlines > a->len || *nesc > *nlines) return -1;
+    return 0;
+}
+
+/* The streams variant's lines.  0, -1 when corrupt, -2 on no memory. */
+static int dec_run(dec_t *c, const trz_dec_args *a, uop_model *um, uint64_t nlines, uint64_t nesc)
+{
+    uint8_t *buf = um->line;
+    c->m = &um->zs;
+    if (model_init(c->m, nlines, a->know) != 0) return -2;
+    /* read only past rlen, whose bytes later lines overwrite */
+    c->rtext = uop_block_get(&um->rtext, ((size_t)c->m->tmask + 1) * RC_W, 0);
     if (!c->rtext) return -2;
     uint8_t *o = a->out, *oe = a->out + a->len;
     uint64_t next_esc = nesc ? trz_get_uvarint(&c->r[S_ESC]) : UINT64_MAX;
@@ -742,7 +770,7 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
         int same;
         if (dec_line(c, &x, &e, &same)) return -1;
         size_t left = (size_t)(oe - o);
-        uint8_t *rt = c->rtext + (size_t)(e - c->m.tab) * RC_W;
+        uint8_t *rt = c->rtext + (size_t)(e - c->m->tab) * RC_W;
         if (same && e->rlen && e->rch1 == x.ch[1] && left >= UOP_MAX_LINE) {
             unsigned nd = uop_hex_digits(x.addr);
             if (nd == e->rdig && !(c->lay.c[9].flags & UF_LEFT)) {
@@ -794,22 +822,26 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uint8_t *buf)
     return 0;
 }
 
-static int uop_decode(const trz_dec_args *a)
+static int zs_decode(const trz_dec_args *a, trz_model *tm)
 {
-    dec_t *c = calloc(1, sizeof *c);
-    uint8_t *buf = malloc(UOP_MAX_LINE);
-    if (!c || !buf) { free(c); free(buf); return TRZ_CODEC_NOMEM; }
-    for (int k = 0; k < S_COUNT; k++)
-        trz_rd_init(&c->r[k], a->stream[k] ? a->stream[k] : (const uint8_t *)"", a->stream[k] ? a->stream_len[k] : 0);
-    int cm = a->stream[UOP_S_CMVER] != NULL;
-    for (int k = cm ? UOP_S_ALL : S_COUNT; k < TRZ_MAX_STREAMS; k++)
-        if (a->stream_len[k]) { free(c); free(buf); return TRZ_CODEC_CORRUPT; }
-    int rc = dec_run(c, a, buf);
-    if (c->rtext) trz_big_free(c->rtext, ((size_t)c->m.tmask + 1) * RC_W);
-    model_free(&c->m);
-    free(c);
-    free(buf);
-    return rc == 0 ? TRZ_CODEC_OK : rc == -2 ? TRZ_CODEC_NOMEM : rc == -3 ? TRZ_CODEC_UNSUPPORTED : TRZ_CODEC_CORRUPT;
+    dec_t c;
+    uint64_t nlines, nesc;
+    int rc = dec_head(&c, a, S_COUNT, &nlines, &nesc);
+    if (rc == 0) rc = dec_run(&c, a, (uop_model *)tm, nlines, nesc);
+    return rc == 0 ? TRZ_CODEC_OK : rc == -2 ? TRZ_CODEC_NOMEM : TRZ_CODEC_CORRUPT;
+}
+
+static int cm_decode(const trz_dec_args *a, trz_model *tm)
+{
+    uop_model *um = (uop_model *)tm;
+    dec_t c;
+    uint64_t nlines, nesc;
+    if (dec_head(&c, a, UOP_S_ALL, &nlines, &nesc) != 0) return TRZ_CODEC_CORRUPT;
+    for (int k = 2; k < S_COUNT; k++)
+        if (a->stream_len[k]) return TRZ_CODEC_CORRUPT;
+    trz_rd *h = &c.r[S_HDR];
+    if (h->p != h->end) return TRZ_CODEC_CORRUPT;
+    return uop_cm_decode(a, &um->cm, um->line, h, &c.r[S_ESC], &c.lay, nlines, nesc);
 }
 
 /* ---- probe -------------------------------------------------------------- */
@@ -831,12 +863,62 @@ static int uop_probe(const uint8_t *buf, size_t len, int *byte_order)
     return good * 4 >= all * 3 ? 90 : good * 2 >= all ? 50 : 0;
 }
 
-/* For listings: the byte-stream model (the fast levels) or the context
- * model. */
-static const char *uop_variant(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
+/* ---- variants, levels, model ------------------------------------------------ */
+
+/* Variant ids: the range variant's is its version byte (stream 13;
+ * UOP_CM_VERSION_KNOW is the same model with the member's facts); the
+ * streams variant has none on disk (stream 13 absent), 0 here. */
+enum { V_STREAMS, V_RANGE };
+static const trz_variant uop_variants[] = {
+    [V_STREAMS] = { 0, "streams", 1, 5, zs_encode, zs_decode },
+    [V_RANGE] = { UOP_CM_VERSION, "range", 6, 19, cm_encode, cm_decode },
+};
+
+/* Levels from 6 write the range variant; below it the streams variant,
+ * which decodes about 40% faster at about 1.7x the size. */
+#define ZS { V_STREAMS, 0 }
+#define CM { V_RANGE, 1 }
+static const uop_level uop_levels[TRZ_LEVEL_MAX + 1] = {
+    ZS, ZS, ZS, ZS, ZS, ZS,                 /* 0 (as 1), 1-5 */
+    CM, CM, CM, CM, CM, CM, CM, CM, CM, CM, /* 6-15 */
+    CM, CM, CM, CM,                         /* 16-19 */
+};
+#undef ZS
+#undef CM
+
+/* The range variant's chunks hold stream 13. */
+static int uop_variant_of(const size_t *len, const uint8_t *const *head)
 {
-    (void)head;
-    return len[UOP_S_CMVER] ? "cm" : len[S_HDR] ? "bytes" : "-";
+    return len[UOP_S_CMVER] || head[UOP_S_CMVER] ? V_RANGE : V_STREAMS;
+}
+
+static trz_model *uop_model_create(int level, int know)
+{
+    (void)know;
+    uop_model *m = calloc(1, sizeof *m);
+    if (m) m->lv = &uop_levels[level ? trz_level_clamp(level) : 0];
+    return (trz_model *)m;
+}
+
+/* Each chunk sets up what it uses (model_init, the context model's
+ * cm_open): nothing carries over but the tables' memory. */
+static void uop_model_reset(trz_model *tm) { (void)tm; }
+
+static void uop_model_free(trz_model *tm)
+{
+    uop_model *m = (uop_model *)tm;
+    if (!m) return;
+    model_free(&m->zs);
+    uop_block_free(&m->rtext);
+    uop_cm_free(m->cm);
+    free(m);
+}
+
+/* The knowledge stream in the form the level's row names. */
+static int uop_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
+{
+    if (!uop_levels[trz_level_clamp(level)].know_range) return uop_know_bytes_encode(k, f, n, out);
+    return uop_cm_know_encode(k, f, n, out);
 }
 
 const trz_codec trz_codec_uop = {
@@ -845,12 +927,17 @@ const trz_codec trz_codec_uop = {
     .record_size = 0,
     .description = "UPenn CIS501 x86 micro-op text trace",
     .probe = uop_probe,
-    .encode_chunk = uop_encode,
-    .decode_chunk = uop_decode,
+    .variants = uop_variants,
+    .nvariants = sizeof uop_variants / sizeof uop_variants[0],
+    .variant_of = uop_variant_of,
+    .levels = uop_levels,
+    .level_size = sizeof(uop_level),
+    .model_create = uop_model_create,
+    .model_reset = uop_model_reset,
+    .model_free = uop_model_free,
     .stream_name = uop_stream_name,
-    .variant = uop_variant,
     .dump_record = NULL,
     .learn = uop_cm_learn,
-    .know_encode = uop_cm_know_encode,
+    .know_encode = uop_know_encode,
     .know_decode = uop_cm_know_decode,
 };

@@ -70,7 +70,11 @@ typedef struct {
     uint8_t ch[3], immu;
 } cstat;
 
-typedef struct {
+/* The blocks of the chunk-sized tables, kept from chunk to chunk. */
+enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_N };
+
+struct uop_cm {
+    uop_block blk[B_N];
     /* tables */
     cent *tab;
     uint32_t emask;
@@ -126,7 +130,8 @@ typedef struct {
     int16_t str[4096]; /* stretch */
     int16_t cstr[4096]; /* stretch of a count state's P(1), by its top 12 bits (cs_stretch) */
     const trz_know *know;   /* the member's facts, or NULL */
-} cm_t;
+};
+typedef struct uop_cm cm_t;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -160,25 +165,26 @@ static int bits_for(uint64_t n, int lo, int hi)
 static void cm_free(cm_t *m)
 {
     if (!m) return;
-    trz_big_free(m->tab, ((size_t)m->emask + 1) * sizeof(cent));
-    trz_big_free(m->ap, ((size_t)m->apmask + 1) * sizeof(rc_prob));
-    trz_big_free(m->fol, ((size_t)m->fmask + 1) * sizeof(uint64_t));
-    trz_big_free(m->itab, ((size_t)m->imask + 1) * sizeof(uint64_t));
-    trz_big_free(m->bl, ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
-    trz_big_free(m->ht, ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
-    trz_big_free(m->dict[0].arena, ARENA_MAX);
-    trz_big_free(m->dict[1].arena, ARENA_MAX);
+    for (int i = 0; i < B_N; i++) uop_block_free(&m->blk[i]);
     trz_big_free(m, sizeof *m);
 }
 
-/* kstream: the model of a knowledge stream, which codes static fields only:
- * its other tables take their least size, and its hashed contexts at most a
- * 16 MiB chunk's (so that it takes the block that chunk's model gave back,
- * and adds nothing to the peak memory). */
-static cm_t *cm_new(uint64_t nlines, const trz_know *know, int kstream)
+void uop_cm_free(uop_cm *m) { cm_free(m); }
+
+/* The model m (NULL: a new one) ready for a chunk of nlines lines, its
+ * tables in the blocks the chunk before left where they fit; NULL on no
+ * memory (m freed).  kstream: the model of a knowledge stream, which codes
+ * static fields only: its other tables take their least size, and its
+ * hashed contexts at most a 16 MiB chunk's (so that it takes the block that
+ * chunk's model gave back, and adds nothing to the peak memory). */
+static cm_t *cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream)
 {
-    cm_t *m = trz_big_calloc(sizeof *m);
-    if (!m) return NULL;
+    uop_block blk[B_N];
+    memset(blk, 0, sizeof blk);
+    if (m) memcpy(blk, m->blk, sizeof blk);
+    else if (!(m = trz_big_malloc(sizeof *m))) return NULL;
+    memset(m, 0, sizeof *m);
+    memcpy(m->blk, blk, sizeof blk);
     m->know = know;
     uint64_t nt = kstream ? 0 : nlines;
     m->emask = (1u << bits_for(nt, 10, 16)) - 1;
@@ -186,15 +192,15 @@ static cm_t *cm_new(uint64_t nlines, const trz_know *know, int kstream)
     m->imask = (1u << bits_for(nt / 4, 8, 14)) - 1;
     m->bmask = (1u << bits_for(nt / 2, 10, 16)) - 1;
     m->apmask = (1u << bits_for(nt / 2, 10, 18)) - 1;
-    m->ap = trz_big_malloc(((size_t)m->apmask + 1) * sizeof(rc_prob));
-    m->tab = trz_big_calloc(((size_t)m->emask + 1) * sizeof(cent));
-    m->fol = trz_big_calloc(((size_t)m->fmask + 1) * sizeof(uint64_t));
-    m->itab = trz_big_calloc(((size_t)m->imask + 1) * sizeof(uint64_t));
-    m->bl = trz_big_malloc(((size_t)m->bmask + 1) * 3 * sizeof(rc_prob));
+    m->ap = uop_block_get(&m->blk[B_AP], ((size_t)m->apmask + 1) * sizeof(rc_prob), 0);
+    m->tab = uop_block_get(&m->blk[B_TAB], ((size_t)m->emask + 1) * sizeof(cent), 1);
+    m->fol = uop_block_get(&m->blk[B_FOL], ((size_t)m->fmask + 1) * sizeof(uint64_t), 1);
+    m->itab = uop_block_get(&m->blk[B_ITAB], ((size_t)m->imask + 1) * sizeof(uint64_t), 1);
+    m->bl = uop_block_get(&m->blk[B_BL], ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob), 0);
     m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
-    m->ht = trz_big_malloc(((size_t)16 << (32 - m->hshift)) * sizeof(u_cs));
-    m->dict[0].arena = trz_big_malloc(ARENA_MAX);
-    m->dict[1].arena = trz_big_malloc(ARENA_MAX);
+    m->ht = uop_block_get(&m->blk[B_HT], ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs), 0);
+    m->dict[0].arena = uop_block_get(&m->blk[B_AR0], ARENA_MAX, 0);
+    m->dict[1].arena = uop_block_get(&m->blk[B_AR1], ARENA_MAX, 0);
     if (!m->tab || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
         !m->dict[1].arena) {
         cm_free(m);
@@ -274,7 +280,7 @@ static inline uint32_t H4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
     return (uint32_t)(hmix(hmix(hmix(a, b), c), d) >> 32);
 }
 
-RC_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
+TRZ_FORCE_INLINE u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
 {
     uint32_t x = h + prefix * 0x9E3779B1u;
     x ^= x >> 15;
@@ -287,9 +293,9 @@ RC_HOT u_cs *slot_of(const cm_t *m, uint32_t h, uint32_t prefix)
 
 /* m->str[rc_p12(u_cs_p(s))]: the clamped P(0) shifted down 4 bits is
  * the state's top 12 bits clamped to 2..4094, so one table lookup. */
-RC_HOT int cs_stretch(const cm_t *m, u_cs s) { return m->cstr[s >> 20]; }
+TRZ_FORCE_INLINE int cs_stretch(const cm_t *m, u_cs s) { return m->cstr[s >> 20]; }
 
-RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
+TRZ_FORCE_INLINE uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t *h, int k, int n, uint32_t v)
 {
     uint32_t done = 1;
     int i = n;
@@ -314,7 +320,7 @@ RC_HOT uint32_t cm_sym(cm_t *m, rc *c, const int enc, unsigned f, const uint32_t
 
 /* A new dictionary string: its length, then each byte in the context of
  * the one before; appended to dictionary k.  Returns its index or -1. */
-RC_HOT int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n)
+TRZ_FORCE_INLINE int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, size_t n)
 {
     int fsave = 0;
 #ifdef UOP_STATS
@@ -337,7 +343,7 @@ RC_HOT int code_newstr(cm_t *m, rc *c, const int enc, int k, const uint8_t *s, s
 
 /* A dictionary string: its index (the dictionary's size for a new one) as
  * a 12-bit symbol in the contexts h, then a new string (code_newstr). */
-RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
+TRZ_FORCE_INLINE int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint32_t *h, const uint8_t *s,
                    size_t n, uint32_t *idx)
 {
     uop_dict *d = &m->dict[k];
@@ -364,7 +370,7 @@ RC_HOT int code_str(cm_t *m, rc *c, const int enc, int k, unsigned f, const uint
  * chars (a hit bit against those last seen with the micro-op), registers,
  * immediate and length, each in contexts of the fields before it and of
  * the previous line. */
-RC_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
+TRZ_FORCE_INLINE int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const uop_t *x, uint64_t pc, int64_t xu)
 {
     const uop_t *p = &m->prev;
     int samepc = p->pc == pc && xu > 1;
@@ -492,7 +498,7 @@ RC_HOT int code_static(cm_t *m, rc *c, const int enc, int fresh, cent *e, const 
     return 0;
 }
 
-RC_HOT int static_same(const cm_t *m, const cent *e, const uop_t *x)
+TRZ_FORCE_INLINE int static_same(const cm_t *m, const cent *e, const uop_t *x)
 {
     return (int64_t)(x->ft - x->pc) == e->ftl && x->s[0] == e->s[0] && x->s[1] == e->s[1] && x->s[2] == e->s[2] &&
            x->imm == e->imm && x->immu == e->immu && x->ch[0] == e->ch[0] && ch_cls(x->ch[1]) == e->ch[1] &&
@@ -522,7 +528,7 @@ static int fact_fill(const cm_t *m, cent *e, uint64_t pc, int64_t u)
 
 /* The recent addresses: the last address of each of the RECENT_N most
  * recently used 64-byte blocks, most recent first. */
-RC_HOT void recent_push(cm_t *m, uint64_t a)
+TRZ_FORCE_INLINE void recent_push(cm_t *m, uint64_t a)
 {
     int i = 0;
     while (i < RECENT_N - 1 && (m->recent[i] ^ a) >> 6) i++;
@@ -532,7 +538,7 @@ RC_HOT void recent_push(cm_t *m, uint64_t a)
 
 /* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
  * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
-RC_HOT int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
 {
     const uop_t *p = &m->prev;
     cent *pe = m->pe;
@@ -790,15 +796,10 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
     trz_put_bytes(s, p, n);
 }
 
-int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
+int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, uint8_t *buf, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = cm_new(nlines, a->know, 0);
-    uint8_t *buf = malloc(UOP_MAX_LINE);
-    if (!m || !buf) {
-        cm_free(m);
-        free(buf);
-        return TRZ_CODEC_NOMEM;
-    }
+    cm_t *m = *mp = cm_open(*mp, nlines, a->know, 0);
+    if (!m) return TRZ_CODEC_NOMEM;
     trz_buf *st = a->streams;
     trz_put_u8(&st[UOP_S_CMVER], a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
     cm_rc r;
@@ -845,8 +846,6 @@ int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay)
     fprintf(stderr, "evictions %ld lines %ld fresh %ld miss %ld | ctl %zu stat %zu addr %zu\n", uop_st[3], uop_st[0], uop_st[1], uop_st[2], st[UOP_S_CMCTL].n, st[UOP_S_CMSTAT].n, st[UOP_S_CMADDR].n);
     memset(uop_st, 0, sizeof uop_st);
 #endif
-    free(buf);
-    cm_free(m);
     if (!rc_ok || p < end) return TRZ_CODEC_NOMEM;
     return TRZ_CODEC_OK;
 }
@@ -864,21 +863,16 @@ static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
     return 0;
 }
 
-int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
-                  uint64_t nesc)
+int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, uint8_t *buf, trz_rd *hdr, trz_rd *esc, const layout_t *lay,
+                  uint64_t nlines, uint64_t nesc)
 {
     /* version 2 decodes with the member's facts; version 1 without, also in
      * a member with knowledge (where join puts it, as a group of its own) */
     int ver = a->stream_len[UOP_S_CMVER] == 1 ? a->stream[UOP_S_CMVER][0] : 0;
     if (ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know)) return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = cm_new(nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
-    uint8_t *buf = malloc(UOP_MAX_LINE);
-    if (!m || !buf) {
-        cm_free(m);
-        free(buf);
-        return TRZ_CODEC_NOMEM;
-    }
+    cm_t *m = *mp = cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
+    if (!m) return TRZ_CODEC_NOMEM;
     cm_rc r;
     rc_dec_init(&r.ctl, a->stream[UOP_S_CMCTL], a->stream_len[UOP_S_CMCTL]);
     rc_dec_init(&r.stat, a->stream[UOP_S_CMSTAT], a->stream_len[UOP_S_CMSTAT]);
@@ -915,8 +909,6 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
     if (!rv && (esc->err || o != oe || nesc != 0 || !rc_dec_ok(&r.ctl) || !rc_dec_ok(&r.stat) ||
                 !rc_dec_ok(&r.addr)))
         rv = -1;
-    free(buf);
-    cm_free(m);
     return rv == 0 ? TRZ_CODEC_OK : TRZ_CODEC_CORRUPT;
 }
 
@@ -928,7 +920,6 @@ int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_
  * against the base register that the entry's fact names. */
 #define KNOW_VARIANT 0
 #define KNOW_HT 128 /* the hashed contexts are sized as for this many lines a fact */
-#define KNOW_MAX_FACTS (1u << 19) /* a stream never holds more (the container's store limit) */
 
 typedef struct {
     rc_prob nextu, u1, ulen[RC_ULEN], ubits[RC_UBITS], glen[RC_ULEN], gbits[RC_UBITS];
@@ -965,13 +956,13 @@ static int know_fits(const cm_t *m, const trz_fact *f, size_t n, uint32_t nstr[2
         if (!(f[i].key & UK_ADDR) || uk_key(k >> 8, (int64_t)(k & 255)) != k || f[i].len != UK_ADDR_LEN) return 0;
     }
     *na = (uint32_t)(n - a0);
-    return n <= KNOW_MAX_FACTS;
+    return n <= TRZ_KNOW_MAX_FACTS;
 }
 
 /* Whether the instruction has another micro-op (SF_KSAME), and whether
  * the next one executed is at its fall-through (SF_KSEQ): mixed from the
  * previous entry's macro-op, micro-op and chars. */
-RC_HOT int key_bit(cm_t *m, rc *c, const int enc, unsigned f, const uop_t *pv, int bit)
+TRZ_FORCE_INLINE int key_bit(cm_t *m, rc *c, const int enc, unsigned f, const uop_t *pv, int bit)
 {
     uint32_t h[2] = { H4(60 + f, pv->op[0], (uint64_t)pv->u, pv->op[1]), H4(62 + f, pv->op[1], pv->ch[1], pv->ch[2]) };
     return (int)cm_sym(m, c, enc, f, h, 2, 1, (uint32_t)bit);
@@ -1108,7 +1099,7 @@ static int know_addrs(rc *c, const int enc, kmodel *km, const trz_know *k, const
     return 0;
 }
 
-RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
+TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen,
                      trz_know_add_fn add, void *ctx, const int enc)
 {
     rc c;
@@ -1119,7 +1110,7 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     if (enc) {
         size_t nent = 0; /* the model's size, as the decoder will know it */
         for (size_t i = 0; i < n; i++) nent += f[i].key >= (uint64_t)UK_PC_MIN << 8 && !(f[i].key & UK_ADDR);
-        if (!(m = cm_new((uint64_t)nent * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (!(m = cm_open(NULL, (uint64_t)nent * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
         if (!know_fits(m, f, n, nstr, &ne, &na)) {
             cm_free(m);
             return TRZ_CODEC_UNSUPPORTED;
@@ -1130,8 +1121,8 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     ne = rcd_direct(&c, enc, ne, 20);
     na = rcd_direct(&c, enc, na, 20);
     if (!enc) {
-        if (ne + na > KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
-        if (!(m = cm_new((uint64_t)ne * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (ne + na > TRZ_KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
+        if (!(m = cm_open(NULL, (uint64_t)ne * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
         if (m->dict[0].n + nstr[0] > UK_STR_MAX || m->dict[1].n + nstr[1] > UK_STR_MAX) {
             cm_free(m);
             return TRZ_CODEC_CORRUPT;
@@ -1156,10 +1147,8 @@ RC_HOT int know_code(const trz_know *k, const trz_fact *f, size_t n, trz_buf *ou
     return ret;
 }
 
-int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out)
 {
-    /* the fast levels' readers decode no range coder, facts included */
-    if (level < UOP_CM_LEVEL) return uop_know_bytes_encode(k, f, n, out);
     return know_code(k, f, n, out, NULL, 0, NULL, NULL, 1);
 }
 

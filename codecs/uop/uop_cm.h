@@ -16,22 +16,51 @@ enum {
 };
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
-/* Levels from here write the context-model variant; below it the zstd
- * variant, which decodes about 40% faster at about 1.7x the size. */
-#define UOP_CM_LEVEL 6
 
-/* Encode the chunk's lines with the context model; streams 0, 1, 13..16. */
-int uop_cm_encode(const trz_enc_args *a, uint64_t nlines, const layout_t *lay);
+/* A block of a model's memory kept from chunk to chunk: p holds cap bytes. */
+typedef struct uop_block {
+    void *p;
+    size_t cap;
+} uop_block;
+
+/* n bytes of b's block, zeroed when zero: the block the chunk before left
+ * when it is large enough, else a new one (the old given back).  NULL on no
+ * memory. */
+static inline void *uop_block_get(uop_block *b, size_t n, int zero)
+{
+    if (b->p && b->cap >= n) return zero ? memset(b->p, 0, n) : b->p;
+    trz_big_free(b->p, b->cap);
+    b->p = zero ? trz_big_calloc(n) : trz_big_malloc(n);
+    b->cap = b->p ? n : 0;
+    return b->p;
+}
+
+static inline void uop_block_free(uop_block *b)
+{
+    trz_big_free(b->p, b->cap);
+    b->p = NULL;
+    b->cap = 0;
+}
+
+/* The context model's state (uop_cm.c), part of the codec's model: made at
+ * its first chunk, its tables kept from chunk to chunk where they fit. */
+typedef struct uop_cm uop_cm;
+void uop_cm_free(uop_cm *m); /* accepts NULL */
+
+/* Encode the chunk's lines with the context model *m (made here at the
+ * first chunk); streams 0, 1, 13..16.  line: UOP_MAX_LINE bytes of scratch. */
+int uop_cm_encode(const trz_enc_args *a, uop_cm **m, uint8_t *line, uint64_t nlines, const layout_t *lay);
 
 /* Decode: hdr has been read up to nlines and nesc; esc is stream 1. */
-int uop_cm_decode(const trz_dec_args *a, trz_rd *hdr, trz_rd *esc, const layout_t *lay, uint64_t nlines,
-                  uint64_t nesc);
+int uop_cm_decode(const trz_dec_args *a, uop_cm **m, uint8_t *line, trz_rd *hdr, trz_rd *esc, const layout_t *lay,
+                  uint64_t nlines, uint64_t nesc);
 
-/* Carried knowledge (uop.md, "Knowledge"): trz_codec.learn, know_encode
- * and know_decode. */
+/* Carried knowledge (uop.md, "Knowledge"): trz_codec.learn and
+ * know_decode; uop_cm_know_encode writes the range-coded form (uop.c's
+ * know_encode picks the form by the level). */
 int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
                  void *ctx);
-int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
+int uop_cm_know_encode(const trz_know *k, const trz_fact *f, size_t n, trz_buf *out);
 int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
 /* The byte form the fast levels write (uop_kbytes.c); know_decode takes
  * either form by the stream's first byte. */

@@ -2,6 +2,7 @@
  * A column is rendered as: separator, padding to a minimum width (left or
  * right, spaces or zeros), the value (decimal, hex, char or string). */
 #include "uop_fmt.h"
+#include "../common/compiler.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -410,15 +411,9 @@ static const char digits2[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-#if defined(__GNUC__)
-#define R_INLINE static inline __attribute__((always_inline))
-#else
-#define R_INLINE static inline
-#endif
-
 /* Copy n bytes reading none past src + n: overlapping fixed-size moves
  * instead of a call for the short strings of a line. */
-R_INLINE void copy_short(uint8_t *o, const uint8_t *src, size_t n)
+TRZ_FORCE_INLINE void copy_short(uint8_t *o, const uint8_t *src, size_t n)
 {
     if (n >= 8 && n <= 16) {
         memcpy(o, src, 8);
@@ -454,7 +449,7 @@ static const char hex_up[513] =
     "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
 
 /* Write the digits of v right-aligned ending at e; returns the start. */
-R_INLINE uint8_t *fmt_u64(uint8_t *e, uint64_t v)
+TRZ_FORCE_INLINE uint8_t *fmt_u64(uint8_t *e, uint64_t v)
 {
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
@@ -467,7 +462,7 @@ R_INLINE uint8_t *fmt_u64(uint8_t *e, uint64_t v)
     return e;
 }
 
-R_INLINE uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
+TRZ_FORCE_INLINE uint8_t *fmt_hex(uint8_t *e, uint64_t v, int upper)
 {
     const char *hx = upper ? hex_up : hex_lo;
     while (v >= 256) {
@@ -503,7 +498,7 @@ static inline uint8_t *emit_pad(uint8_t *o, const uop_col_t *k, const uint8_t *p
     return o;
 }
 
-R_INLINE uint8_t *emit_num(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
+TRZ_FORCE_INLINE uint8_t *emit_num(uint8_t *o, const uop_col_t *k, const uint8_t *pre, size_t pl, const uint8_t *body,
                                 size_t bl)
 {
     memcpy(o, k->sep, UOP_MAX_SEP);
@@ -516,7 +511,7 @@ R_INLINE uint8_t *emit_num(uint8_t *o, const uop_col_t *k, const uint8_t *pre, s
     return o + bl;
 }
 
-R_INLINE uint8_t *emit_bytes(uint8_t *o, const uop_col_t *k, const uint8_t *body, size_t bl)
+TRZ_FORCE_INLINE uint8_t *emit_bytes(uint8_t *o, const uop_col_t *k, const uint8_t *body, size_t bl)
 {
     memcpy(o, k->sep, UOP_MAX_SEP);
     o += k->seplen;
@@ -525,7 +520,7 @@ R_INLINE uint8_t *emit_bytes(uint8_t *o, const uop_col_t *k, const uint8_t *body
     return o + bl;
 }
 
-R_INLINE uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
+TRZ_FORCE_INLINE uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
 {
     uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     int neg = v < 0 && !uns;
@@ -534,7 +529,7 @@ R_INLINE uint8_t *emit_dec(uint8_t *o, const uop_col_t *k, int64_t v, int uns)
     return emit_num(o, k, neg ? minus_pre : no_pre, (size_t)neg, s, (size_t)(e - s));
 }
 
-R_INLINE uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
+TRZ_FORCE_INLINE uint8_t *emit_hex(uint8_t *o, const uop_col_t *k, uint64_t v)
 {
     uint8_t tmp[NUM_BUF], *e = tmp + NUM_END;
     uint8_t *s = fmt_hex(e, v, k->flags & UF_UPPER);

@@ -8,6 +8,7 @@
 #define TRZ_UOP_RC_H
 
 #include "../common/rc_model.h"
+#include "../common/compiler.h"
 
 #ifdef UOP_STATS
 #include <math.h>
@@ -37,14 +38,14 @@ typedef rc_cnt u_cs;
 #define U_PLO 32
 #define U_PHI 65504
 
-RC_HOT uint32_t u_cs_p(u_cs s) { return rc_cnt_pc(s, U_PLO, U_PHI); }
+TRZ_FORCE_INLINE uint32_t u_cs_p(u_cs s) { return rc_cnt_pc(s, U_PLO, U_PHI); }
 
-RC_HOT int u_cbit(rc *c, const int enc, u_cs *s, int bit, const unsigned limit)
+TRZ_FORCE_INLINE int u_cbit(rc *c, const int enc, u_cs *s, int bit, const unsigned limit)
 {
     return rcd_cbit_c(c, enc, s, bit, limit, U_PLO, U_PHI);
 }
 
-RC_HOT uint32_t u_ctree(rc *c, const int enc, u_cs *t, int n, uint32_t v, const unsigned limit)
+TRZ_FORCE_INLINE uint32_t u_ctree(rc *c, const int enc, u_cs *t, int n, uint32_t v, const unsigned limit)
 {
     return rcd_ctree_c(c, enc, t, n, v, limit, U_PLO, U_PHI);
 }
@@ -57,7 +58,7 @@ typedef struct {
 } u_mixw;
 
 /* Code a bit with P(1) = squash(sum w_i st_i); then learn. */
-RC_HOT int u_mix_bit(rc *c, const int enc, u_mixw *w, const int *st, int n, int bit, int lr)
+TRZ_FORCE_INLINE int u_mix_bit(rc *c, const int enc, u_mixw *w, const int *st, int n, int bit, int lr)
 {
     int64_t dot = 0;
     for (int i = 0; i < n; i++) dot += (int64_t)w->w[i] * st[i];
