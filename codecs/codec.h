@@ -231,11 +231,6 @@ typedef struct trz_codec {
     void (*model_reset)(trz_model *m);
     void (*model_free)(trz_model *m);
 
-    /* Before variants: a codec not converted yet codes a chunk through
-     * these (variants NULL), with its state made inside each call. */
-    int (*encode_chunk)(const trz_enc_args *a);
-    int (*decode_chunk)(const trz_dec_args *a);
-
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */
     const char *(*stream_name)(unsigned id);
@@ -254,11 +249,6 @@ typedef struct trz_codec {
      * `to` (TRZ_BO_*), field by field, as a reader asks for host order.
      * NULL = the records have no multi-byte fields to swap. */
     void (*convert)(uint8_t *recs, size_t len, int from, int to);
-
-    /* Before variants: the name of the model variant a chunk was coded
-     * with, for `trz -l -v`, of a codec not converted yet (variants NULL).
-     * len and head as for variant_of.  NULL: one variant. */
-    const char *(*variant)(const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD]);
 
     /* Optional: carried knowledge.  Before a chunk is encoded, call add for
      * the facts its records teach that k (what the member knows so far)
@@ -299,18 +289,17 @@ void trz_model_free(const trz_codec *c, trz_model *m);
 /* Encode a chunk with the variant for a->level, or decode one with the
  * variant its streams name (TRZ_CODEC_UNSUPPORTED for one this version
  * does not know), with m from trz_model_create (level 0 to decode); m NULL:
- * a model made for this chunk and freed after.  A codec not converted yet:
- * its encode_chunk or decode_chunk. */
+ * a model made for this chunk and freed after. */
 int trz_codec_encode(const trz_codec *c, const trz_enc_args *a, trz_model *m);
 int trz_codec_decode(const trz_codec *c, const trz_dec_args *a, trz_model *m);
 
 /* The index in c->variants of the variant of a chunk's streams (len and
  * head as for trz_codec.variant_of), or -1 when unknown (another
- * version's) or the codec has no variants array yet. */
+ * version's). */
 int trz_codec_variant_of(const trz_codec *c, const size_t *len, const uint8_t *const *head);
 
-/* For listings: the variant's name ("-" for a codec with one unnamed
- * variant, "?" for one this version does not know); head[i] holds stream
+/* For listings: the variant's name ("?" for a variant this version
+ * does not know); head[i] holds stream
  * i's first min(len[i], TRZ_VARIANT_HEAD) bytes. */
 const char *trz_codec_variant_name(const trz_codec *c, const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD]);
 

@@ -52,7 +52,6 @@ void trz_model_free(const trz_codec *c, trz_model *m)
 
 int trz_codec_encode(const trz_codec *c, const trz_enc_args *a, trz_model *m)
 {
-    if (!c->variants) return c->encode_chunk(a);
     trz_model *own = NULL;
     if (!m) {
         int rc = trz_model_create(c, a->level, a->know != NULL, &own);
@@ -66,14 +65,12 @@ int trz_codec_encode(const trz_codec *c, const trz_enc_args *a, trz_model *m)
 
 int trz_codec_variant_of(const trz_codec *c, const size_t *len, const uint8_t *const *head)
 {
-    if (!c->variants) return -1;
     int v = c->variant_of ? c->variant_of(len, head) : 0;
     return v >= 0 && (unsigned)v < c->nvariants ? v : -1;
 }
 
 int trz_codec_decode(const trz_codec *c, const trz_dec_args *a, trz_model *m)
 {
-    if (!c->variants) return c->decode_chunk(a);
     int v = trz_codec_variant_of(c, a->stream_len, a->stream);
     if (v < 0) return TRZ_CODEC_UNSUPPORTED;
     trz_model *own = NULL;
@@ -89,7 +86,6 @@ int trz_codec_decode(const trz_codec *c, const trz_dec_args *a, trz_model *m)
 
 const char *trz_codec_variant_name(const trz_codec *c, const size_t *len, const uint8_t (*head)[TRZ_VARIANT_HEAD])
 {
-    if (!c->variants) return c->variant ? c->variant(len, head) : "-";
     const uint8_t *hp[TRZ_MAX_STREAMS];
     for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) hp[i] = len[i] ? head[i] : NULL;
     int v = trz_codec_variant_of(c, len, hp);

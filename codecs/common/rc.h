@@ -14,8 +14,6 @@
  * direction and keeps the coder's state in registers (coder.md, design
  * notes). */
 #include "compiler.h"
-/* The spelling of the codecs not converted to compiler.h yet. */
-#define RC_INLINE TRZ_FORCE_INLINE
 
 /* A probability: P(bit = 0) in 1/65536 units, always in 1..65535 (LZMA's
  * convention: a 0 takes the lower part of the range). */

@@ -19,11 +19,6 @@
 
 #include "rc_model.h"
 
-/* The spellings of the codecs not converted to compiler.h yet. */
-#define RC_HOT TRZ_FORCE_INLINE
-#define RC_LIKELY(x) TRZ_LIKELY(x)
-#define RC_UNLIKELY(x) TRZ_UNLIKELY(x)
-
 #ifndef RC_DIR_COST
 #define RC_DIR_COST(enc, p, bit) ((void)0)
 #endif

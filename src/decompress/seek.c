@@ -162,7 +162,7 @@ int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
     dchunk d = { 0 };
     int rc = rd_idx_fetch(r, n, &d);
     const trz_codec *c = rc < 0 ? NULL : trz_codec_by_id(d.h.codec);
-    int named = c && (c->variants || c->variant); /* the streams tell the variant */
+    int named = c != NULL; /* the streams tell the variant */
     trz_zctx *z = named ? trz_zctx_create() : NULL;
     if (rc >= 0 && !trz_chunk_payload_ok(&d.h, d.raw))
         rc = rd_err(r, TRZ_ERR_CHECKSUM, "chunk %llu: stored data checksum mismatch", (unsigned long long)n);
