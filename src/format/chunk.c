@@ -97,7 +97,7 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     trz_model_free(codec, m);
     /* Encoding, packing and the self-check each peak on buffers of their
      * own: each phase gives its own back before the next one (the sizes are
-     * in bench/RESULTS.md, "Compression memory"). */
+     * in bench/notes/2026-11-28-memory.md). */
     trz_zctx_release(z, TRZ_RELEASE_TRIALS);
     if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
     else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
