@@ -417,7 +417,8 @@ typedef struct trz_container_info {
  * to its first chunk); fails when the block is damaged, and with
  * TRZ_ERR_UNSUPPORTED when it cannot be used here: a newer trz wrote it
  * (then info->how says so: "restore container 9 unknown (newer trz)";
- * trz_restore refuses it too), or the archive has several members, or
+ * trz_restore refuses it too), or the archive has several members (then
+ * info->how: "2 members, each restores from an archive of its own"), or
  * it comes from a pipe and its block is over 16 MiB. */
 TRZ_API int trz_reader_container(trz_reader *reader, trz_container_info *info);
 

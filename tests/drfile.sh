@@ -152,6 +152,18 @@ if command -v zip >/dev/null; then
 else
     echo "note: zip not installed; Info-ZIP case skipped"
 fi
+# two archives that each keep their zip, concatenated: -l lists them and
+# says each original is restored from an archive of its own (exit 0);
+# -d refuses in one line; -dc gives both members' records
+cat "$W/dr.trace.zip.trz" "$W/py.trace.zip.trz" > "$W/two.trz"
+"$TRZ" -l "$W/two.trz" > "$W/list" 2> "$W/err"; rc=$?
+if [ $rc = 0 ] && grep -q "original file: zip; 2 members, each restores from an archive of its own" "$W/list" && [ ! -s "$W/err" ]
+then ok "two members keeping zips: -l lists them, exit 0"
+else bad "two members keeping zips: -l lists them, exit 0" "exit $rc; $(cat "$W/list" "$W/err" | tail -2)"; fi
+expect "two members keeping zips: -d refuses in one line" 1 "several members" "" "$TRZ" -d -c --original "$W/two.trz"
+{ "$TRZ" -dc "$W/dr.trace.zip.trz"; "$TRZ" -dc "$W/py.trace.zip.trz"; } > "$W/both.rec"
+"$TRZ" -dc "$W/two.trz" | cmp -s - "$W/both.rec" && ok "two members keeping zips: -dc gives both members' records" \
+    || bad "two members keeping zips: -dc gives both members' records"
 head -c 20000 "$W/dr.trace.zip" > "$W/cut.trace.zip"
 : > "$W/rec"; kept "$W/cut.trace.zip" "kept as is|partly"; cp "$W/rec.bin" "$W/rec"
 

@@ -75,7 +75,7 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
     }
     trz_container_info ci;
     int crc = trz_reader_container(r, &ci);
-    if (crc == TRZ_ERR_UNSUPPORTED && ci.how[0]) { /* a newer trz's block: listed as such, not damage */
+    if (crc == TRZ_ERR_UNSUPPORTED && ci.how[0]) { /* a newer trz's block, or one in each member: listed as such, not damage */
         if (ci.size) printf("  original file: %s, %llu bytes; %s\n", ci.kind, (unsigned long long)ci.size, ci.how);
         else printf("  original file: %s; %s\n", ci.kind, ci.how);
     } else if (crc != TRZ_OK) {

@@ -43,15 +43,15 @@ typedef struct block {
     trz_io body;
     window w;
     trz_memio m;
-    char newer[64]; /* set when a newer trz wrote the block */
+    char note[80]; /* why the block is not restored, for listings: a newer trz wrote it, or several members hold one each */
 } block;
 
 /* A block a newer trz wrote (a block version, or a container this trz
  * does not know): refused, saying so, with the records still readable;
- * b->newer says it for trz_reader_container. */
+ * b->note says it for trz_reader_container. */
 static int newer(trz_reader *r, block *b, const char *what, unsigned v)
 {
-    snprintf(b->newer, sizeof b->newer, "%s %u unknown (newer trz)", what, v);
+    snprintf(b->note, sizeof b->note, "%s %u unknown (newer trz)", what, v);
     return rd_err(r, TRZ_ERR_UNSUPPORTED, "%s %u: written by a newer trz", what, v);
 }
 
@@ -61,9 +61,12 @@ static int block_open(trz_reader *r, block *b)
     memset(b, 0, sizeof *b);
     if (!r->restore_blocks)
         return rd_err(r, TRZ_ERR_PARAM, "the archive keeps no original file to restore (it holds the trace only)");
-    if (r->restore_blocks > 1 || (r->seekable && r->members > 1) || !r->restore_size)
+    if (r->restore_blocks > 1 || (r->seekable && r->members > 1) || !r->restore_size) {
+        snprintf(b->note, sizeof b->note, "%llu members, each restores from an archive of its own",
+                 (unsigned long long)(r->members > 1 ? r->members : (uint64_t)r->restore_blocks));
         return rd_err(r, TRZ_ERR_UNSUPPORTED, "the archive has several members; only an archive of one file restores "
                       "it (trz -dc gives the records)");
+    }
     /* before the block: what a container's block holds is that container's */
     if (!trz_drfile_name(r->restore_kind)) return newer(r, b, "restore container", (unsigned)r->restore_kind);
     uint8_t hb[TRZ_RESTORE_HDR], t[4];
@@ -129,7 +132,7 @@ int trz_reader_container(trz_reader *r, trz_container_info *ci)
     block b;
     int rc = block_open(r, &b);
     if (rc) {
-        snprintf(ci->how, sizeof ci->how, "%s", b.newer);
+        snprintf(ci->how, sizeof ci->how, "%s", b.note);
         return rc;
     }
     ci->size = b.h.size;
