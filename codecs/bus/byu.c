@@ -1,92 +1,14 @@
 /* byu.c - codec for BYU address traces (12-byte LE records: addr, reqtype,
- * size, attr, proc, time delta).  Addresses are predicted per processor and
- * request class (addrmodel.h), kinds get stable dictionary ids, time deltas
- * go as bytes into one stream per context; at levels >= 6 a chunk may instead
- * be arithmetic-coded with context models (cm.h).  The variants and the
- * level table are at the end.  Format: codecs/bus/byu.md. */
-#include "../codec.h"
-#include "hot.h"
-#include "addrmodel.h"
-#include "bus_cm.h"
-#include "cachesim.h"
-#include "lean.h"
-
-#define T_FRESH 2         /* time contexts split by "line not seen lately" */
-#define T_ESC 255         /* time byte: escape, value follows in timeraw */
-#define LINE_BITS 12      /* 64-byte lines seen recently (direct mapped) */
-#define K_ESC 255         /* kind byte: escape, the three bytes follow */
-#define K_HBITS 10        /* kind dictionary hash: 1024 slots, <= 255 used */
-#define CS_SAMPLE 65536   /* records of a chunk's prefix that choose the cache */
-#define CS_MIN 1024       /* smaller chunks keep line_fresh: too few times to tell caches apart */
-#define T_NCTX (AM_NCLS * AM_NCLS * T_FRESH)
-#define LN_TCTX (2 * T_FRESH) /* the lean model's time contexts: fetch or not, and fresh */
-enum {
-    S_PROC, S_RUNLEN, S_KIND, S_REQ, S_SIZE, S_ATTR,
-    S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_TRAW, S_FNEAR, S_DNEAR, S_CACHE, S_LAYOUT, S_CM, S_TIME0 = 16,
-    S_COUNT = S_TIME0 + T_NCTX
-};
-#define KC 8           /* kind ids as contexts: capped at KC - 1 */
-#define TB_N 20        /* time buckets: min(q / 2, 19) of the last time */
-#define TQ_ESC 127     /* time quotient: escape */
-#define TQ_MAX (TQ_ESC * 8 - 1) /* times from here take the escape */
-#define W0 22000       /* initial mixer weight (16.16) with three inputs */
-#define TRW0 40000     /* the same with two inputs */
-
-static const char *const stream_names[S_TIME0] = {
-    "proc", "runlen", "kind", "reqtype", "size", "attr",
-    "fetchcode", "datacode", "fetchmiss", "datamiss", "timeraw", "fetchnear", "datanear", "cache", "layout", "cm",
-};
-
-typedef struct byu_state {
-    am_model am;
-    am_proc *procs[256];
-    ln_model ln;                      /* the lean model's tables (instead of am's) */
-    ln_proc *lprocs[256];
-    int lean;                         /* decoder: the chunk uses the lean model */
-    uint32_t *lines;
-    cs_cache cache;                   /* stream path: the simulated cache, when the chunk names one */
-    int ilv;                          /* decoder: address codes interleaved with the kinds in S_KIND */
-    struct byu_groups *grp;           /* decoder: streams grouped by processor, or NULL */
-    uint32_t kinds[K_ESC];            /* dictionary: id -> kind */
-    uint32_t kinfo[256];              /* id -> kind | its class << 24; UINT32_MAX past the known ids */
-    uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
-    unsigned nkinds;
-    unsigned prevcls;
-} byu_state;
-
-/* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
-typedef struct byu_level {
-    uint8_t variant;    /* index into byu_variants */
-    uint8_t cache_sets; /* the stream path picks the cache on 1/2^cache_sets of its sets (pick_cache) */
-    uint8_t all_refs;   /* the mixed model tries every reference (bus_set_refs) */
-} byu_level;
-TRZ_LEVEL_ROW(byu_level);
-
-typedef struct byu_cm byu_cm; /* the range and mix variants' model (below) */
-typedef struct byu_fm byu_fm; /* range-fast's */
-
-/* The codec's model (trz_model): the state every variant keeps, and each
- * arithmetic variant's tables, made at its first chunk. */
-typedef struct byu_model {
-    const byu_level *lv; /* the level's row (row 0 when decoding) */
-    byu_state st;
-    cm_coder coder;
-    byu_cm *cm;
-    byu_fm *fm;
-} byu_model;
-
-static unsigned req_class(uint8_t req)
-{
-    switch (req) {
-    case 0x00: return AM_FETCH;
-    case 0x01: return AM_READ;
-    case 0x02: case 0x03: return AM_WRITE;
-    default: return AM_OTHER;
-    }
-}
+ * size, attr, proc, time delta): the stream paths.  Addresses are predicted
+ * per processor and request class (addrmodel.h, or the lean model), kinds
+ * get stable dictionary ids, time deltas go as bytes into one stream per
+ * context.  At levels >= 6 a chunk may instead be arithmetic-coded
+ * (byu_cm.c); the variants and the level table are in byu_codec.c.  Format:
+ * codecs/bus/byu.md. */
+#include "byu_int.h"
 
 /* What one chunk made in s: the cache, the processors, the groups. */
-static void st_close(byu_state *s)
+void st_close(byu_state *s)
 {
     cs_close(&s->cache);
     for (int i = 0; i < 256; i++) {
@@ -102,7 +24,7 @@ static void st_close(byu_state *s)
 /* s ready for a chunk of nrec records, with the lean model's tables or
  * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
  * on no memory. */
-static int st_open(byu_state *s, uint64_t nrec, int lean)
+int st_open(byu_state *s, uint64_t nrec, int lean)
 {
     st_close(s);
     am_model am = s->am;
@@ -120,7 +42,7 @@ static int st_open(byu_state *s, uint64_t nrec, int lean)
 }
 
 /* Gives back all that s holds (with the model). */
-static void st_free(byu_state *s)
+void st_free(byu_state *s)
 {
     st_close(s);
     am_free(&s->am);
@@ -135,15 +57,6 @@ static ln_proc *st_lproc(byu_state *s, uint8_t proc)
 {
     if (!s->lprocs[proc] && (s->lprocs[proc] = malloc(sizeof(ln_proc)))) ln_proc_init(s->lprocs[proc]);
     return s->lprocs[proc];
-}
-
-static am_proc *st_proc(byu_state *s, uint8_t proc)
-{
-    if (!s->procs[proc]) {
-        s->procs[proc] = calloc(1, sizeof(am_proc));
-        if (s->procs[proc]) s->procs[proc]->step = 8;
-    }
-    return s->procs[proc];
 }
 
 /* "The 64-byte line was not seen lately": the last line stored in its
@@ -172,7 +85,7 @@ TRZ_FORCE_INLINE unsigned time_ctx(byu_state *s, unsigned cls, uint32_t addr)
  * 0; 1 / 2^sets of them otherwise: each simulated set still sees all its
  * requests, so its hits and misses are exact).  Returns 1 and sets *g, 0
  * when none beats line_fresh, or -1 on no memory. */
-static int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets)
+int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets)
 {
     uint64_t n = a->nrec < CS_SAMPLE ? a->nrec : CS_SAMPLE;
     if (n < CS_MIN) return 0;
@@ -196,34 +109,6 @@ static int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets)
     free(p);
     trz_big_free(lines, ((size_t)1 << LINE_BITS) * sizeof *lines);
     return rc;
-}
-
-/* Kinds (reqtype, size, attr) get ids in order of first appearance: the
- * ids stay stable, so repeated kind sequences stay repeats for the
- * back-end.  Returns the slot for kind k (holding 0 or its id + 1). */
-static uint16_t *kind_slot(byu_state *s, uint32_t k)
-{
-    uint32_t h = am_hash(k, K_HBITS);
-    for (;;) {
-        uint16_t *e = &s->khash[h];
-        if (*e == 0 || s->kinds[*e - 1] == k) return e;
-        h = (h + 1) & ((1u << K_HBITS) - 1); /* never full: <= 255 of 1024 used */
-    }
-}
-
-static void kind_add(byu_state *s, uint32_t k)
-{
-    uint16_t *e = kind_slot(s, k);
-    if (*e == 0 && s->nkinds < K_ESC) {
-        s->kinfo[s->nkinds] = k | req_class((uint8_t)k) << 24;
-        s->kinds[s->nkinds++] = k;
-        *e = (uint16_t)s->nkinds;
-    }
-}
-
-static uint32_t rec_tup(const uint8_t *r)
-{
-    return (uint32_t)r[4] | (uint32_t)r[5] << 8 | (uint32_t)r[6] << 16;
 }
 
 /* ---- encoder ------------------------------------------------------------- */
@@ -437,21 +322,10 @@ TRZ_HOT_CLONES static int ln_enc_all(byu_state *s, const trz_enc_args *a)
     return s->cache.g.ways == 1 ? ln_enc_loop(s, a, 1) : ln_enc_loop(s, a, 2);
 }
 
-/* The encoder's choices for a chunk's stream path. */
-typedef struct zs_opts {
-    byu_model *m;
-    int cache; /* 1: time contexts from the cache g */
-    cs_geom g;
-    int lean;  /* 1: the lean model */
-} zs_opts;
-
 /* Streams grouped by processor (layout flag L_GROUP): each holds one
  * section per processor of the chunk, in ascending proc order, instead of
  * the records' order.  Interleaved processors break the repeats of each
  * one's kinds and codes apart; grouped, the back-end finds them again. */
-#define L_ILV 1   /* layout flag: address codes interleaved with the kinds */
-#define L_GROUP 2 /* layout flag: the streams g_stream grouped by processor */
-#define L_LEAN 4  /* layout flag: the lean model (its codes always beside the kinds) */
 #define G_NS 3
 static const int g_stream[G_NS] = { S_KIND, S_FCODE, S_DCODE };
 
@@ -544,7 +418,7 @@ static int pick_layout(const trz_enc_args *a)
 }
 
 /* The stream path with the choices o (a zs_opts). */
-TRZ_HOT_CLONES static int zs_encode_opt(const trz_enc_args *a, const void *opts)
+TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
 {
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
@@ -873,355 +747,11 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
     return rc;
 }
 
-/* ---- arithmetic-coded path: the range and mix variants ------------------------ */
-
-struct byu_cm {
-    bus_acm a;
-    cm_p same, proc[256];
-    cm_p kind[KC][KC][8];            /* min(kind id, 7) by the last two ids */
-    cm_p kind2[KC][KC][KC][8];       /* by the last three ids */
-    cm_p kind3[KC][BUS_NB][7][8];    /* by the last id, its address code bucket, its time bucket / 3 */
-    int32_t kw[8][CM_MAXIN];
-    cm_p khi[256];                   /* ids from 7 up (255 = new) */
-    cm_p kesc[3][256];
-    cm_p tq[KC][KC][TB_N][128];      /* time quotient by the kind ids now and before, last time bucket */
-    cm_p tq2[KC][BUS_NB][TB_N][128]; /* by kind id, address code bucket, last time bucket */
-    cm_p tq3[KC][KC][KC][TB_N / 4][128]; /* by three kind ids, the time bucket before last / 4 */
-    int32_t tw[KC][128][CM_MAXIN];
-    cm_p tr[KC][128][8];             /* low 3 bits of time + 1 by kind id and quotient */
-    cm_gamma tesc[AM_NCLS];
-    int32_t trw[KC][8][CM_MAXIN];    /* mixer weights of the low time bits */
-    uint8_t k1, k2, k3, tb, tb2, lastproc; /* ids of this (after the kind) and earlier records, capped */
-    uint8_t lo1, lo2;                /* low 3 bits of time + 1 of the last two records (below the escape) */
-    uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
-    uint16_t apk[KC][KC][8 * CM_APM_N];       /* refinement of the kind by the last two ids */
-    uint16_t apt[KC][BUS_NB][128 * CM_APM_N]; /* of the time quotient by kind id and address code bucket */
-};
-
-static void cm_model_init(byu_cm *m)
-{
-    bus_acm_init(&m->a);
-    m->same = CM_P0;
-    cm_init_probs(m->proc, 256);
-    cm_init_probs(&m->kind[0][0][0], sizeof m->kind / sizeof(cm_p));
-    cm_init_probs(&m->kind2[0][0][0][0], sizeof m->kind2 / sizeof(cm_p));
-    cm_init_probs(&m->kind3[0][0][0][0], sizeof m->kind3 / sizeof(cm_p));
-    cm_init_weights(m->kw, 8, W0);
-    cm_init_probs(m->khi, 256);
-    cm_init_probs(&m->kesc[0][0], sizeof m->kesc / sizeof(cm_p));
-    cm_init_probs(&m->tq[0][0][0][0], sizeof m->tq / sizeof(cm_p));
-    cm_init_probs(&m->tq2[0][0][0][0], sizeof m->tq2 / sizeof(cm_p));
-    cm_init_probs(&m->tq3[0][0][0][0][0], sizeof m->tq3 / sizeof(cm_p));
-    cm_init_weights(&m->tw[0][0], KC * 128, W0);
-    cm_init_probs(&m->tr[0][0][0], sizeof m->tr / sizeof(cm_p));
-    for (int i = 0; i < AM_NCLS; i++) cm_gamma_init(&m->tesc[i]);
-    cm_init_weights(&m->trw[0][0], KC * 8, TRW0);
-    m->k1 = m->k2 = m->k3 = m->tb = m->tb2 = m->lastproc = 0;
-    m->lo1 = m->lo2 = 0;
-    memset(m->lastq, 0, sizeof m->lastq);
-    cm_apm_init(&m->apk[0][0][0], KC * KC * 8);
-    cm_apm_init(&m->apt[0][0][0], KC * BUS_NB * 128);
-}
-
-/* proc byte: "same as the last record" bit, else the byte. */
-static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
-{
-    if (cm_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;
-    else if ((r[7] = (uint8_t)cm_tree(c, m->proc, 8, r[7])) == m->lastproc) return -1;
-    m->lastproc = r[7];
-    return 0;
-}
-
-/* Kind id (dictionary as in the stream path), 255 = a new kind, its three
- * bytes follow.  min(id, 7) with three context sets mixed: the kind
- * sequence alone (two and three back) and the last kind with how its
- * address and time went; 7 = the id follows in 8 bits. */
-static int cm_kind(byu_state *s, byu_cm *m, cm_coder *c, const am_proc *p, uint8_t *r)
-{
-    unsigned id = K_ESC;
-    if (!c->dec) {
-        uint16_t *e = kind_slot(s, rec_tup(r));
-        if (*e) id = *e - 1u;
-    }
-    cm_p *ts[3] = { m->kind[m->k1][m->k2], m->kind2[m->k1][m->k2][m->k3],
-                    m->kind3[m->k1][m->a.lastany][m->tb < 18 ? m->tb / 3 : 6] };
-    uint32_t sd[4] = { 0, 0, 0, 0 };
-    if (c->mix) {
-        sd[0] = bus_pck(p, 100 + m->k1);
-        sd[1] = bus_pck(p, 0x20000 + m->k1 * 64 + m->k2 * 8 + m->k3);
-        sd[2] = bus_pck(p, 0x60000 + m->k1 * 32 + m->tb);
-        sd[3] = bus_ack2(p->a1, p->a2, 0x100 + m->k1);
-    }
-    unsigned lo = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 4, m->kw, 3, id < 7 ? id : 7,
-                              m->apk[m->k1][m->k2]);
-    id = lo < 7 ? lo : cm_tree(c, m->khi, 8, id);
-    if (id < 7 && lo == 7) return -1; /* ids below 7 use the short form */
-    if (id == K_ESC) {
-        for (int i = 0; i < 3; i++) r[4 + i] = (uint8_t)cm_tree(c, m->kesc[i], 8, r[4 + i]);
-        if (c->dec && *kind_slot(s, rec_tup(r))) return -1; /* a known kind must use its id */
-        kind_add(s, rec_tup(r));
-    } else if (id < s->nkinds) {
-        uint32_t tup = s->kinds[id];
-        r[4] = (uint8_t)tup;
-        r[5] = (uint8_t)(tup >> 8);
-        r[6] = (uint8_t)(tup >> 16);
-    } else return -1;
-    m->k3 = m->k2;
-    m->k2 = m->k1;
-    m->k1 = (uint8_t)(id < KC - 1 ? id : KC - 1);
-    return 0;
-}
-
-/* Time: v = t + 1 split as the quotient q = v >> 3 (7-bit tree, mixed from
- * three context sets; 127 escapes) and the low 3 bits (3-bit tree): bus
- * clocks make times cluster at multiples of 8 give or take one, and + 1
- * keeps each cluster inside one quotient. */
-static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8_t *r)
-{
-    uint32_t t = trz_ld_le32(r + 8), v = t + 1;
-    cm_p *ts[3] = { m->tq[m->k1][m->k2][m->tb], m->tq2[m->k1][m->a.lastany][m->tb],
-                    m->tq3[m->k1][m->k2][m->k3][m->tb2 / 4] };
-    uint32_t sd[5] = { 0, 0, 0, 0, 0 };
-    uint8_t *lq = NULL;
-    if (c->mix) {
-        lq = &m->lastq[bus_pck(p, 777 + m->k1) >> 16];
-        sd[0] = bus_pck(p, 300 + m->k1 * 8 + m->k2);
-        sd[1] = bus_pck(p, 0x10000 + m->k1 * 256 + m->tb * 8 + m->a.lastany);
-        sd[2] = bus_pck(p, 0x50000 + m->k1 * 256 + *lq);
-        sd[3] = bus_pck(p, 0x70000 + m->k1 * 1024 + m->tb * 32 + m->tb2);
-        sd[4] = bus_ack2(p->a1, p->a2, 0x200 + m->k1);
-    }
-    uint32_t q = cm_mtree_ha(c, ts, 3, m->a.hx, m->a.hbits, sd, 5, m->tw[m->k1], 7, t < TQ_MAX ? v >> 3 : TQ_ESC,
-                             m->apt[m->k1][m->a.lastany]);
-    if (lq) *lq = (uint8_t)q;
-    if (q == TQ_ESC) {
-        uint32_t e = cm_gamma_code(c, &m->tesc[cls], t - TQ_MAX);
-        if (e > 0xffffffffu - TQ_MAX) return -1;
-        t = e + TQ_MAX;
-    } else {
-        CM_FIELD(c, 8);
-        cm_p *tl[1] = { m->tr[m->k1][q] };
-        uint32_t sl[2] = { cm_mix32(0x5000u + m->lo1 * 2048u + m->lo2 * 256u + q), 0 };
-        if (c->mix) sl[1] = bus_pck(p, 0xC0000 + q);
-        v = q << 3 | cm_mtree_h(c, tl, 1, m->a.hx, m->a.hbits, sl, 2, m->trw[m->k1], 3, v & 7);
-        if (v == 0) return -1; /* t + 1 is never 0 below the escape */
-        m->lo2 = m->lo1;
-        m->lo1 = (uint8_t)(v & 7);
-        t = v - 1;
-    }
-    trz_st_le32(r + 8, t);
-    m->tb2 = m->tb;
-    m->tb = (uint8_t)(q / 2 < TB_N ? q / 2 : TB_N - 1);
-    return 0;
-}
-
-/* One record, both directions: r holds the record (encoding) or receives
- * it (decoding). */
-static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
-{
-    CM_FIELD(c, 0);
-    if (cm_proc(m, c, r) != 0) return TRZ_CODEC_CORRUPT;
-    am_proc *p = st_proc(s, r[7]);
-    if (!p) return TRZ_CODEC_NOMEM;
-    CM_FIELD(c, 1);
-    if (cm_kind(s, m, c, p, r) != 0) return TRZ_CODEC_CORRUPT;
-    CM_FIELD(c, 2);
-    unsigned cls = req_class(r[4]);
-    int bad = 0;
-    uint32_t addr = bus_addr(c, &m->a, &s->am, p, cls, trz_ld_le32(r), m->k1 * KC + m->k2 + m->tb * 64u, &bad);
-    if (bad) return TRZ_CODEC_CORRUPT;
-    am_update(&s->am, p, cls, addr, r[5]);
-    trz_st_le32(r, addr);
-    CM_FIELD(c, 5);
-    if (cm_time(m, c, p, cls, r) != 0) return TRZ_CODEC_CORRUPT;
-    return TRZ_CODEC_OK;
-}
-
-BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 12, byu_state, byu_cm)
-
-/* The state and the range or mix model ready for a chunk of nrec records.
- * 0, or -1 on no memory. */
-static int cm_open(byu_model *m, uint64_t nrec, int mix)
-{
-    if (st_open(&m->st, nrec, 0) != 0) return -1;
-    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    cm_model_init(m->cm);
-    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
-}
-
-/* Encode with the mixed model (mix) or the unmixed one (the trial's);
- * stop: as in BUS_CM_LOOPS. */
-static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t stop)
-{
-    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK) {
-        bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
-        trz_buf *out = &a->streams[S_CM];
-        bus_cm_head(out, mix ? BUS_CM_MIXED : BUS_CM_VERSION, a->nrec);
-        cm_enc_init(&m->coder, out);
-        m->coder.mix = mix;
-        rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
-    }
-    st_close(&m->st);
-    return rc;
-}
-
-/* cm_encode_to as bus_pick_cm calls it: arg is the model. */
-static int cm_trial(const trz_enc_args *a, const void *arg, int mix, size_t stop)
-{
-    return cm_encode_to(a, (byu_model *)arg, mix, stop);
-}
-
-/* Decoder of the range and mix variants (the version byte says which). */
-static int cm_decode(const trz_dec_args *a, trz_model *tm)
-{
-    byu_model *m = (byu_model *)tm;
-    unsigned ver;
-    trz_rd hd;
-    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
-    if (rc != TRZ_CODEC_OK) return rc;
-    int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK) {
-        cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
-        m->coder.mix = mix;
-        rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
-    }
-    st_close(&m->st);
-    return rc;
-}
-
-/* ---- fast model (bus_fast.h): the range-fast variant ------------------------- */
-
-/* The same fields as above: the kind, the address code and the time
- * quotient first guessed from the record's slot (bf_slot), the rest with
- * one probability each from a dense context. */
-struct byu_fm {
-    bf_acm a;
-    bf_slots slots;
-    rc_prob same;
-    bf_p proc[256];
-    bf_p ksame[4][KC][KC];         /* "the slot's kind again" by its hist and the last two ids */
-    bf_p kind[KC][KC][KC][8];      /* min(kind id, 7) by the last three ids */
-    bf_p khi[256];                 /* ids from 7 up (255 = new) */
-    bf_p kesc[3][256];
-    bf_p tsame[4][KC][TB_N];       /* "the slot's time quotient again" by its hist, kind id and last time bucket */
-    bf_p tq[KC][KC][TB_N][128];    /* time quotient by the kind ids now and before, last time bucket */
-    bf_p tr[KC][128][8];           /* low 3 bits of time + 1 by kind id and quotient */
-    rc_prob tlen[AM_NCLS][RC_ULEN], tbits[AM_NCLS][RC_UBITS]; /* escaped times */
-    uint8_t k1, k2, k3, tb, lastproc;
-};
-
-/* The state and the fast model ready for a chunk of nrec records.  0, or
- * -1 on no memory. */
-static int fm_open(byu_model *mm, uint64_t nrec)
-{
-    if (st_open(&mm->st, nrec, 0) != 0) return -1;
-    if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
-    byu_fm *m = mm->fm;
-    if (bf_slots_open(&m->slots, nrec)) return -1;
-    bf_acm_init(&m->a);
-    m->same = RC_P0;
-    bf_init(m->proc, 256);
-    bf_init(&m->ksame[0][0][0], sizeof m->ksame / sizeof(bf_p));
-    bf_init(&m->kind[0][0][0][0], sizeof m->kind / sizeof(bf_p));
-    bf_init(m->khi, 256);
-    bf_init(&m->kesc[0][0], sizeof m->kesc / sizeof(bf_p));
-    bf_init(&m->tsame[0][0][0], sizeof m->tsame / sizeof(bf_p));
-    bf_init(&m->tq[0][0][0][0], sizeof m->tq / sizeof(bf_p));
-    bf_init(&m->tr[0][0][0], sizeof m->tr / sizeof(bf_p));
-    rc_init(&m->tlen[0][0], sizeof m->tlen / sizeof(rc_prob));
-    rc_init(&m->tbits[0][0], sizeof m->tbits / sizeof(rc_prob));
-    m->k1 = m->k2 = m->k3 = m->tb = m->lastproc = 0;
-    return 0;
-}
-
-TRZ_FORCE_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
-{
-    /* processor: "same as the last record", else the byte */
-    if (rc_bit(c, &m->same, r[7] == m->lastproc)) r[7] = m->lastproc;
-    else if ((r[7] = (uint8_t)bf_tree(c, m->proc, 8, r[7])) == m->lastproc) return TRZ_CODEC_CORRUPT;
-    m->lastproc = r[7];
-    am_proc *p = st_proc(s, r[7]);
-    if (!p) return TRZ_CODEC_NOMEM;
-    bf_slot *sl = bf_slot_at(&m->slots, p);
-
-    BF_FIELD(1);
-    /* kind id (as cm_kind): the slot's again, or min(id, 7), or the id */
-    unsigned id = K_ESC;
-    if (!c->dec) {
-        uint16_t *e = kind_slot(s, rec_tup(r));
-        if (*e) id = *e - 1u;
-    }
-    int hit = BF_BIT(c, &m->ksame[bf_h(sl, 0)][m->k1][m->k2], id == sl->kind);
-    bf_hit(sl, 0, hit);
-    if (hit) id = sl->kind;
-    else {
-        unsigned lo = bf_tree(c, m->kind[m->k1][m->k2][m->k3], 3, id < 7 ? id : 7);
-        id = lo < 7 ? lo : bf_tree(c, m->khi, 8, id);
-        if (id < 7 && lo == 7) return TRZ_CODEC_CORRUPT; /* ids below 7 use the short form */
-        if (id == sl->kind) return TRZ_CODEC_CORRUPT;    /* the slot's kind uses the guess */
-        sl->kind = (uint8_t)id;
-    }
-    if (id == K_ESC) {
-        for (int i = 0; i < 3; i++) r[4 + i] = (uint8_t)bf_tree(c, m->kesc[i], 8, r[4 + i]);
-        if (c->dec && *kind_slot(s, rec_tup(r))) return TRZ_CODEC_CORRUPT; /* a known kind must use its id */
-        kind_add(s, rec_tup(r));
-        uint16_t *e = kind_slot(s, rec_tup(r)); /* the next time here it is a known kind */
-        sl->kind = (uint8_t)(*e ? *e - 1u : K_ESC);
-    } else if (id < s->nkinds) {
-        uint32_t tup = s->kinds[id];
-        r[4] = (uint8_t)tup;
-        r[5] = (uint8_t)(tup >> 8);
-        r[6] = (uint8_t)(tup >> 16);
-    } else return TRZ_CODEC_CORRUPT;
-    m->k3 = m->k2;
-    m->k2 = m->k1;
-    m->k1 = (uint8_t)(id < KC - 1 ? id : KC - 1);
-
-    /* address */
-    unsigned cls = req_class(r[4]);
-    int bad = 0;
-    uint32_t addr = bf_addr(c, &m->a, &s->am, p, sl, cls, trz_ld_le32(r), &bad);
-    if (bad) return TRZ_CODEC_CORRUPT;
-    am_update(&s->am, p, cls, addr, r[5]);
-    trz_st_le32(r, addr);
-
-    BF_FIELD(6);
-    /* time (as cm_time): the quotient of t + 1 by 8 (the slot's again, or
-     * the quotient), then its low 3 bits */
-    uint32_t t = trz_ld_le32(r + 8), v = t + 1;
-    uint32_t q = t < TQ_MAX ? v >> 3 : TQ_ESC;
-    hit = BF_BIT(c, &m->tsame[bf_h(sl, 2)][m->k1][m->tb], q == sl->q);
-    bf_hit(sl, 2, hit);
-    if (hit) q = sl->q;
-    else {
-        q = bf_tree(c, m->tq[m->k1][m->k2][m->tb], 7, q);
-        if (q == sl->q) return TRZ_CODEC_CORRUPT; /* the slot's quotient uses the guess */
-        sl->q = (uint8_t)q;
-    }
-    if (q == TQ_ESC) {
-        uint64_t e = rc_uint(c, m->tlen[cls], m->tbits[cls], t - TQ_MAX);
-        if (e > 0xffffffffu - TQ_MAX) return TRZ_CODEC_CORRUPT;
-        t = (uint32_t)e + TQ_MAX;
-    } else {
-        BF_FIELD(7);
-        v = q << 3 | bf_tree(c, m->tr[m->k1][q], 3, v & 7);
-        if (v == 0) return TRZ_CODEC_CORRUPT; /* t + 1 is never 0 below the escape */
-        t = v - 1;
-    }
-    trz_st_le32(r + 8, t);
-    m->tb = (uint8_t)(q / 2 < TB_N ? q / 2 : TB_N - 1);
-    return TRZ_CODEC_OK;
-}
-
-BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 12, byu_state, byu_fm)
-
-/* ---- the variants ------------------------------------------------------------ */
+/* ---- the stream paths' variants (the table: byu_codec.c) --------------------- */
 
 /* streams: the stream path with addrmodel.h, the cache chosen on all its
  * sets; written where a variant above finds it smaller. */
-static int zs_encode(const trz_enc_args *a, trz_model *tm)
+int zs_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     zs_opts o = { (byu_model *)tm, 0, { 0, 0, 0, 0 }, 0 };
@@ -1230,7 +760,7 @@ static int zs_encode(const trz_enc_args *a, trz_model *tm)
 }
 
 /* streams-lean: the stream path with the lean model (lean.h). */
-static int lean_encode(const trz_enc_args *a, trz_model *tm)
+int lean_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_model *m = (byu_model *)tm;
@@ -1239,244 +769,11 @@ static int lean_encode(const trz_enc_args *a, trz_model *tm)
     return o.cache < 0 ? TRZ_CODEC_NOMEM : zs_encode_opt(a, &o);
 }
 
-/* range-fast: the fast model, unless the stream path wins without a
- * cache simulator (which costs more than the fast model itself); then the
- * stream path with its full choices. */
-static int fm_encode(const trz_enc_args *a, trz_model *tm)
-{
-    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 };
-    int r;
-    size_t zsz = bus_fast_target(a, 12, zs_encode_opt, &o, &r);
-    if (r != TRZ_CODEC_OK) return r;
-    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (r == TRZ_CODEC_OK) {
-        trz_buf *out = &a->streams[S_CM];
-        bus_cm_head(out, BUS_CM_FAST, a->nrec);
-        r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
-        if (r == BUS_FAST_NOGAIN) out->n = 0;
-    }
-    st_close(&m->st);
-    return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
-}
-
-static int fm_decode(const trz_dec_args *a, trz_model *tm)
-{
-    byu_model *m = (byu_model *)tm;
-    unsigned ver;
-    trz_rd hd;
-    int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
-    if (rc != TRZ_CODEC_OK) return rc;
-    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
-    st_close(&m->st);
-    return rc;
-}
-
-/* mix: the mixed model where a trial on the chunk's prefix finds it
- * smaller than the stream path (bus_pick_cm), else the stream path. */
-static int mix_encode(const trz_enc_args *a, trz_model *tm)
-{
-    if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
-    o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
-    if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_trial, m);
-    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode_opt(a, &o);
-}
-
 /* The stream paths' decoder (dec_layout tells which address model) checks
  * the chunk's size first, as the arithmetic ones do in their loops. */
-static int zs_decode_chunk(const trz_dec_args *a, trz_model *tm)
+int zs_decode_chunk(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
     return zs_decode(a, tm);
 }
 
-static int cm_decode_chunk(const trz_dec_args *a, trz_model *tm)
-{
-    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
-    return cm_decode(a, tm);
-}
-
-static int fm_decode_chunk(const trz_dec_args *a, trz_model *tm)
-{
-    if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
-    return fm_decode(a, tm);
-}
-
-/* Variant ids: the arithmetic path's are its stream's version byte
- * (BUS_CM_*); the stream paths have none on disk (S_LAYOUT's L_LEAN tells
- * the lean one), 0 and 1 here. */
-enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX, V_FAST };
-static const trz_variant byu_variants[] = {
-    [V_STREAMS] = { 0, "streams", 0, 0, zs_encode, zs_decode_chunk },
-    [V_LEAN] = { 1, "streams-lean", 1, 5, lean_encode, zs_decode_chunk },
-    [V_RANGE] = { BUS_CM_VERSION, "range", 0, 0, NULL, cm_decode_chunk },
-    [V_MIX] = { BUS_CM_MIXED, "mix", 12, 19, mix_encode, cm_decode_chunk },
-    [V_FAST] = { BUS_CM_FAST, "range-fast", 6, 11, fm_encode, fm_decode_chunk },
-};
-
-#define LEAN { V_LEAN, 2, 0 }
-#define FAST { V_FAST, 0, 0 }
-#define MIX { V_MIX, 0, 1 }
-static const byu_level byu_levels[TRZ_LEVEL_MAX + 1] = {
-    LEAN, LEAN, LEAN, LEAN, LEAN, LEAN,             /* 0 (as 1), 1-5 */
-    FAST, FAST, FAST, FAST, FAST, FAST,             /* 6-11 */
-    MIX, MIX, MIX, MIX, MIX, MIX, MIX, MIX,         /* 12-19 */
-};
-#undef LEAN
-#undef FAST
-#undef MIX
-
-/* The variant of a chunk: the arithmetic path's by its version byte, the
- * stream paths' by the layout's L_LEAN. */
-static int byu_variant_of(const size_t *len, const uint8_t *const *head)
-{
-    if (len[S_CM]) {
-        unsigned v = bus_cm_version_of(len, head, S_CM);
-        return v == BUS_CM_FAST ? V_FAST : v == BUS_CM_MIXED ? V_MIX : v == BUS_CM_VERSION ? V_RANGE : -1;
-    }
-    return len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN) ? V_LEAN : V_STREAMS;
-}
-
-/* ---- the model ---------------------------------------------------------------- */
-
-static trz_model *byu_model_create(int level, int know)
-{
-    (void)know;
-    byu_model *m = calloc(1, sizeof *m);
-    if (m) m->lv = &byu_levels[level ? trz_level_clamp(level) : 0];
-    return (trz_model *)m;
-}
-
-/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
- * carries over but the tables' memory. */
-static void byu_model_reset(trz_model *tm) { (void)tm; }
-
-static void byu_model_free(trz_model *tm)
-{
-    byu_model *m = (byu_model *)tm;
-    if (!m) return;
-    st_free(&m->st);
-    if (m->cm) {
-        bus_hx_free(&m->cm->a);
-        trz_big_free(m->cm, sizeof *m->cm);
-    }
-    if (m->fm) {
-        bf_slots_free(&m->fm->slots);
-        trz_big_free(m->fm, sizeof *m->fm);
-    }
-    free(m);
-}
-
-/* ---- probe, names, dump -------------------------------------------------- */
-
-static int plausible_req(uint8_t q)
-{
-    return q <= 0x03 || q == 0x10 || q == 0x11 || (q >= 0x20 && q <= 0x23) || (q >= 0x31 && q <= 0x37);
-}
-
-static int plausible_size(uint8_t z) { return z <= 8 || z == 16 || z == 32; }
-
-static int byu_probe(const uint8_t *buf, size_t len, int *byte_order)
-{
-    *byte_order = TRZ_BO_LITTLE;
-    size_t n = len / 12;
-    if (n > 8192) n = 8192;
-    if (n < 2) return 0;
-    size_t req = 0, size = 0, attr = 0, proc_chg = 0, small_t = 0, fetch = 0, nproc = 0;
-    uint8_t seen[256] = { 0 };
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *r = buf + i * 12;
-        req += plausible_req(r[4]);
-        size += plausible_size(r[5]);
-        attr += r[6] < 16;
-        fetch += r[4] == 0;
-        small_t += r[11] == 0;
-        if (i && r[7] != r[7 - 12]) proc_chg++;
-        nproc += !seen[r[7]];
-        seen[r[7]] = 1;
-    }
-    /* All shares in 1/100 of the sampled records.  The proc byte is stable:
-     * it changes seldom, or it takes few values (a multiprocessor's bus
-     * interleaves its processors' requests finely). */
-    if (req * 100 < n * 97 || size * 100 < n * 95 || attr * 100 < n * 95) return 0;
-    if (small_t * 100 < n * 90 || (proc_chg * 100 > n * 60 && nproc > 16)) return 0;
-    if (fetch * 100 < n * 5) return 40;
-    return 85;
-}
-
-static const char *byu_stream_name(unsigned id)
-{
-    /* time streams: class now x class before x fresh line */
-    static const char *const tn[T_NCTX] = {
-        "time.FF", "time.FF+", "time.FR", "time.FR+", "time.FW", "time.FW+", "time.FO", "time.FO+",
-        "time.RF", "time.RF+", "time.RR", "time.RR+", "time.RW", "time.RW+", "time.RO", "time.RO+",
-        "time.WF", "time.WF+", "time.WR", "time.WR+", "time.WW", "time.WW+", "time.WO", "time.WO+",
-        "time.OF", "time.OF+", "time.OR", "time.OR+", "time.OW", "time.OW+", "time.OO", "time.OO+",
-    };
-    if (id < S_TIME0) return stream_names[id];
-    return id < S_COUNT ? tn[id - S_TIME0] : NULL;
-}
-
-static const char *req_name(uint8_t q)
-{
-    static const char *const lo[] = { "FETCH", "MEMREAD", "MEMREADINV", "MEMWRITE" };
-    static const char *const hi[] = { "SHUTDOWN", "FLUSH", "HALT", "SYNC", "FLUSHACK", "STOPCLKACK", "SMIACK" };
-    static const char *const ctl[] = { "DEFERREPLY", "INTA", "CNTRLAGNTRES", "BRTRACEREC" };
-    if (q <= 0x03) return lo[q];
-    if (q == 0x10) return "IOREAD";
-    if (q == 0x11) return "IOWRITE";
-    if (q >= 0x20 && q <= 0x23) return ctl[q - 0x20];
-    if (q >= 0x31 && q <= 0x37) return hi[q - 0x31];
-    return NULL;
-}
-
-static void byu_dump(FILE *f, uint64_t recno, const uint8_t *r, int byte_order)
-{
-    (void)byte_order;
-    const char *nm = req_name(r[4]);
-    char hex[8];
-    if (!nm) { snprintf(hex, sizeof hex, "0x%02x", r[4]); nm = hex; }
-    fprintf(f, "%llu: %08x %-12s size %u attr %u proc %u time %u\n", (unsigned long long)recno,
-            (unsigned)trz_ld_le32(r), nm, r[5], r[6], r[7], (unsigned)trz_ld_le32(r + 8));
-}
-
-static void byu_cpus(const uint8_t *buf, size_t len, int byte_order, uint64_t cpus[16])
-{
-    (void)byte_order;
-    for (size_t i = 0; i + 12 <= len; i += 12) cpus[buf[i + 7] >> 6] |= 1ull << (buf[i + 7] & 63);
-}
-
-/* addr (bytes 0-3) and time (bytes 8-11) are the multi-byte fields. */
-static void byu_convert(uint8_t *recs, size_t len, int from, int to)
-{
-    if (from == to || from == TRZ_BO_NONE || to == TRZ_BO_NONE) return;
-    for (size_t off = 0; off + 12 <= len; off += 12) {
-        trz_st_le32(recs + off, trz_ld_be32(recs + off));
-        trz_st_le32(recs + off + 8, trz_ld_be32(recs + off + 8));
-    }
-}
-
-const trz_codec trz_codec_byu = {
-    .id = TRZ_CODEC_BYU,
-    .name = "byu",
-    .record_size = 12,
-    .description = "BYU address trace (12-byte little-endian bus requests)",
-    .probe = byu_probe,
-    .variants = byu_variants,
-    .nvariants = sizeof byu_variants / sizeof byu_variants[0],
-    .variant_of = byu_variant_of,
-    .levels = byu_levels,
-    .level_size = sizeof(byu_level),
-    .model_create = byu_model_create,
-    .model_reset = byu_model_reset,
-    .model_free = byu_model_free,
-    .stream_name = byu_stream_name,
-    .dump_record = byu_dump,
-    .cpus_seen = byu_cpus,
-    .convert = byu_convert,
-};

@@ -3,10 +3,12 @@
  * record from the ones before it (successor ip, per-PC static fields, branch
  * outcome, memory addresses) and every decision is range-coded in context
  * (cs_rc.h).  Encoder and decoder are one template, `cs_code`, instantiated
- * for each direction, so the models cannot diverge.  Spec: champsim.md. */
-#include "champsim_int.h"
+ * for each direction, so the models cannot diverge.  This file holds the
+ * coder and every function it inlines; the tables are made in cs_model.c,
+ * facts learnt in cs_learn.c, the codec tables are cs_codec.c's.  Spec:
+ * champsim.md. */
+#include "cs_model.h"
 #include "cs_fast.h"
-#include "cs_rc.h"
 #ifdef CS_STATS /* model tuning only: bits and events per field */
 #include <math.h>
 enum { F_RUN, F_IP_FIRST, F_IP_HIT, F_IP_LEN, F_IP_DELTA, F_SIG_HIT, F_SIG_NEW, F_SIG_CHG, F_BR, F_MEM_EQ, F_MEM_HIT,
@@ -32,48 +34,12 @@ void cs_stats_print(void)
 #define FIELD(c, f) ((void)0)
 #endif
 
-/* One stream (id 0) holds every decision, range-coded: per-field streams
- * cost a table entry and a coder flush each per chunk, about 1% of a
- * well-predicted trace (the CS_STATS build gives the cost of each field). */
-enum { S_MODEL, S_NSTREAMS };
-static const char *const stream_names[S_NSTREAMS] = { "model" };
-
-#define CS_VERSION 0      /* model variant in the header stream */
-#define CS_VERSION_KNOW 1 /* the same, starting from the member's facts */
 #ifdef CS_PROF /* profiling: the phases as functions of their own */
 #define CS_PHASE static __attribute__((noinline))
 #else
 #define CS_PHASE TRZ_FORCE_INLINE
 #endif
 
-/* Table sizes are part of the stream format (champsim.md). */
-/* Table sizes are powers of two that grow with the chunk's record count n
- * (L = the bit length of n), up to these (a 16 MiB chunk of 64-byte
- * records, L = 19, reaches them all):
- *   PC entries (2-way sets)      2^clamp(L, 8, 16)
- *   (PC, slot) memory entries    2^clamp(L, 8, 16)
- *   static-field contexts        2^clamp(L + 4, 12, 20) states (trees of 256)
- *   fall-through length contexts 2^clamp(L - 4, 4, 12) (trees of 16)
- *   each branch-outcome table    2^clamp(L - 4, 8, 14)
- *   match table                  2^clamp(L, 8, 18) */
-#ifndef MT_MAX
-#define MT_MAX 18
-#endif
-typedef struct {
-    unsigned pc, mem, sig, len, br, mt;
-} cs_sizes;
-
-static cs_sizes table_sizes(uint64_t nrec)
-{
-    int L = 0;
-    while (L < 40 && (nrec >> L)) L++;
-#define CLAMP(x, lo, hi) ((unsigned)((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x)))
-    cs_sizes z = { CLAMP(L, 8, 16), CLAMP(L, 8, 16), CLAMP(L + 4, 12, 20), CLAMP(L - 4, 4, 12), CLAMP(L - 4, 8, 14),
-                   CLAMP(L, 8, MT_MAX) };
-#undef CLAMP
-    return z;
-}
-#define RAS_N 64
 #define SIG_LIMIT 30
 #define RUN_LIM 60
 #define HMASK 7 /* address-candidate hit history bits in the contexts */
@@ -82,236 +48,6 @@ static cs_sizes table_sizes(uint64_t nrec)
 #endif
 
 #define NCOD 1
-
-typedef struct {
-    uint64_t ip;     /* tag */
-    uint64_t target; /* last taken successor */
-    uint64_t regs;   /* the 8 register bytes, little-endian */
-    uint8_t valid, ib, bt, btdyn; /* btdyn: bt is 0/1 and coded per record */
-    uint8_t mmask, len, kind, hist; /* len: fall-through (0 = unknown); hist: ip hit history */
-    uint16_t lhist;  /* local branch history */
-    uint16_t lohash; /* a low-order hash of the static fields: kind, mask, register counts */
-    uint32_t sighash;
-} cs_pc;
-
-/* Memory state of one (PC, slot). */
-typedef struct {
-    uint64_t last, stride;
-    uint64_t off[4]; /* address - by_reg[source register k] at the last visit */
-    uint64_t poff;   /* address - the previous memory instruction's first address */
-    uint8_t valid, offv, pvalid; /* offv: bit k = off[k] valid */
-    uint8_t win;     /* candidate that was right last time (M_*), or M_NONE */
-    uint8_t rk;      /* source register slot of the R candidate */
-    uint8_t hist;    /* 1 = the first candidate asked was right */
-    uint8_t dbl;     /* last coded delta: bit length + 1, 0 = none */
-    uint8_t dinfo;   /* last coded delta: trailing zeros (max 3) | sign (1 +, 2 -) << 2 */
-    uint8_t dj;      /* D candidate: recent delta j (bits 1..0), scaled by 2^(bits 4..2 - 3); 0xff = none */
-    uint8_t bj;      /* base of the last coded delta (B_*), B_N = none */
-    uint8_t pad[6];
-} cs_mem;
-
-/* Memory deltas: bit length in the context of (destination, valid entry,
- * class of the entry's last delta length), low bits in the context of the
- * last delta's alignment, sign in that of its sign. */
-#define MD_LC 18
-/* Bases a delta is taken from: the entry's last address (or, for a new
- * entry, the previous memory access), the last address accessed through
- * source register k, the instruction's own ip. */
-#define NRECENT 26 /* recent 64-byte blocks whose last address is a base */
-#define BASE_BITS 5 /* a base choice: B_N = 32 values */
-#define BASE_LIM 60
-enum { B_LAST, B_REG0, B_REG1, B_REG2, B_REG3, B_IP, B_RECENT, B_N = B_RECENT + NRECENT };
-typedef struct {
-    rc_cnt len[2 * 2 * 4 * MD_LC][128];
-    rc_cnt base[2 * 2 * (B_N + 1) * 32][1 << BASE_BITS];
-    rc_cnt mant[65][1 << CS_UMANT];
-    rc_cnt low[4][8];
-    rc_cnt sign[2 * 3];
-} mem_dmodel;
-
-/* Address candidates, in the default order they are asked after the one
- * right last time: M = the match model's record, S = last + stride, R = by
- * register, P = by the previous memory access. */
-enum { M_M, M_S, M_R, M_P, M_D, M_NC, M_NONE = M_NC };
-#define ND 4 /* recent deltas kept for the D candidate */
-
-/* Branch outcome: inputs of the mixer. */
-enum { B_BIM, B_GS, B_GL, B_LOC, B_MATCH, B_BIAS, B_NIN };
-#define B_NSET 9
-
-typedef struct {
-    cs_sizes z;
-    cs_pc *pc;
-    cs_mem *mem;
-    rc_cnt *sig, *lent, *bim, *runpc;
-    cs_p *gs, *gl, *loc;
-    uint32_t *mt;
-    rc_cnt ip_hit[CS_NKIND * 2 * 4 * 3];
-    cs_p ip_mhit[9 * 2];
-    cs_smodel ip_delta[CS_NKIND * 2];
-    rc_cnt sig_hit[4];
-    rc_cnt run2[13 * 17];
-    cs_p btdyn[CS_NKIND];
-    cs_p mem_eq[2 * 4];
-    cs_p mem_eqidx[4];
-    rc_cnt mem_hit[M_NC * 2 * 9 * 3 * (M_NC + 1)];
-    mem_dmodel md;
-    rc_cnt brm[2 * 9];
-    cs_mixw bw[B_NSET];
-    int32_t sw[11 * 4][3]; /* static-field mixers: weights, 16.16 */
-    cs_mixw lw[4];         /* fall-through length mixers */
-    cs_p ex_same[2];
-    cs_p ex_byte[14][256];
-    cs_mixtab mx;
-    uint64_t ras[RAS_N];
-    unsigned ras_top;
-    uint64_t ghist;
-    uint64_t last_addr;
-    uint64_t dring[ND];   /* the last ND nonzero address deltas (address - last at the same PC, slot) */
-    uint64_t recent[NRECENT]; /* the last address in each of the most recently accessed 64-byte blocks, most recent first */
-    uint64_t by_reg[256]; /* last address an instruction reading the register accessed */
-    uint8_t by_reg_ok[256];
-    size_t mptr;          /* match model: the record predicted next, or SIZE_MAX */
-    unsigned mlen;        /* records the match has predicted exactly in a row */
-    uint64_t fp[4];       /* fingerprints of the last 4 records */
-    const trz_know *know; /* the member's facts (carried knowledge), or NULL */
-    int used;             /* has coded a chunk since it was cleared */
-} cs_model;
-
-#define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
-#define T_MEM ((size_t)1 << m->z.mem) * sizeof(cs_mem)
-#define T_SIG ((size_t)1 << m->z.sig) * sizeof(rc_cnt)
-#define T_LEN ((size_t)16 << m->z.len) * sizeof(rc_cnt)
-#define T_BIM ((size_t)1 << m->z.br) * sizeof(rc_cnt)
-#define T_BRP ((size_t)1 << m->z.br) * sizeof(cs_p)
-#define T_MT ((size_t)1 << m->z.mt) * sizeof(uint32_t)
-#define T_ALL (T_PC + T_MEM + T_SIG + T_LEN + 2 * T_BIM + 3 * T_BRP + T_MT)
-
-static void smodel_init(cs_smodel *s, size_t n)
-{
-    rc_cnt_fill((rc_cnt *)(void *)s, n * sizeof *s / sizeof(rc_cnt));
-}
-
-/* The small models' probabilities at 1/2, the state empty. */
-static void model_init_small(cs_model *m)
-{
-    rc_cnt_fill(m->ip_hit, sizeof m->ip_hit / sizeof(rc_cnt));
-    cs_p_fill(m->ip_mhit, sizeof m->ip_mhit / sizeof(cs_p));
-    smodel_init(m->ip_delta, sizeof m->ip_delta / sizeof m->ip_delta[0]);
-    rc_cnt_fill(m->sig_hit, sizeof m->sig_hit / sizeof(rc_cnt));
-    rc_cnt_fill(m->run2, sizeof m->run2 / sizeof(rc_cnt));
-    cs_p_fill(m->btdyn, sizeof m->btdyn / sizeof(cs_p));
-    cs_p_fill(m->mem_eq, sizeof m->mem_eq / sizeof(cs_p));
-    cs_p_fill(m->mem_eqidx, sizeof m->mem_eqidx / sizeof(cs_p));
-    rc_cnt_fill(m->mem_hit, sizeof m->mem_hit / sizeof(rc_cnt));
-    rc_cnt_fill(&m->md.len[0][0], sizeof m->md.len / sizeof(rc_cnt));
-    rc_cnt_fill(&m->md.base[0][0], sizeof m->md.base / sizeof(rc_cnt));
-    rc_cnt_fill(&m->md.mant[0][0], sizeof m->md.mant / sizeof(rc_cnt));
-    rc_cnt_fill(&m->md.low[0][0], sizeof m->md.low / sizeof(rc_cnt));
-    rc_cnt_fill(m->md.sign, sizeof m->md.sign / sizeof(rc_cnt));
-    rc_cnt_fill(m->brm, sizeof m->brm / sizeof(rc_cnt));
-    for (int k = 0; k < B_NSET; k++) cs_mixw_init(&m->bw[k], B_NIN, 1 << 14);
-    for (int k = 0; k < 11 * 4; k++) m->sw[k][0] = m->sw[k][1] = m->sw[k][2] = 21845;
-    for (int k = 0; k < 4; k++) cs_mixw_init(&m->lw[k], 3, 1 << 15);
-    cs_p_fill(m->ex_same, sizeof m->ex_same / sizeof(cs_p));
-    cs_p_fill(&m->ex_byte[0][0], sizeof m->ex_byte / sizeof(cs_p));
-    cs_mixtab_init(&m->mx);
-    m->mptr = SIZE_MAX;
-}
-
-/* The tables of m (m->z, and the block m->pc of T_ALL bytes), fresh. */
-static void model_clear(cs_model *m)
-{
-    cs_sizes z = m->z;
-    uint8_t *big = (uint8_t *)(void *)m->pc;
-    memset(m, 0, sizeof *m);
-    m->z = z;
-    memset(big, 0, T_PC + T_MEM + T_MT);
-    m->pc = (cs_pc *)(void *)big;
-    m->mem = (cs_mem *)(void *)(big + T_PC);
-    m->mt = (uint32_t *)(void *)(big + T_PC + T_MEM);
-    uint8_t *q = big + T_PC + T_MEM + T_MT;
-    m->sig = (rc_cnt *)(void *)q;
-    m->lent = (rc_cnt *)(void *)(q + T_SIG);
-    m->bim = (rc_cnt *)(void *)(q + T_SIG + T_LEN);
-    m->runpc = (rc_cnt *)(void *)(q + T_SIG + T_LEN + T_BIM);
-    rc_cnt_fill(m->sig, (T_SIG + T_LEN + 2 * T_BIM) / sizeof(rc_cnt));
-    q += T_SIG + T_LEN + 2 * T_BIM;
-    m->gs = (cs_p *)(void *)q;
-    m->gl = (cs_p *)(void *)(q + T_BRP);
-    m->loc = (cs_p *)(void *)(q + 2 * T_BRP);
-    cs_p_fill(m->gs, 3 * T_BRP / sizeof(cs_p));
-    model_init_small(m);
-}
-
-/* Tables for one chunk, fresh; NULL if out of memory. */
-static cs_model *model_new(uint64_t nrec)
-{
-    cs_model *m = malloc(sizeof *m);
-    if (!m) return NULL;
-    memset(m, 0, sizeof *m);
-    m->z = table_sizes(nrec);
-    uint8_t *big = trz_big_malloc(T_ALL);
-    if (!big) { free(m); return NULL; }
-    m->pc = (cs_pc *)(void *)big;
-    model_clear(m);
-    return m;
-}
-
-static void model_free(cs_model *m)
-{
-    if (!m) return;
-    trz_big_free(m->pc, T_ALL);
-    free(m);
-}
-
-/* The range-coded variants' part for a chunk of nrec records in *pm: table
- * sizes follow the record count (champsim.md), so a part of other sizes is
- * made again; one of the same sizes is cleared, if it has coded since.
- * NULL if out of memory. */
-static cs_model *model_fit(cs_model **pm, uint64_t nrec)
-{
-    cs_model *m = *pm;
-    cs_sizes z = table_sizes(nrec);
-    if (m && memcmp(&m->z, &z, sizeof z) == 0) {
-        if (m->used) model_clear(m);
-    } else {
-        model_free(m);
-        *pm = m = model_new(nrec);
-    }
-    if (m) m->used = 1;
-    return m;
-}
-
-/* The model of a knowledge stream of n facts: only the tables the static
- * fields and the fall-through length use, on the C heap (given back after
- * the stream, not kept with the chunk models' blocks). */
-static cs_model *model_new_know(uint64_t n)
-{
-    cs_model *m = malloc(sizeof *m);
-    if (!m) return NULL;
-    memset(m, 0, sizeof *m);
-    m->z = table_sizes(n);
-    m->sig = malloc(T_SIG + T_LEN);
-    if (!m->sig) { free(m); return NULL; }
-    m->lent = (rc_cnt *)(void *)((uint8_t *)m->sig + T_SIG);
-    rc_cnt_fill(m->sig, (T_SIG + T_LEN) / sizeof(rc_cnt));
-    model_init_small(m);
-    return m;
-}
-
-static void model_free_know(cs_model *m)
-{
-    if (!m) return;
-    free(m->sig);
-    free(m);
-}
-
-static inline uint32_t h32(uint64_t x)
-{
-    x *= 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(x >> 32);
-}
 
 /* The PC table is 2-way set associative, way 0 the most recently used. */
 static inline cs_pc *pc_set(cs_model *m, uint64_t ip)
@@ -506,133 +242,6 @@ static int fact_fill(const cs_model *m, const cs_layout *L, cs_pc *e, uint64_t i
     e->len = f[11];
     e->target = n == CS_FACT_T ? ip + trz_ld_le64(f + 12) : 0;
     return 1;
-}
-
-/* trz_codec.learn: a fact for each ip the member does not know yet, its
- * fall-through length and taken successor from the records after it in
- * the chunk (as the model would learn them). */
-typedef struct lfact {
-    uint64_t ip, target;
-    uint8_t regs[8], ib, bt, mm, len;
-    uint8_t used, known, has_t; /* known: the member has a fact for it already */
-    uint32_t first;             /* record of first use: new facts go out in that order */
-} lfact;
-
-typedef struct ltab { lfact *t; size_t cap, n; } ltab;
-
-static lfact *ltab_slot(lfact *t, size_t cap, uint64_t ip)
-{
-    size_t h = (size_t)h32(ip) & (cap - 1);
-    while (t[h].used && t[h].ip != ip) h = (h + 1) & (cap - 1);
-    return &t[h];
-}
-
-static int ltab_grow(ltab *lt)
-{
-    size_t nc = lt->cap ? 2 * lt->cap : 4096;
-    lfact *nt = calloc(nc, sizeof *nt);
-    if (!nt) return -1;
-    for (size_t j = 0; j < lt->cap; j++)
-        if (lt->t[j].used) *ltab_slot(nt, nc, lt->t[j].ip) = lt->t[j];
-    free(lt->t);
-    lt->t = nt;
-    lt->cap = nc;
-    return 0;
-}
-
-static int by_first(const void *a, const void *b)
-{
-    const lfact *x = *(const lfact *const *)a, *y = *(const lfact *const *)b;
-    return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/* What instruction e led to, ip next: its fall-through length, or its
- * first taken successor. */
-static void learn_after(lfact *e, uint64_t ip)
-{
-    uint64_t d = ip - e->ip;
-    if (!e->bt) {
-        if (!e->len && d >= 1 && d < 256) e->len = (uint8_t)d;
-    } else if (!e->has_t && cs_kind(e->regs) != CS_K_RET) {
-        e->target = d;
-        e->has_t = 1;
-    }
-}
-
-/* Nothing left to learn about e. */
-static int learn_done(const lfact *e)
-{
-    return e->known || (!e->bt ? e->len != 0 : e->has_t || cs_kind(e->regs) == CS_K_RET);
-}
-
-#define LEARN_DONE 8192
-
-TRZ_FORCE_INLINE int cs_learn_impl(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, trz_know_add_fn add,
-                         void *ctx, const cs_layout *L)
-{
-    if (len % L->size || nrec != len / L->size) return TRZ_CODEC_UNSUPPORTED;
-    ltab lt = { NULL, 0, 0 };
-    /* ips with nothing left to learn, direct-mapped: most records skip the
-     * table (which misses the cache), and what follows them teaches nothing */
-    uint64_t *done = calloc(LEARN_DONE, sizeof *done);
-    if (!done || ltab_grow(&lt)) { free(done); return TRZ_CODEC_NOMEM; }
-    lfact *prev = NULL;
-    size_t nnew = 0;
-    for (size_t i = 0; i < nrec; i++) {
-        const uint8_t *p = in + i * L->size;
-        uint64_t ip = trz_ld_le64(p);
-        if (prev && !prev->known) { /* what the previous instruction led to */
-            learn_after(prev, ip);
-            if (learn_done(prev)) done[h32(prev->ip) & (LEARN_DONE - 1)] = prev->ip + 1;
-        }
-        if (done[h32(ip) & (LEARN_DONE - 1)] == ip + 1) { /* ip + 1: 0 stays empty */
-            prev = NULL;
-            continue;
-        }
-        if (2 * (lt.n + 1) > lt.cap && ltab_grow(&lt)) { free(lt.t); free(done); return TRZ_CODEC_NOMEM; }
-        lfact *e = ltab_slot(lt.t, lt.cap, ip);
-        if (!e->used) {
-            size_t n;
-            e->used = 1;
-            e->ip = ip;
-            e->first = (uint32_t)i;
-            e->known = trz_know_get(k, ip, &n) != NULL;
-            lt.n++;
-            if (!e->known) {
-                cs_rec r;
-                cs_unpack(L, p, &r);
-                memcpy(e->regs, r.regs, 8);
-                e->ib = r.ib;
-                unsigned kind = cs_kind(r.regs);
-                /* a taken bit coded per record is no static field */
-                e->bt = (kind == CS_K_COND || kind == CS_K_OTHER) && r.bt <= 1 ? 0 : r.bt;
-                e->mm = r.mm;
-                nnew++;
-            }
-            if (e->known) done[h32(ip) & (LEARN_DONE - 1)] = ip + 1;
-        }
-        prev = e;
-    }
-    free(done);
-    lfact **nw = malloc((nnew ? nnew : 1) * sizeof *nw);
-    if (!nw) { free(lt.t); return TRZ_CODEC_NOMEM; }
-    size_t m = 0;
-    for (size_t j = 0; j < lt.cap; j++)
-        if (lt.t[j].used && !lt.t[j].known) nw[m++] = &lt.t[j];
-    qsort(nw, m, sizeof *nw, by_first);
-    for (size_t j = 0; j < m; j++) {
-        uint8_t f[CS_FACT_T];
-        memcpy(f, nw[j]->regs, 8);
-        f[8] = nw[j]->ib;
-        f[9] = nw[j]->bt;
-        f[10] = nw[j]->mm;
-        f[11] = nw[j]->len;
-        trz_st_le64(f + 12, nw[j]->target);
-        add(ctx, nw[j]->ip, f, nw[j]->has_t ? CS_FACT_T : CS_FACT);
-    }
-    free(nw);
-    free(lt.t);
-    return TRZ_CODEC_OK;
 }
 
 /* Offset of memory slot s (cs_rec order) in a packed record. */
@@ -1224,7 +833,7 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
-    cs_model *m = model_fit(pm, a->nrec);
+    cs_model *m = cs_range_fit(pm, a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     cs_coders cc;
@@ -1247,7 +856,7 @@ TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, c
     cs_coders cc;
     rc_dec_init(&cc.rc[0], a->stream[S_MODEL], a->stream_len[S_MODEL]);
     if (rcd_direct(&cc.rc[0], 0, 0, 8) != (a->know ? CS_VERSION_KNOW : CS_VERSION)) return TRZ_CODEC_UNSUPPORTED;
-    cs_model *m = model_fit(pm, a->nrec);
+    cs_model *m = cs_range_fit(pm, a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);
@@ -1277,15 +886,15 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     if (rcd_direct(&c, enc, CS_KNOW_VARIANT, 8) != CS_KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
     uint64_t count = rcd_direct(&c, enc, (uint32_t)n, 32);
     if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) return TRZ_CODEC_CORRUPT;
-    cs_model *m = model_new_know(count);
+    cs_model *m = cs_know_model_new(count);
     cs_kmodel *k = malloc(sizeof *k);
-    if (!m || !k) { model_free_know(m); free(k); return TRZ_CODEC_NOMEM; }
+    if (!m || !k) { cs_know_model_free(m); free(k); return TRZ_CODEC_NOMEM; }
     cs_p_fill(k->gap_eq, sizeof k->gap_eq / sizeof(cs_p));
     cs_p_fill(k->has_t, sizeof k->has_t / sizeof(cs_p));
     cs_p_fill(k->has_len, sizeof k->has_len / sizeof(cs_p));
     cs_p_fill(&k->len[0][0], sizeof k->len / sizeof(cs_p));
-    smodel_init(&k->gap, 1);
-    smodel_init(k->tgt, CS_NKIND);
+    cs_smodel_init(&k->gap, 1);
+    cs_smodel_init(k->tgt, CS_NKIND);
     cs_pc pv, e;
     memset(&pv, 0, sizeof pv);
     pv.kind = CS_NKIND;
@@ -1342,106 +951,23 @@ static int cs_know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t
     }
     if (enc) rc_enc_flush(&c);
     else if (rc == TRZ_CODEC_OK && !rc_dec_ok(&c)) rc = TRZ_CODEC_CORRUPT;
-    model_free_know(m);
+    cs_know_model_free(m);
     free(k);
     return rc;
 }
 
-static int cs_know_encode_impl(const trz_fact *f, size_t n, trz_buf *out, const cs_layout *L)
+int cs_know_range_encode(const trz_fact *f, size_t n, trz_buf *out, const cs_layout *L)
 {
     for (size_t i = 0; i < n; i++) /* only facts learn writes */
         if ((f[i].len != CS_FACT && f[i].len != CS_FACT_T) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;
     return cs_know_code(f, n, out, NULL, 0, NULL, NULL, 1, L);
 }
-
-/* ---- levels ---------------------------------------------------------------
- * Levels 1-5 write the fast variant (byte streams, cs_fast.c), 6 and up the
- * range-coded one.  The fast levels state facts in bytes (cs_fast.c), so
- * that a seek's replay of its group's facts costs no range decoding either. */
-enum { CS_VAR_STREAMS, CS_VAR_RANGE }; /* indices in cs_variants */
-typedef struct cs_level {
-    uint8_t variant;    /* CS_VAR_* */
-    uint8_t know_bytes; /* the knowledge stream in bytes (else range-coded) */
-} cs_level;
-TRZ_LEVEL_ROW(cs_level);
-#define STREAMS { CS_VAR_STREAMS, 1 }
-#define RANGE { CS_VAR_RANGE, 0 }
-static const cs_level cs_levels[TRZ_LEVEL_MAX + 1] = {
-    STREAMS,                                                      /* 0: as 1 */
-    STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                  /* 1-5 */
-    RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, /* 6-14 */
-    RANGE, RANGE, RANGE, RANGE, RANGE,                            /* 15-19 */
-};
-#undef STREAMS
-#undef RANGE
-
-static int cs_know_enc(const trz_fact *f, size_t n, int level, trz_buf *out, const cs_layout *L)
+int cs_know_range_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, const cs_layout *L)
 {
-    if (cs_levels[trz_level_clamp(level)].know_bytes) {
-        for (size_t i = 0; i < n; i++) /* only facts learn writes */
-            if ((f[i].len != CS_FACT && f[i].len != CS_FACT_T) || (i && f[i].key <= f[i - 1].key))
-                return TRZ_CODEC_UNSUPPORTED;
-        return csf_know_encode(f, n, out, L);
-    }
-    return cs_know_encode_impl(f, n, out, L);
-}
-static int cs_know_dec(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, const cs_layout *L)
-{
-    if (n && p[0] == CSF_KNOW_BYTES) return csf_know_decode(p, n, add, ctx, L);
     return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, L);
 }
-static int cs_know_enc64(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
-{
-    (void)k;
-    return cs_know_enc(f, n, level, out, &cs_layout64);
-}
-static int cs_know_enc96(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
-{
-    (void)k;
-    return cs_know_enc(f, n, level, out, &cs_layout96);
-}
-static int cs_know_dec64(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
-{
-    (void)k;
-    return cs_know_dec(p, n, add, ctx, &cs_layout64);
-}
-static int cs_know_dec96(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
-{
-    (void)k;
-    return cs_know_dec(p, n, add, ctx, &cs_layout96);
-}
 
-/* ---- model state and variants ---------------------------------------------
- * The model: a part per variant, each sized at its chunk (the tables follow
- * the record count), so a model is made with no parts and a part at its
- * variant's first chunk. */
-typedef struct cs_state {
-    struct csf_model *fast; /* the fast variant's (cs_fast.c) */
-    cs_model *range;        /* the range-coded variants' */
-} cs_state;
-
-static trz_model *cs_model_create(int level, int know)
-{
-    (void)level, (void)know;
-    return (trz_model *)calloc(1, sizeof(cs_state));
-}
-
-static void cs_model_reset(trz_model *m)
-{
-    cs_state *st = (cs_state *)m;
-    if (st->range) st->range->used = 1; /* cleared at its next chunk */
-    csf_model_free(st->fast);           /* made afresh at every chunk anyway */
-    st->fast = NULL;
-}
-
-static void cs_model_free(trz_model *m)
-{
-    cs_state *st = (cs_state *)m;
-    if (!st) return;
-    csf_model_free(st->fast);
-    model_free(st->range);
-    free(st);
-}
+/* ---- the variants' entries (the table: cs_codec.c) ----------------------- */
 
 /* The fast variant has no stream 0; a chunk without records none at all
  * (the range-coded variants' check). */
@@ -1468,90 +994,11 @@ static int cs_range_decode(const trz_dec_args *a, trz_model *m, const cs_layout 
     return cs_decode_impl(a, L, &((cs_state *)m)->range);
 }
 
-static int cs_fast_encode64(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout64); }
-static int cs_fast_encode96(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout96); }
-static int cs_fast_decode64(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout64); }
-static int cs_fast_decode96(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout96); }
-static int cs_range_encode64(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout64); }
-static int cs_range_encode96(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout96); }
-static int cs_range_decode64(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout64); }
-static int cs_range_decode96(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout96); }
-
-/* Ids: the range-coded variant is 0 (1 in a member with knowledge), the
- * first decisions of stream 0; the fast variant CSF_VARIANT, the first byte
- * of its seq stream. */
-static const trz_variant cs_variants64[] = {
-    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode64, cs_fast_decode64 },
-    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode64, cs_range_decode64 },
-};
-static const trz_variant cs_variants96[] = {
-    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode96, cs_fast_decode96 },
-    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode96, cs_range_decode96 },
-};
-
-/* Stream 0 is the range-coded variants'; without it, the fast variant's. */
-static int cs_variant_of(const size_t *len, const uint8_t *const *head)
-{
-    (void)head;
-    return len[S_MODEL] ? CS_VAR_RANGE : CS_VAR_STREAMS;
-}
-
-static int cs_learn64(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
-                      void *ctx)
-{
-    (void)bo;
-    return cs_learn_impl(k, in, len, nrec, add, ctx, &cs_layout64);
-}
-static int cs_learn96(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add,
-                      void *ctx)
-{
-    (void)bo;
-    return cs_learn_impl(k, in, len, nrec, add, ctx, &cs_layout96);
-}
-
-/* Stream 0 is the range-coded variants', the others the fast variant's. */
-static const char *cs_stream_name(unsigned id) { return id < S_NSTREAMS ? stream_names[id] : csf_stream_name(id); }
-
-const trz_codec trz_codec_champsim = {
-    .id = TRZ_CODEC_CHAMPSIM,
-    .name = "champsim",
-    .record_size = 64,
-    .description = "ChampSim traces, 64-byte input_instr records",
-    .probe = cs_probe64,
-    .variants = cs_variants64,
-    .nvariants = 2,
-    .variant_of = cs_variant_of,
-    .levels = cs_levels,
-    .level_size = sizeof cs_levels[0],
-    .model_create = cs_model_create,
-    .model_reset = cs_model_reset,
-    .model_free = cs_model_free,
-    .stream_name = cs_stream_name,
-    .dump_record = cs_dump64,
-    .convert = cs_convert64,
-    .learn = cs_learn64,
-    .know_encode = cs_know_enc64,
-    .know_decode = cs_know_dec64,
-};
-
-const trz_codec trz_codec_champsim_cloudsuite = {
-    .id = TRZ_CODEC_CHAMPSIM_CLOUDSUITE,
-    .name = "champsim-cloudsuite",
-    .record_size = 96,
-    .description = "ChampSim traces, 96-byte cloudsuite_instr records",
-    .probe = cs_probe96,
-    .variants = cs_variants96,
-    .nvariants = 2,
-    .variant_of = cs_variant_of,
-    .levels = cs_levels,
-    .level_size = sizeof cs_levels[0],
-    .model_create = cs_model_create,
-    .model_reset = cs_model_reset,
-    .model_free = cs_model_free,
-    .stream_name = cs_stream_name,
-    .dump_record = cs_dump96,
-    .convert = cs_convert96,
-    .learn = cs_learn96,
-    .know_encode = cs_know_enc96,
-    .know_decode = cs_know_dec96,
-};
+int cs_fast_encode64(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout64); }
+int cs_fast_encode96(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout96); }
+int cs_fast_decode64(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout64); }
+int cs_fast_decode96(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout96); }
+int cs_range_encode64(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout64); }
+int cs_range_encode96(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout96); }
+int cs_range_decode64(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout64); }
+int cs_range_decode96(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout96); }
