@@ -417,8 +417,9 @@ static int pick_layout(const trz_enc_args *a)
     return 0;
 }
 
-/* The stream path with the choices o (a zs_opts). */
-TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
+/* The stream path with the choices o (a zs_opts).  Static: a function
+ * with target clones outside its file gets an exported resolver. */
+static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
 {
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
@@ -455,6 +456,9 @@ TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
     return rc;
 }
+
+/* zs_encode_opt for the arithmetic paths' trials (byu_cm.c). */
+int byu_zs_encode_opt(const trz_enc_args *a, const void *opts) { return zs_encode_opt(a, opts); }
 
 /* ---- decoder ------------------------------------------------------------- */
 

@@ -356,7 +356,7 @@ int fm_encode(const trz_enc_args *a, trz_model *tm)
     byu_model *m = (byu_model *)tm;
     zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 };
     int r;
-    size_t zsz = bus_fast_target(a, 12, zs_encode_opt, &o, &r);
+    size_t zsz = bus_fast_target(a, 12, byu_zs_encode_opt, &o, &r);
     if (r != TRZ_CODEC_OK) return r;
     r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (r == TRZ_CODEC_OK) {
@@ -391,8 +391,8 @@ int mix_encode(const trz_enc_args *a, trz_model *tm)
     zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    int pick = bus_pick_cm(a, 12, zs_encode_opt, &o, cm_trial, m);
-    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode_opt(a, &o);
+    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &o, cm_trial, m);
+    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
 
 int cm_decode_chunk(const trz_dec_args *a, trz_model *tm)

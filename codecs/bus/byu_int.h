@@ -144,7 +144,7 @@ int st_open(byu_state *s, uint64_t nrec, int lean);
 void st_close(byu_state *s);
 void st_free(byu_state *s);
 int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets);
-int zs_encode_opt(const trz_enc_args *a, const void *opts);
+int byu_zs_encode_opt(const trz_enc_args *a, const void *opts);
 int zs_encode(const trz_enc_args *a, trz_model *tm);
 int lean_encode(const trz_enc_args *a, trz_model *tm);
 int zs_decode_chunk(const trz_dec_args *a, trz_model *tm);
