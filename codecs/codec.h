@@ -117,6 +117,11 @@ typedef struct trz_enc_args {
     /* The member's knowledge, this chunk's new facts included; NULL when the
      * member carries none (then the codec codes as it always did). */
     const trz_know *know;
+    /* 1: the chunk belongs to a chained group (model state, below): code it
+     * starting from the state the model holds and leave the state in it for
+     * the group's next chunk.  0: the chunk stands alone (every chunk of a
+     * member of version 1 or 3): code it as from a fresh model. */
+    int chain;
 } trz_enc_args;
 
 static inline void trz_mark_coded(const trz_enc_args *a, unsigned id)
@@ -132,6 +137,7 @@ typedef struct trz_dec_args {
     uint64_t nrec;
     int byte_order;
     const trz_know *know; /* as in trz_enc_args */
+    int chain;            /* as in trz_enc_args */
 } trz_dec_args;
 
 /* ---- variants, levels and model state ------------------------------------
@@ -146,10 +152,28 @@ typedef struct trz_dec_args {
  * Each variant's state lives in the codec's model (trz_model): one typed
  * object per codec, a member per variant where their state differs (as
  * libdeflate keeps each strategy's state in its compressor).  The container
- * owns it, so that it can keep a model from one chunk to the next: today it
- * creates one for each chunk and frees it after, so every chunk starts from
- * a reset state.  A model is opaque outside its codec: each codec converts
- * the pointer to its own struct. */
+ * owns it, so that it can keep a model from one chunk to the next.  A model
+ * is opaque outside its codec: each codec converts the pointer to its own
+ * struct.
+ *
+ * Chains (src/format/FORMAT.md, "Chains").  In a member of version 4 the
+ * chunks of a group form a chain: the container creates (or resets) one
+ * model at the group's first chunk and codes every chunk of the group with
+ * it, in order, with a->chain = 1; the decoder does the same with a model
+ * of its own.  A codec whose `chains` is set promises, for every chain:
+ *  - the state its decoder's model holds after chunk k is the one its
+ *    encoder's model holds after chunk k, as far as the coding of chunk
+ *    k+1 depends on it: it depends only on the bytes of chunks 0..k and on
+ *    what their streams state, never on the level or on a trial the
+ *    encoder made and dropped (trials code from a copy, or the encoder
+ *    codes the chunk again with the chosen variant);
+ *  - the model's memory is bounded by its level's tables (a history
+ *    window, not the group's bytes): it never grows with the chain;
+ *  - a model_reset model codes a chunk exactly as a fresh one.
+ * A chunk of a chain that the container stores with the raw codec instead
+ * (the guard, a failed self-check) resets the model on both sides: the
+ * next chunk starts as a group's first.  With a->chain = 0 a codec codes
+ * exactly as it did before chains (the archives of versions 1 and 3). */
 typedef struct trz_model trz_model;
 
 typedef struct trz_variant {
@@ -230,6 +254,10 @@ typedef struct trz_codec {
     trz_model *(*model_create)(int level, int know);
     void (*model_reset)(trz_model *m);
     void (*model_free)(trz_model *m);
+    /* 1: its variants keep the promise of chains (above), so the writer
+     * chains its members (version 4); 0: every chunk of its members stands
+     * alone (a->chain is always 0). */
+    uint8_t chains;
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */

@@ -54,7 +54,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
 
 static int decode(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len)
 {
-    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TEST_BYTE_ORDER, NULL };
+    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TEST_BYTE_ORDER, NULL, 0 };
     return trz_codec_decode(c, &da, NULL);
 }
 

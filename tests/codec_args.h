@@ -21,12 +21,12 @@ static size_t test_packed_size(void *packer, const void *p, size_t n, int level)
     return ZSTD_isError(r) || r > n ? n : r;
 }
 
-#define TEST_ENC_ARGS(in, len, nrec, bo, level, streams) { in, len, nrec, bo, level, streams, test_packed_size, NULL, NULL, NULL }
+#define TEST_ENC_ARGS(in, len, nrec, bo, level, streams) { in, len, nrec, bo, level, streams, test_packed_size, NULL, NULL, NULL, 0 }
 
 /* A model kept across chunks: encoding chunk b after chunk a with one
  * model, reset between them, writes what a fresh model writes for b, and
  * one decoder's model, reset between them, decodes both.  1 if so. */
-static int test_model_reuse(const trz_codec *c, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
+static inline int test_model_reuse(const trz_codec *c, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen,
                             int level, int bo)
 {
     size_t rs = c->record_size ? c->record_size : 1;
@@ -49,7 +49,7 @@ static int test_model_reuse(const trz_codec *c, const uint8_t *a, size_t alen, c
         size_t sl[TRZ_MAX_STREAMS];
         for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = s[i].n ? s[i].p : NULL; sl[i] = s[i].n; }
         size_t len = k ? blen : alen;
-        trz_dec_args da = { sp, sl, out, len, len / rs, bo, NULL };
+        trz_dec_args da = { sp, sl, out, len, len / rs, bo, NULL, 0 };
         ok = out && trz_codec_decode(c, &da, d) == TRZ_CODEC_OK && memcmp(out, k ? b : a, len) == 0;
         trz_model_reset(c, d);
     }

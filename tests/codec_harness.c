@@ -2,7 +2,10 @@
  * a file chunk by chunk, compress every stream with zstd, decode, compare,
  * and print the bytes each stream costs.  A tool for improving a model.
  *
- *   codec_harness CODEC FILE [level] [chunk_bytes] [byte_order 0|1|2|auto]
+ *   codec_harness CODEC FILE [level] [chunk_bytes] [byte_order 0|1|2|auto] [chain]
+ *
+ * With `chain`, the chunks form one chain (codec.h, "Chains"): one encoder
+ * model and one decoder model kept from chunk to chunk, a->chain = 1.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codec_args.h"
@@ -20,7 +23,7 @@ static double now(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s CODEC FILE [level] [chunk_bytes] [byte_order]\n", argv[0]);
+        fprintf(stderr, "usage: %s CODEC FILE [level] [chunk_bytes] [byte_order] [chain]\n", argv[0]);
         return 2;
     }
     const trz_codec *c = trz_codec_by_name(argv[1]);
@@ -38,6 +41,12 @@ int main(int argc, char **argv)
     int bo = TRZ_BO_NONE;
     int score = c->probe ? c->probe(data, (size_t)fsz, &bo) : 0;
     if (argc > 5 && strcmp(argv[5], "auto") != 0) bo = atoi(argv[5]);
+    int chain = argc > 6 && strcmp(argv[6], "chain") == 0;
+    trz_model *me = NULL, *md = NULL;
+    if (chain && (trz_model_create(c, level, 0, &me) != TRZ_CODEC_OK || trz_model_create(c, 0, 0, &md) != TRZ_CODEC_OK)) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
     size_t rs = c->record_size;
     if (rs > 1) chunk -= chunk % rs;
     size_t total = (size_t)fsz;
@@ -57,8 +66,9 @@ int main(int argc, char **argv)
         trz_buf s[TRZ_MAX_STREAMS];
         memset(s, 0, sizeof s);
         trz_enc_args ea = TEST_ENC_ARGS(data + off, len, rs ? len / rs : 0, bo, level, s);
+        ea.chain = chain;
         double t0 = now();
-        int rc = trz_codec_encode(c, &ea, NULL);
+        int rc = trz_codec_encode(c, &ea, me);
         tenc += now() - t0;
         if (rc) { fprintf(stderr, "encode failed %d at %zu\n", rc, off); return 1; }
         const uint8_t *sp[TRZ_MAX_STREAMS];
@@ -76,9 +86,9 @@ int main(int argc, char **argv)
             scmp[i] += zn < s[i].n ? zn : s[i].n;
             free(z);
         }
-        trz_dec_args da = { sp, sl, out, len, ea.nrec, bo, NULL };
+        trz_dec_args da = { sp, sl, out, len, ea.nrec, bo, NULL, chain };
         t0 = now();
-        rc = trz_codec_decode(c, &da, NULL);
+        rc = trz_codec_decode(c, &da, md);
         tdec += now() - t0;
         if (rc || memcmp(out, data + off, len) != 0) {
             size_t i = 0;
@@ -91,7 +101,10 @@ int main(int argc, char **argv)
         all += len;
     }
     size_t sum = 0;
-    printf("codec %s probe=%d byte_order=%d level=%d file=%s bytes=%zu\n", c->name, score, bo, level, argv[2], (size_t)fsz);
+    trz_model_free(c, me);
+    trz_model_free(c, md);
+    printf("codec %s probe=%d byte_order=%d level=%d%s file=%s bytes=%zu\n", c->name, score, bo, level,
+           chain ? " chain" : "", argv[2], (size_t)fsz);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
         if (!sraw[i]) continue;
         const char *nm = c->stream_name ? c->stream_name((unsigned)i) : NULL;

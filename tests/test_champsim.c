@@ -34,7 +34,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, streams *st
 static int decode_with(const trz_codec *c, const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len,
                        uint64_t nrec)
 {
-    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, NULL };
+    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, NULL, 0 };
     return trz_codec_decode(c, &da, NULL);
 }
 

@@ -29,7 +29,7 @@ static const trz_know *g_know; /* the knowledge round_trip codes with (NULL: non
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec)
 {
-    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, g_know };
+    trz_dec_args da = { sp, sl, out, len, nrec, TRZ_BO_LITTLE, g_know, 0 };
     return trz_codec_decode(C, &da, NULL);
 }
 

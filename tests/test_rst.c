@@ -20,7 +20,7 @@ static int encode(const uint8_t *in, size_t len, int bo, streams *st) { return e
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec, int bo)
 {
-    trz_dec_args da = { sp, sl, out, len, nrec, bo, NULL };
+    trz_dec_args da = { sp, sl, out, len, nrec, bo, NULL, 0 };
     return trz_codec_decode(&trz_codec_rst, &da, NULL);
 }
 

@@ -56,7 +56,7 @@ static int decode_k(const enc_out *e, const uint8_t *const *sp, const size_t *sl
         p[i] = sp ? sp[i] : (e->s[i].n ? e->s[i].p : NULL);
         n[i] = sl ? sl[i] : e->s[i].n;
     }
-    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, k };
+    trz_dec_args da = { p, n, out, len, 0, TRZ_BO_NONE, k, 0 };
     return trz_codec_decode(&trz_codec_uop, &da, NULL);
 }
 

@@ -88,7 +88,7 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     packer k = { z, job->backend };
     uint64_t coded = 0;
     trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded,
-                       job->know };
+                       job->know, 0 };
     /* the variant for the level, with a model of its own for this chunk
      * (each chunk starts from a reset model) */
     trz_model *m;
@@ -315,7 +315,7 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
         src += h->csize[k];
     }
     if (rc == TRZ_OK) {
-        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know };
+        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know, 0 };
         /* the variant the streams name, with a model of its own */
         trz_model *m;
         int cr = trz_model_create(c, 0, know != NULL, &m);
