@@ -127,6 +127,14 @@ typedef enum trz_cparam {
                               reads and what a damaged chunk costs.  0: every
                               chunk starts from nothing (archives that trz 0.11
                               reads) */
+    TRZ_C_CHAIN = 9,       /* 1 (default): for the formats whose models
+                              chain, a group's chunks form a chain: each
+                              continues the models of the chunk before, so
+                              the group compresses like one chunk and a seek
+                              decodes from the group's start (archives that
+                              trz 0.16 and later read).  0: each chunk starts
+                              from the carried knowledge alone (archives that
+                              trz 0.12 reads) */
 } trz_cparam;
 
 enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
@@ -304,6 +312,14 @@ typedef struct trz_chunk_info {
     const char *format;
 } trz_chunk_info;
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
+
+/* The first chunk of the group that chunk `chunk` belongs to (index only):
+ * a chunk's models start from what its group's earlier chunks left, so a
+ * seek to it decodes (*chained = 1: a chain, trz 0.16 and later) or reads
+ * the knowledge of (*chained = 0) the chunks from there.  `chunk` itself
+ * for a chunk that stands alone.  chained may be NULL.  A negative
+ * trz_result for a chunk out of range or without an index. */
+TRZ_API int64_t trz_reader_chunk_group(trz_reader *reader, uint64_t chunk, int *chained);
 
 /* The model variant chunk `chunk` was coded with, in words every codec
  * shares: "streams" (fields split into byte streams for the back-end, the

@@ -55,6 +55,9 @@ CHECK_STEPS += tests/drfile.sh
 # the guard: no chunk larger than the raw codec would store it
 CHECK_STEPS += tests/guard.sh
 
+# chains: version 4 members round-trip, seek, salvage and join
+CHECK_STEPS += tests/chain.sh
+
 # no environment variable changes what the library writes
 CHECK_STEPS += tests/noenv.sh
 

@@ -231,6 +231,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
     if (!rc) rc = trz_cctx_set(c, TRZ_C_THREADS, o->threads);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_BACKEND, o->backend);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_VERIFY, o->verify);
+    if (!rc) rc = trz_cctx_set(c, TRZ_C_CHAIN, !o->no_chain);
     if (!rc && o->chunk_bytes) {
         rc = trz_cctx_set(c, TRZ_C_CHUNK_BYTES, o->chunk_bytes);
         if (rc) { msg_error("chunk size must be 4K..256M"); trz_cctx_free(c); return 1; }

@@ -72,6 +72,21 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
         printf("  records per chunk: %llu", (unsigned long long)first.records);
         if (in.chunks > 1) printf(" (last chunk %llu)", (unsigned long long)last.records);
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
+        /* groups: where a seek starts decoding (or reading knowledge) */
+        int64_t groups = 0, chained = 0, know = 0;
+        for (int64_t i = 0; i < in.chunks; i++) {
+            int ch;
+            if (trz_reader_chunk_group(r, (uint64_t)i, &ch) != i) continue;
+            groups++;
+            chained += ch;
+        }
+        for (int64_t i = 0; i < in.chunks && !chained; i++) know |= trz_reader_chunk_group(r, (uint64_t)i, NULL) != i;
+        if (chained)
+            printf("  groups: %lld, %lld of them chains (a chunk continues the models of the chunk before; a seek "
+                   "decodes from its group's first chunk)\n", (long long)groups, (long long)chained);
+        else if (know)
+            printf("  groups: %lld (a chunk starts from the knowledge its group's earlier chunks stated)\n",
+                   (long long)groups);
     }
     trz_container_info ci;
     int crc = trz_reader_container(r, &ci);

@@ -34,7 +34,9 @@ static void usage(FILE *f)
         "                     champsim-cloudsuite, drmemtrace\n"
         "  --backend NAME     zstd (default), zlib --no-verify       skip self-check\n"
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
-        "  --restart S        models start afresh every S of trace (256M; 0: each chunk)\n"
+        "  --restart S        groups of S of trace: models start afresh (256M; 0: every\n"
+        "                     chunk)              --no-chain  a chunk continues its\n"
+        "                     group's knowledge, not its models (read by trz 0.12+)\n"
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
@@ -108,6 +110,7 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("records")) o->records = 1, o->original = 0;
     else if (IS("recursive")) o->recursive = 1;
     else if (IS("no-verify")) o->verify = 0;
+    else if (IS("no-chain")) o->no_chain = 1;
     else if (IS("fast")) o->level = TRZ_LEVEL_MIN;
     else if (IS("best")) o->level = TRZ_LEVEL_MAX;
     else if (IS("help")) { usage(stdout); *exit_now = 1; }

@@ -18,6 +18,7 @@ trz_cctx *trz_cctx_create(void)
     c->verify = 1;
     c->chunk_bytes = TRZ_DEFAULT_CHUNK_RAW;
     c->restart_bytes = TRZ_KNOW_PERIOD;
+    c->chain = 1;
     return c;
 }
 
@@ -55,6 +56,9 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
     case TRZ_C_RESTART_BYTES:
         if (v != 0 && (v < TRZ_MIN_CHUNK_RAW || v > TRZ_KNOW_PERIOD)) return TRZ_ERR_PARAM;
         c->restart_bytes = (uint64_t)v;
+        return TRZ_OK;
+    case TRZ_C_CHAIN:
+        c->chain = v != 0;
         return TRZ_OK;
     }
     return TRZ_ERR_PARAM;

@@ -9,7 +9,8 @@
 struct trz_cctx {
     int level, threads, backend, unwrap, verify;
     uint64_t chunk_bytes, chunk_records;
-    uint64_t restart_bytes; /* 0: no carried knowledge */
+    uint64_t restart_bytes; /* 0: no carried knowledge, no chains */
+    int chain;              /* chain the groups of codecs that can */
     const trz_codec *forced; /* NULL = auto */
     const trz_codec *chosen;
     const trz_codec *detected; /* what auto-detection picks */

@@ -50,6 +50,11 @@ struct trz_writer {
     uint64_t klast[2];      /* the last chunk (number + 1) that reads each store */
     uint64_t kbytes;        /* trace bytes since the last restart */
     trz_kdelta kd;
+    /* chains (FORMAT.md, "Chains"): the member's groups are chains, coded
+     * with one encoder model and, for the self-check, one decoder model,
+     * each reset at a group's first chunk */
+    int chain;
+    trz_model *em, *dm;
     /* trz_compress of a container: the restore block after the header */
     uint8_t restore_kind;
     uint64_t restore_size;
@@ -130,7 +135,8 @@ static int write_header(wstate *w)
     uint8_t h[TRZ_FILE_HDR_WRITE_MAX];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
                              (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
-                             (uint8_t)w->wrap, (uint8_t)w->know, w->restore_kind, w->restore_size };
+                             (uint8_t)w->wrap, (uint8_t)w->know, (uint8_t)w->chain, w->restore_kind,
+                             w->restore_size };
     int rc = emit(w, h, trz_file_hdr_write(h, &f));
     if (rc || !w->restore_size) return rc;
     uint64_t at = w->written;
@@ -321,10 +327,19 @@ static int start(wstate *w)
      * nothing to carry: it stays version 1 */
     int is_tail;
     size_t rs = c->chosen->record_size > 1 ? c->chosen->record_size : 1;
-    w->know = c->chosen->learn != NULL && c->restart_bytes && !(w->eof && w->pend_len - cut(w, c->chosen, &is_tail) < rs);
+    int groups = c->restart_bytes && !(w->eof && w->pend_len - cut(w, c->chosen, &is_tail) < rs);
+    /* a codec that chains carries its whole model, which holds what
+     * knowledge would state: its members chain and carry no knowledge */
+    w->chain = groups && c->chosen->chains && c->chain;
+    w->know = groups && !w->chain && c->chosen->learn != NULL;
+    if (w->chain && (trz_model_create(c->chosen, c->level, 0, &w->em) != TRZ_CODEC_OK ||
+                     (c->verify && trz_model_create(c->chosen, 0, 0, &w->dm) != TRZ_CODEC_OK)))
+        return fail(w, TRZ_ERR_NOMEM, "model");
     int rc = write_header(w);
     if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
+    /* a chain's chunks are coded one after another, on one model */
+    if (w->chain) nthreads = 1;
     r->q = nthreads == 1 ? 1 : (size_t)nthreads + 1;
     for (int i = 0; i < nthreads; i++)
         if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
@@ -383,6 +398,23 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
     return TRZ_OK;
 }
 
+/* A chunk of a chain: a group starts at the member's first chunk and at
+ * every chunk that would take the group past the restart period; its
+ * models are reset there (the tail, a partial record, goes out raw). */
+static void chain_chunk(wstate *w, trz_chunk_job *j, uint64_t seq, int is_tail)
+{
+    if (seq == 0 || w->kbytes + j->raw_len > w->c->restart_bytes) {
+        w->kbytes = 0;
+        j->flags |= TRZ_CHUNK_RESTART;
+        trz_model_reset(w->c->chosen, w->em);
+        trz_model_reset(w->c->chosen, w->dm);
+    }
+    w->kbytes += j->raw_len;
+    if (is_tail) return;
+    j->model = w->em;
+    j->dmodel = w->dm;
+}
+
 /* Cut the next chunk off the pending bytes and queue it. */
 static int next_chunk(wstate *w)
 {
@@ -424,6 +456,7 @@ static int next_chunk(wstate *w)
         j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
     }
     if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
+    if (w->chain) chain_chunk(w, j, r->tail, is_tail);
     ring_submit(r);
     /* one thread: the chunk is encoded by now, and its buffer takes what
      * follows the cut (a second buffer would be fresh pages to fault in) */
@@ -502,6 +535,10 @@ static void writer_free(trz_writer *w)
     trz_kstore_free(w->ks[0]);
     trz_kstore_free(w->ks[1]);
     trz_kdelta_free(&w->kd);
+    if (w->c->chosen) {
+        trz_model_free(w->c->chosen, w->em);
+        trz_model_free(w->c->chosen, w->dm);
+    }
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->work_cv);
     pthread_cond_destroy(&r->done_cv);

@@ -52,10 +52,14 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     if (d->krc) { d->rc = d->krc; return; } /* its knowledge is lost: d->err says which */
     d->err[0] = 0;
     if (!d->data) { d->rc = TRZ_ERR_NOMEM; snprintf(d->err, sizeof d->err, "out of memory"); return; }
-    d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->mknow ? &d->kview : NULL, d->err,
-                             sizeof d->err);
+    if (d->mchain) {
+        rd_chain_decode(r, d, z);
+    } else {
+        d->rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, d->mknow ? &d->kview : NULL, NULL, d->err,
+                                 sizeof d->err);
+        __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
+    }
     if (r->keep_max && stream_bytes(&d->h) > r->keep_max) trz_zctx_release(z, TRZ_SCRATCH_STREAMS);
-    __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
     /* a text member's record count is its line starts: count them */
     if (d->rc == TRZ_OK && d->mcodec && d->mcodec->record_size == 0) {
         uint64_t lines = trz_count_lines(d->data, d->len, d->flags & TRZ_CHUNK_MIDLINE);
@@ -79,6 +83,7 @@ static int fetch_one(trz_reader *r, dchunk *d)
             rc = rd_idx_fetch(r, r->next_chunk++, d);
             if (rc < 0 && r->salvage) { /* header damaged: skip, with the index's numbers */
                 rd_know_lost(r);
+                rd_chain_lost(r);
                 r->knext = r->next_chunk;
                 d->no = r->next_chunk - 1;
                 d->first_record = r->chunks[d->no].first_record;
@@ -179,8 +184,10 @@ static void *worker(void *arg)
     for (;;) {
         size_t slot = MAXQ;
         while (!r->stop) {
+            /* (a chunk of a chain is the caller's: wait_head) */
             for (size_t i = 0; i < r->qlen && slot == MAXQ; i++)
-                if (r->qstate[(r->qhead + i) % MAXQ] == Q_PENDING) slot = (r->qhead + i) % MAXQ;
+                if (r->qstate[(r->qhead + i) % MAXQ] == Q_PENDING && !r->q[(r->qhead + i) % MAXQ].mchain)
+                    slot = (r->qhead + i) % MAXQ;
             if (slot != MAXQ) break;
             pthread_cond_wait(&r->work_cv, &r->mu);
         }
@@ -262,6 +269,18 @@ static int wait_head(trz_reader *r)
     fetch_ahead(r);
     if (r->qlen == 0) return fetch_end_rc(r);
     pthread_mutex_lock(&r->mu);
+    dchunk *d = &r->q[r->qhead];
+    if (d->mchain && r->qstate[r->qhead] == Q_PENDING) {
+        /* chunks of a chain decode in order, on one model: here, as the
+         * head is reached, while the workers decode what stands alone */
+        r->qstate[r->qhead] = Q_DECODING;
+        pthread_mutex_unlock(&r->mu);
+        trz_zctx *z = zctx_at(r, r->nworkers);
+        if (z) decode_one(r, d, z);
+        else d->rc = TRZ_ERR_NOMEM, snprintf(d->err, sizeof d->err, "out of memory");
+        pthread_mutex_lock(&r->mu);
+        r->qstate[r->qhead] = Q_DONE;
+    }
     while (r->qstate[r->qhead] != Q_DONE) pthread_cond_wait(&r->done_cv, &r->mu);
     pthread_mutex_unlock(&r->mu);
     return 1;

@@ -121,6 +121,7 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     d->mbo = c->mbo;
     d->mfirst = c->mfirst;
     d->mknow = c->mknow;
+    d->mchain = c->mchain;
     d->no = n;
     d->first_record = c->first_record;
     d->first_byte = c->first_byte;

@@ -19,5 +19,10 @@ int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);
 /* Whether chunk n (through the index) restarts its member's knowledge (so
  * the member is of version 3). */
 int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n);
+/* Whether chunk n (through the index) is of a chain (its member of version 4). */
+int trz_reader_chunk_chained(const trz_reader *r, uint64_t n);
+/* The last decoded byte of chunk n (through the index, with its chain's
+ * earlier chunks decoded first); TRZ_OK or the error, r's message set. */
+int trz_reader_chunk_last_byte(trz_reader *r, uint64_t n, uint8_t *b);
 
 #endif

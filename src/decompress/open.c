@@ -128,6 +128,7 @@ void trz_reader_close(trz_reader *r)
         trz_zctx_free(r->z[i]);
     }
     rd_know_free(r);
+    rd_chain_free(r);
     if (r->opened == 2 && r->fd >= 0) close(r->fd);
     free(r->chunks);
     free(r->lost);

@@ -18,6 +18,7 @@ typedef struct rchunk {
     uint8_t mcodec, mbo;  /* the member's codec and byte order */
     uint8_t mfirst;       /* the member's first chunk */
     uint8_t mknow;        /* the member carries knowledge */
+    uint8_t mchain;       /* the member's groups are chains */
 } rchunk;
 
 typedef struct dchunk { /* a decoded chunk */
@@ -37,6 +38,7 @@ typedef struct dchunk { /* a decoded chunk */
      * own bytes being intact) */
     int mknow, kstore, krc, kprior;
     trz_know kview;
+    int mchain;            /* a chunk of a chain: decoded in order, on the caller's thread */
     /* decode inputs */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
@@ -87,6 +89,7 @@ struct trz_reader {
     const trz_codec *seq_mcodec; /* the member being read: its codec and byte order */
     int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
     int seq_mknow;               /* it carries knowledge */
+    int seq_mchain;              /* its groups are chains */
     const trz_codec *seq_guess;  /* a member whose header is lost: the codec of its last chunk not stored raw */
     /* the chunk being served */
     dchunk cur;
@@ -143,6 +146,14 @@ struct trz_reader {
     trz_buf ktmp;         /* a knowledge stream, decompressed */
     trz_zctx *kz;
     dchunk kfetch;        /* chunks read for their knowledge alone */
+    /* chains (members of version 4): the decoder model, the member codec
+     * it is of, and the chunk whose decoding it is ready for (cvalid), or
+     * the group whose chain broke at chunk cbad (cbroken; cbad_rc why) */
+    trz_model *cmodel;
+    const trz_codec *ccodec;
+    int cvalid, cbroken, cbad_rc;
+    uint64_t cnext, cgroup, cbad;
+    dchunk cfetch;        /* a group's earlier chunks, decoded to reach a chunk after a seek */
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -184,6 +195,15 @@ void rd_know_lost(trz_reader *r);
 void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
 
+/* ---- chain.c ---- */
+/* Decode chunk d of a chain (d->mchain) into d->data with the chain's
+ * model: from where the chain stands, or replayed from the group's first
+ * chunk through the index (after a seek).  Sets d->rc and d->err. */
+void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z);
+/* A loss: the chain's state is gone (the next group starts afresh). */
+void rd_chain_lost(trz_reader *r);
+void rd_chain_free(trz_reader *r);
+
 /* ---- salvage.c ---- */
 int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect_header);
 int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t got, int expect_header);
@@ -191,7 +211,7 @@ int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
 int rd_add_lost(trz_reader *r, const dchunk *d);
 /* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know);
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain);
 
 /* ---- seek.c ---- */
 int rd_load_index(trz_reader *r);

@@ -160,11 +160,13 @@ static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t e
 
 /* A member starts at `start` (codec NULL: its header is lost): sequential
  * reading begins one at each intact header, salvage after damage. */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know)
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain)
 {
     r->in_member = 1;
     r->seq_mknow = know;
+    r->seq_mchain = chain;
     rd_know_lost(r); /* nothing of the member before carries over */
+    rd_chain_lost(r);
     r->seq_mcodec = codec;
     r->seq_guess = NULL;
     r->seq_mbo = byte_order;
@@ -197,12 +199,13 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
         if (note_lost(r, l, at, end, 1, 0)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         r->counts_ok = 0;
         rd_know_lost(r); /* whatever the bytes held, the chunks after them cannot build on it */
+        rd_chain_lost(r);
     }
     if (kind == SCAN_EOF) { r->at_end = 1; return TRZ_OK; }
     if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
     /* chunks of a member whose header is lost: its format is not known, so
      * each chunk stands for itself */
-    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE, 0);
+    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE, 0, 0);
     return TRZ_OK;
 }
 

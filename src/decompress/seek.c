@@ -58,12 +58,13 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         k->mbo = fh.byte_order;
         k->mfirst = i == 0;
         k->mknow = fh.know;
+        k->mchain = fh.chain;
         const trz_codec *kc = trz_codec_by_id(k->codec);
         int tail;
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
             k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
-            !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0, fh.know,
-                            &tail) ||
+            !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0,
+                            fh.know || fh.chain, &tail) ||
             (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4)
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
@@ -203,6 +204,43 @@ int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n)
 int trz_reader_chunk_restarts(const trz_reader *r, uint64_t n)
 {
     return r->seekable && n < r->nchunks && (r->chunks[n].flags & TRZ_CHUNK_RESTART);
+}
+
+int64_t trz_reader_chunk_group(trz_reader *r, uint64_t n, int *chained)
+{
+    if (!r) return TRZ_ERR_PARAM;
+    if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
+    if (n >= r->nchunks) return rd_err(r, TRZ_ERR_PARAM, "chunk %llu: no such chunk", (unsigned long long)n);
+    if (chained) *chained = r->chunks[n].mchain;
+    if (!r->chunks[n].mchain && !r->chunks[n].mknow) return (int64_t)n;
+    while (n > 0 && !(r->chunks[n].flags & TRZ_CHUNK_RESTART) && !r->chunks[n].mfirst) n--;
+    return (int64_t)n;
+}
+
+int trz_reader_chunk_chained(const trz_reader *r, uint64_t n)
+{
+    return r->seekable && n < r->nchunks && r->chunks[n].mchain;
+}
+
+int trz_reader_chunk_last_byte(trz_reader *r, uint64_t n, uint8_t *b)
+{
+    if (!r->seekable || n >= r->nchunks) return rd_err(r, TRZ_ERR_PARAM, "chunk %llu: no such chunk", (unsigned long long)n);
+    dchunk d = { 0 };
+    trz_zctx *z = trz_zctx_create();
+    int rc = z ? rd_idx_fetch(r, n, &d) : rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+    if (rc > 0) {
+        d.data = trz_big_malloc(d.h.raw ? d.h.raw : 1);
+        d.cap = d.data ? d.h.raw : 0;
+        if (!d.data) rc = rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        else if (d.mchain) rd_chain_decode(r, &d, z), rc = d.rc;
+        else rc = trz_chunk_decode(&d.h, d.raw, d.raw_len, d.data, z, NULL, NULL, d.err, sizeof d.err);
+        if (rc) rd_err(r, rc, "chunk %llu: %s", (unsigned long long)n, d.err);
+        else if (d.h.raw) *b = d.data[d.h.raw - 1];
+        else rc = rd_err(r, TRZ_ERR_PARAM, "chunk %llu: empty", (unsigned long long)n);
+    }
+    trz_zctx_free(z);
+    rd_dchunk_free(&d);
+    return rc;
 }
 
 int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)

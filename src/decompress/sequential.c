@@ -102,7 +102,7 @@ int rd_seq_member_header(trz_reader *r, int first)
         if (rc == TRZ_ERR_TRUNCATED) return rd_err(r, rc, "truncated file header at byte %llu", (unsigned long long)start);
         return rd_err(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
-    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know);
+    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know, f.chain);
     return f.restore_size ? seq_restore_block(r, start, &f) : TRZ_OK;
 }
 
@@ -215,7 +215,7 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         int tail = 0;
         if (!rc && r->seq_mcodec &&
             (r->seq_tail || !trz_chunk_fits(r->seq_mcodec, r->seq_mbo, d->h.codec, d->h.byte_order, d->h.flags, d->h.nrec,
-                                        d->h.raw, r->member_chunks == 0, r->seq_mknow, &tail)))
+                                        d->h.raw, r->member_chunks == 0, r->seq_mknow || r->seq_mchain, &tail)))
             rc = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: %s", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, r->seq_tail ? "a chunk after the member's partial last record"
                                                           : "its record count or flags do not fit the member's format");
@@ -234,6 +234,9 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         d->mfirst = r->member_chunks == 0;
         /* a member whose header is lost: its chunks say whether it has knowledge */
         d->mknow = r->seq_mcodec ? r->seq_mknow : (d->h.flags & TRZ_CHUNK_RESTART) != 0 || r->kvalid;
+        /* (and a lost header's chunks are taken to stand alone: those of a
+         * chain then fail their checks, and are reported lost) */
+        d->mchain = r->seq_mcodec ? r->seq_mchain : 0;
         d->off = at;
         if ((rc = read_payload(r, d, hb))) {
             if (rc == TRZ_ERR_IO || rc == TRZ_ERR_NOMEM || !r->salvage)

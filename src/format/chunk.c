@@ -87,14 +87,15 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
     trz_buf *s = trz_zctx_streams(z);
     packer k = { z, job->backend };
     uint64_t coded = 0;
+    int chain = job->model && codec == job->codec;
     trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded,
-                       job->know, 0 };
-    /* the variant for the level, with a model of its own for this chunk
-     * (each chunk starts from a reset model) */
-    trz_model *m;
-    int rc = trz_model_create(codec, job->level, job->know != NULL, &m);
+                       job->know, chain };
+    /* the variant for the level: with the chain's model, or with a model
+     * of its own for this chunk (which starts from a reset model) */
+    trz_model *m = chain ? job->model : NULL;
+    int rc = chain ? TRZ_CODEC_OK : trz_model_create(codec, job->level, job->know != NULL, &m);
     if (rc == TRZ_CODEC_OK) rc = trz_codec_encode(codec, &a, m);
-    trz_model_free(codec, m);
+    if (!chain) trz_model_free(codec, m);
     /* Encoding, packing and the self-check each peak on buffers of their
      * own: each phase gives its own back before the next one (the sizes are
      * in bench/notes/2026-11-28-memory.md). */
@@ -107,9 +108,11 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
 }
 
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                        const trz_know *know, char *err, size_t errlen, const uint8_t *expect, trz_buf *own);
+                        const trz_know *know, trz_model *chain, char *err, size_t errlen, const uint8_t *expect,
+                        trz_buf *own);
 
-/* Decode what was just written and compare with the source. */
+/* Decode what was just written and compare with the source (a chunk of a
+ * chain with the chain's decoder model, as a reader will). */
 static int verify(trz_chunk_job *job, trz_zctx *z)
 {
     trz_chunk_hdr h;
@@ -119,7 +122,8 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
     if (!tmp) return TRZ_ERR_NOMEM;
     char err[8];
     /* the streams are packed by now: their buffers take the decoded ones */
-    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, job->know, err, sizeof err, job->raw, trz_zctx_streams(z));
+    return chunk_decode(&h, job->out.p, job->out.n, tmp, z, job->know, job->dmodel, err, sizeof err, job->raw,
+                        trz_zctx_streams(z));
 }
 
 /* The guard: whether the raw codec, at the fast level TRZ_GUARD_LEVEL,
@@ -161,6 +165,11 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
         if (rc == TRZ_ERR_CODEC || rc == TRZ_ERR_LIMIT) {
             job->byte_order = TRZ_BO_NONE;
             rc = encode_with(job, &trz_codec_raw, z, xxh);
+            /* a chain's next chunk starts afresh after a raw one, on both
+             * sides: the encoder's model holds what the dropped encoding
+             * left in it, which no decoder sees */
+            if (job->model) trz_model_reset(codec, job->model);
+            if (job->dmodel) trz_model_reset(codec, job->dmodel);
         }
     }
     job->result = rc;
@@ -176,11 +185,11 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
 }
 
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int know, int *tail)
+                   uint64_t raw, int first, int groups, int *tail)
 {
     *tail = 0;
-    /* a member with knowledge starts it at its first chunk */
-    if (know ? first && !(flags & TRZ_CHUNK_RESTART) : (flags & TRZ_CHUNK_RESTART) != 0) return 0;
+    /* a member of groups starts one at its first chunk */
+    if (groups ? first && !(flags & TRZ_CHUNK_RESTART) : (flags & TRZ_CHUNK_RESTART) != 0) return 0;
     flags &= ~(unsigned)TRZ_CHUNK_RESTART;
     if (codec != m->id && codec != TRZ_CODEC_RAW) return 0;
     if (codec == m->id && codec != TRZ_CODEC_RAW && bo != (unsigned)mbo) return 0;
@@ -260,7 +269,8 @@ static uint8_t *own_room(const trz_buf *own, unsigned sid, size_t n)
 }
 
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                        const trz_know *know, char *err, size_t errlen, const uint8_t *expect, trz_buf *own)
+                        const trz_know *know, trz_model *chain, char *err, size_t errlen, const uint8_t *expect,
+                        trz_buf *own)
 {
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) { snprintf(err, errlen, "unknown codec %u", h->codec); return TRZ_ERR_UNSUPPORTED; }
@@ -315,12 +325,13 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
         src += h->csize[k];
     }
     if (rc == TRZ_OK) {
-        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know, 0 };
-        /* the variant the streams name, with a model of its own */
-        trz_model *m;
-        int cr = trz_model_create(c, 0, know != NULL, &m);
+        trz_model *cm = chain;
+        trz_dec_args a = { sp, sl, out, h->raw, h->nrec, h->byte_order, know, cm != NULL };
+        /* the variant the streams name, with the chain's model or one of its own */
+        trz_model *m = cm;
+        int cr = cm ? TRZ_CODEC_OK : trz_model_create(c, 0, know != NULL, &m);
         if (cr == TRZ_CODEC_OK) cr = trz_codec_decode(c, &a, m);
-        trz_model_free(c, m);
+        if (!cm) trz_model_free(c, m);
         if (cr == TRZ_CODEC_NOMEM) { rc = TRZ_ERR_NOMEM; snprintf(err, errlen, "out of memory"); }
         else if (cr == TRZ_CODEC_UNSUPPORTED) {
             rc = TRZ_ERR_UNSUPPORTED;
@@ -336,9 +347,9 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
 }
 
 int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                     const trz_know *know, char *err, size_t errlen)
+                     const trz_know *know, trz_model *chain, char *err, size_t errlen)
 {
-    return chunk_decode(h, p, n, out, z, know, err, errlen, NULL, NULL);
+    return chunk_decode(h, p, n, out, z, know, chain, err, errlen, NULL, NULL);
 }
 
 int trz_chunk_know(const trz_chunk_hdr *h, const uint8_t *p, size_t n, const trz_codec *mc, trz_zctx *z, trz_buf *tmp,

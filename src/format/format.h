@@ -17,6 +17,7 @@ static const uint8_t trz_index_magic[4] = { 'T', 'Z', 'I', 'X' };
 static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_FORMAT_VERSION 1      /* members without knowledge */
 #define TRZ_FORMAT_VERSION_KNOW 3 /* members whose chunks carry knowledge (FORMAT.md, "Knowledge"); 2 is never written */
+#define TRZ_FORMAT_VERSION_CHAIN 4 /* members whose groups are chains (FORMAT.md, "Chains") */
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
@@ -45,14 +46,15 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 
 /* chunk flags */
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
-#define TRZ_CHUNK_RESTART 0x02 /* knowledge starts afresh at this chunk (version 3 members) */
+#define TRZ_CHUNK_RESTART 0x02 /* a group starts at this chunk (members of versions 3 and 4) */
 
 /* ---- file header (header.c) ---- */
 typedef struct trz_file_hdr {
     uint8_t codec, byte_order, level, backend;
     uint32_t record_size, chunk_bytes;
     uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
-    uint8_t know; /* version 3: the member's chunks carry knowledge */
+    uint8_t know;  /* version 3: the member's chunks carry knowledge */
+    uint8_t chain; /* version 4: the member's groups are chains */
     uint8_t restore_kind;  /* parameter 2: the container a restore block rebuilds, */
     uint64_t restore_size; /* and the block's size; 0 = no block */
 } trz_file_hdr;
@@ -162,6 +164,11 @@ typedef struct trz_chunk_job {
     uint8_t flags;
     const trz_know *know;     /* the member's knowledge for this chunk, or NULL (none) */
     const trz_buf *kstream;   /* the chunk's knowledge stream (its new facts), or NULL */
+    /* a chunk of a chain (version 4): the group's encoder model, and the
+     * decoder's model the self-check decodes with (with verify); both
+     * reset first at the group's first chunk, and after a chunk that goes
+     * out raw (FORMAT.md, "Chains"); NULL for a chunk that stands alone */
+    trz_model *model, *dmodel;
     /* out */
     trz_buf out;   /* the serialized chunk */
     int result;
@@ -173,10 +180,10 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 
 /* Whether a chunk fits its member (FORMAT.md, "Records"): m and mbo are the
  * member's codec and byte order, first says it is the member's first
- * chunk, know that the member carries knowledge (version 3); *tail is set
- * for a partial last record, which must end the member. */
+ * chunk, groups that the member's chunks form groups (versions 3 and 4);
+ * *tail is set for a partial last record, which must end the member. */
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int know, int *tail);
+                   uint64_t raw, int first, int groups, int *tail);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx. */
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
@@ -196,9 +203,14 @@ int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);
 
 /* Decode a whole chunk (header + payload at p, n bytes) into out[0..h->raw).
  * know: NULL for a member without knowledge; else the member's knowledge
- * with this chunk's own applied (trz_chunk_know), its stream then skipped. */
+ * with this chunk's own applied (trz_chunk_know), its stream then skipped.
+ * chain: NULL for a chunk that stands alone, or stored with another codec
+ * than its member's (the caller then resets its chain's model after it);
+ * for a chunk of a chain, the member codec's decoder model as the chain's
+ * previous chunk left it (or reset, at the group's first chunk).
+ * On failure the model's state is undefined: the rest of the chain is lost. */
 int trz_chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
-                     const trz_know *know, char *err, size_t errlen);
+                     const trz_know *know, trz_model *chain, char *err, size_t errlen);
 /* Apply a chunk's knowledge stream, when it has one, to s (its stored bytes
  * checked first); mc is the member's codec, tmp holds the decompressed stream.  TRZ_OK, or the
  * damage (trz_know_apply). */

@@ -6,7 +6,7 @@
 size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
 {
     memcpy(h, trz_file_magic, 4);
-    h[4] = f->know ? TRZ_FORMAT_VERSION_KNOW : TRZ_FORMAT_VERSION;
+    h[4] = f->chain ? TRZ_FORMAT_VERSION_CHAIN : f->know ? TRZ_FORMAT_VERSION_KNOW : TRZ_FORMAT_VERSION;
     h[5] = f->codec;
     h[6] = f->byte_order;
     h[7] = 0;
@@ -60,7 +60,8 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     *len = TRZ_FILE_HDR_FIXED;
     if (n < 4 || memcmp(h, trz_file_magic, 4) != 0) return TRZ_ERR_NOT_TRZ;
     if (n < TRZ_FILE_HDR_FIXED) return TRZ_ERR_TRUNCATED;
-    if (h[4] != TRZ_FORMAT_VERSION && h[4] != TRZ_FORMAT_VERSION_KNOW) return TRZ_ERR_VERSION;
+    if (h[4] != TRZ_FORMAT_VERSION && h[4] != TRZ_FORMAT_VERSION_KNOW && h[4] != TRZ_FORMAT_VERSION_CHAIN)
+        return TRZ_ERR_VERSION;
     size_t plen = trz_ld_le16(h + 22);
     if (plen > TRZ_MAX_PARAMS) return TRZ_ERR_LIMIT;
     *len = TRZ_FILE_HDR_FIXED + plen + 4;
@@ -77,6 +78,7 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     f->backend = h[21];
     f->wrap = 0;
     f->know = h[4] == TRZ_FORMAT_VERSION_KNOW;
+    f->chain = h[4] == TRZ_FORMAT_VERSION_CHAIN;
     f->restore_kind = 0;
     f->restore_size = 0;
     return parse_params(h + TRZ_FILE_HDR_FIXED, plen, f);

@@ -69,7 +69,8 @@ typedef struct joiner {
     const trz_io *out;
     uint64_t pos, mstart;          /* bytes written; where the member being written starts */
     trz_file_hdr fh;               /* the first input's file header: every member's, */
-    int open;                      /* with know set to the member's version; a member is open */
+    int open;                      /* with know and chain set to the member's version; a member is open */
+    int kind;                      /* the open member's: 0 version 1, 1 knowledge (3), 2 chains (4) */
     const trz_codec *codec;
     int bo;
     trz_index_entry *ix;           /* the member's chunks */
@@ -87,10 +88,12 @@ typedef struct joiner {
     size_t errlen;
 } joiner;
 
-static int member_begin(joiner *j, int know)
+static int member_begin(joiner *j, int kind)
 {
     uint8_t hdr[TRZ_FILE_HDR_MAX];
-    j->fh.know = (uint8_t)know;
+    j->kind = kind;
+    j->fh.know = kind == 1;
+    j->fh.chain = kind == 2;
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
@@ -116,8 +119,16 @@ static int write_err(joiner *j, int rc)
 
 /* Whether text chunk i of path (header h, its bytes at buf) ends inside a
  * line: its last byte, decoded. */
-static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_hdr *h, const uint8_t *buf, size_t n)
+static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_hdr *h, const uint8_t *buf, size_t n,
+                        trz_reader *r)
 {
+    if (j->kind == 2) { /* a chunk of a chain: the reader decodes its group up to it */
+        uint8_t last;
+        int rc = trz_reader_chunk_last_byte(r, (uint64_t)i, &last);
+        if (rc) return jerr(j->err, j->errlen, rc, "%s: %s", path, trz_reader_error(r));
+        j->midline = last != '\n';
+        return TRZ_OK;
+    }
     if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
     if (j->dec_cap < h->raw) {
         trz_big_release(j->dec, j->dec_cap);
@@ -131,7 +142,7 @@ static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_
         kv = trz_kstore_view(j->ks, trz_kstore_count(j->ks));
         know = &kv;
     }
-    int rc = trz_chunk_decode(h, buf, n, j->dec, j->z, know, why, sizeof why);
+    int rc = trz_chunk_decode(h, buf, n, j->dec, j->z, know, NULL, why, sizeof why);
     if (rc) return jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, why);
     j->midline = j->dec[h->raw - 1] != '\n';
     return TRZ_OK;
@@ -142,12 +153,17 @@ static int ends_midline(joiner *j, const char *path, int64_t i, const trz_chunk_
  * ends_member: the last of its input member, with chunks after it in the
  * join. */
 static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size_t n, trz_chunk_hdr *h,
-                      int starts_member, int ends_member)
+                      int starts_member, int ends_member, trz_reader *r)
 {
     int rc, tail, text = j->codec->record_size == 0;
     /* a version-3 member's first chunk restarts its knowledge; a first chunk
-     * without the flag comes from a member of version 1 */
-    int know = (h->flags & TRZ_CHUNK_RESTART) ? 1 : starts_member ? 0 : j->fh.know;
+     * without the flag comes from a member of version 1; a member of chains
+     * joins as one (its chunks as they are: each input member's first chunk
+     * starts a group) */
+    int know = trz_reader_chunk_chained(r, (uint64_t)i)  ? 2
+               : (h->flags & TRZ_CHUNK_RESTART)         ? 1
+               : starts_member                          ? 0
+                                                        : j->kind;
     if (text && j->text_know && !know) { /* a group of its own, with nothing to know */
         for (unsigned k = 0; k < h->nstreams; k++)
             if (h->sid[k] == TRZ_KNOW_STREAM)
@@ -157,17 +173,17 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
         h->flags |= TRZ_CHUNK_RESTART;
         trz_chunk_set_count(buf, h, h->nrec, h->flags);
     }
-    if (j->open && know != j->fh.know && text && j->midline)
+    if (j->open && know != j->kind && text && j->midline)
         return jerr(j->err, j->errlen, TRZ_ERR_PARAM, "%s: it continues a line of the part before, which was "
-                    "written %s carried knowledge; compress the parts alike (--restart) and join again", path,
-                    know ? "without" : "with");
-    if (j->open && (j->tail || know != j->fh.know) && (rc = member_end(j))) return write_err(j, rc);
-    if ((!j->open || j->tail || know != j->fh.know) && (rc = member_begin(j, know))) return write_err(j, rc);
-    if (know && text) { /* the facts the last chunk of a member decodes with */
+                    "written %s; compress the parts alike (--restart, --no-chain) and join again", path,
+                    j->kind == 2 ? "in chains" : j->kind ? "with carried knowledge" : "without carried knowledge");
+    if (j->open && (j->tail || know != j->kind) && (rc = member_end(j))) return write_err(j, rc);
+    if ((!j->open || j->tail || know != j->kind) && (rc = member_begin(j, know))) return write_err(j, rc);
+    if (know == 1 && text) { /* the facts the last chunk of a member decodes with */
         if (!j->ks && !(j->ks = trz_kstore_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
         if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
     }
-    if (know && j->ks) {
+    if (know == 1 && j->ks) {
         if (h->flags & TRZ_CHUNK_RESTART) trz_kstore_clear(j->ks);
         if ((rc = trz_chunk_know(h, buf, n, j->codec, j->z, &j->ktmp, j->ks)))
             return jerr(j->err, j->errlen, rc, "%s: chunk %lld: its knowledge: %s", path, (long long)i,
@@ -178,7 +194,7 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
         h->nrec--;
         trz_chunk_set_count(buf, h, h->nrec, h->flags);
     }
-    if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->fh.know,
+    if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->kind != 0,
                         &tail))
         return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
                     "format (a damaged input)", path, (long long)i);
@@ -203,7 +219,7 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
     j->tail = tail;
     if ((rc = out_write(j->out, buf, n, &j->pos))) return write_err(j, rc);
     if (text && h->raw) { /* an empty chunk leaves the state as it was, as for readers */
-        if (ends_member) return ends_midline(j, path, i, h, buf, n);
+        if (ends_member) return ends_midline(j, path, i, h, buf, n, r);
         j->midline = 0; /* within its member the next chunk's flag is right as it is */
     }
     return TRZ_OK;
@@ -229,7 +245,7 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
         int last = i + 1 == in.chunks;
         int ends = (last && more) || (!last && trz_reader_chunk_starts_member(r, (uint64_t)i + 1));
         int starts = i == 0 || trz_reader_chunk_starts_member(r, (uint64_t)i);
-        if (rc == TRZ_OK) rc = join_chunk(j, path, i, buf, c.stored_bytes, &h, starts, ends);
+        if (rc == TRZ_OK) rc = join_chunk(j, path, i, buf, c.stored_bytes, &h, starts, ends, r);
         free(buf);
         if (rc) return rc;
     }

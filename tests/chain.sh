@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# chain.sh - chains (src/format/FORMAT.md, "Chains"): every sample of a
+# format whose models chain is written as a member of version 4 in groups
+# of four chunks; it round-trips with one and two threads, the archive is
+# the same for every thread count, a seek into the middle of a group gives
+# the records a full decode gives, a damaged chunk costs the rest of its
+# group and no more (--salvage), and chains join.
+#   tests/chain.sh [path/to/trz]      (prints "N passed, M failed" last)
+set -u
+TRZ=${1:-./trz}
+TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-chain.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+version() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+# chunk N's stored offset and size, from trz -l -v
+chunk_at() { "$TRZ" -l -v "$1" | awk -v n="$2" 'NF == 8 && $1 == n { print $5, $6 }'; }
+# records a..a+n-1 of a decoded trace (record size rs; 0: lines)
+slice() {
+    if [ "$2" = 0 ]; then sed -n "$(($3 + 1)),$(($3 + $4))p" "$1"
+    else dd if="$1" bs="$2" skip="$3" count="$4" status=none; fi
+}
+
+OPT="-q -f --chunk-size 64K --restart 256K"
+for s in "$ROOT"/corpus/*; do
+    [ -f "$s" ] || continue
+    case "$s" in *.md|*.txt) continue ;; esac
+    b=$(basename "$s")
+    "$TRZ" $OPT -T1 -c "$s" > "$W/a.trz" 2> /dev/null || { bad "$b: compress"; continue; }
+    fmt=$("$TRZ" -l "$W/a.trz" | awk 'NR == 2 { print $1 }')
+    [ "$fmt" = raw ] && continue
+    v=$(version "$W/a.trz")
+    [ "$v" = 4 ] && ok "$b: $fmt, version 4" || { bad "$b: $fmt is written as version $v, not as chains"; continue; }
+    "$TRZ" -l "$W/a.trz" | grep -q "groups: [0-9]*, [0-9]* of them chains" && ok "$b: -l lists the chains" ||
+        bad "$b: -l lists no chains"
+    "$TRZ" -t "$W/a.trz" && ok "$b: -t" || bad "$b: -t"
+    "$TRZ" -dc -T1 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip" || bad "$b: round trip"
+    "$TRZ" -dc -T2 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip, 2 threads" || bad "$b: round trip, 2 threads"
+    cat "$W/a.trz" | "$TRZ" -dc | cmp -s - "$s" && ok "$b: from a pipe" || bad "$b: from a pipe"
+    "$TRZ" $OPT -T2 -c "$s" | cmp -s - "$W/a.trz" && ok "$b: same archive with 2 threads" ||
+        bad "$b: the archive differs with 2 threads"
+    "$TRZ" $OPT --no-chain -c "$s" > "$W/n.trz" && [ "$(version "$W/n.trz")" != 4 ] &&
+        "$TRZ" -dc "$W/n.trz" | cmp -s - "$s" && ok "$b: --no-chain writes version $(version "$W/n.trz")" ||
+        bad "$b: --no-chain"
+
+    # a seek into the third chunk of the second group (chunk 6 of groups
+    # 0-3, 4-7, ...): the records a full decode has there
+    rs=$(awk -v f="$fmt" 'BEGIN { s["rst"]=24; s["byu"]=12; s["pbus"]=6; s["drmemtrace"]=12; s["champsim"]=64;
+                                  s["champsim-cloudsuite"]=96; s["uop"]=0; print s[f] }')
+    first=$("$TRZ" -l -v "$W/a.trz" | awk 'NF == 8 && $1 == 6 { print $2 }')
+    if [ -n "$first" ]; then
+        "$TRZ" -dc "$W/a.trz" > "$W/all"
+        from=$((first + 17))
+        "$TRZ" -dc --from=$from --count=100 "$W/a.trz" > "$W/part" 2> /dev/null
+        slice "$W/all" "$rs" $from 100 | cmp -s - "$W/part" && ok "$b: seek into a group's third chunk" ||
+            bad "$b: seek into a group's third chunk"
+    fi
+
+    # damage in chunk 5 (the second of group 4-7): chunks 5-7 are lost,
+    # chunk 8 starts the next group and decodes
+    n=$("$TRZ" -l "$W/a.trz" | awk 'NR == 2 { print $3 }')
+    if [ "$n" -ge 10 ]; then
+        read off size < <(chunk_at "$W/a.trz" 5)
+        cp "$W/a.trz" "$W/d.trz"
+        at=$((off + size - 3))
+        printf "\\$(printf %o $(( ($(od -An -tu1 -j$at -N1 "$W/d.trz") + 1) % 256 )))" |
+            dd of="$W/d.trz" bs=1 seek=$at conv=notrunc status=none
+        msg=$("$TRZ" -t "$W/d.trz" 2>&1); rc=$?
+        [ $rc = 1 ] && echo "$msg" | grep -q "chunk 5" && ok "$b: damage names chunk 5" ||
+            bad "$b: damage in chunk 5" "exit $rc: $msg"
+        "$TRZ" -dc --salvage "$W/d.trz" > "$W/salv" 2> "$W/salv.err"
+        lost=0
+        for c in 5 6 7; do lost=$((lost + $("$TRZ" -l -v "$W/a.trz" | awk -v n=$c 'NF == 8 && $1 == n { print $4 }'))); done
+        want=$(( $(stat -c %s "$s") - lost ))
+        got=$(stat -c %s "$W/salv")
+        [ "$got" = "$want" ] && ok "$b: salvage loses the rest of the group only" ||
+            bad "$b: salvage" "$got bytes, want $want (3 chunks lost): $(head -c 300 "$W/salv.err")"
+        read o8 s8 < <(chunk_at "$W/a.trz" 8)
+        first8=$("$TRZ" -l -v "$W/a.trz" | awk 'NF == 8 && $1 == 8 { print $2 }')
+        "$TRZ" -dc --from=$first8 --count=50 "$W/d.trz" > "$W/p8" 2> /dev/null &&
+            slice "$W/all" "$rs" $first8 50 | cmp -s - "$W/p8" && ok "$b: the next group decodes after the damage" ||
+            bad "$b: the next group after the damage"
+    fi
+
+    # two chained archives join into one member that decodes to both
+    "$TRZ" join -f -o "$W/j.trz" "$W/a.trz" "$W/a.trz" 2> "$W/j.err" &&
+        "$TRZ" -dc "$W/j.trz" | cmp -s - <(cat "$s" "$s") && ok "$b: join" || bad "$b: join" "$(head -c 300 "$W/j.err")"
+done
+
+# A piece repeated: the chain finds the repeat in the chunks before (a
+# fixed-size sample four times over, in 64 KiB chunks).
+for s in "$ROOT"/corpus/loops-4cpu.rst "$ROOT"/corpus/mix.champsimtrace; do
+    head -c 196608 "$s" > "$W/piece"
+    for i in 1 2 3 4 5 6; do cat "$W/piece"; done > "$W/rep"
+    one=$("$TRZ" -q -f -c --chunk-size 64K "$W/piece" | wc -c)
+    rep=$("$TRZ" -q -f -c --chunk-size 64K "$W/rep" | wc -c)
+    [ "$rep" -le $((one * 2)) ] && ok "$(basename "$s"): the piece six times costs $rep bytes, once $one" ||
+        bad "$(basename "$s"): repeats" "the piece six times costs $rep bytes, once $one"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
