@@ -186,6 +186,28 @@ class Reader:
             out.append((c.first_record, c.records))
         return out
 
+    def groups(self):
+        """[(first_record, n_records)] for every group of chunks, from the
+        index: a chunk's models start from what its group's earlier chunks
+        left, so a seek decodes from its group's first chunk and a group is
+        what a worker reads best on its own.  A chunk that stands alone, or
+        that starts from its group's knowledge alone (a seek reads only the
+        knowledge before it), is a group of one here."""
+        c = _lib.ChunkInfo()
+        out = []
+        r = self._live()
+        for i in range(max(self.n_chunks, 0)):
+            self._check(lib.trz_reader_chunk(r, i, ctypes.byref(c)))
+            chained = ctypes.c_int(0)
+            g = lib.trz_reader_chunk_group(r, i, ctypes.byref(chained))
+            if g < 0:
+                self._check(int(g))
+            if g == i or not chained.value or not out:
+                out.append((c.first_record, c.records))
+            else:
+                out[-1] = (out[-1][0], out[-1][1] + c.records)
+        return out
+
     def cpus(self):
         """Distinct CPUs in the whole trace (decodes every chunk); 0 when the
         format has none."""
@@ -412,14 +434,15 @@ _BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "zlib": _lib.BACKEND_GZIP, "gzip": _lib.
 
 
 def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-          unwrap=True, verify=True, restart_bytes=None):
+          unwrap=True, verify=True, restart_bytes=None, chain=True):
     c = lib.trz_cctx_create()
     if not c:
         raise MemoryError("trz_cctx_create")
     try:
         settings = [(_lib.C_LEVEL, level, "level"), (_lib.C_THREADS, threads, "threads"),
                     (_lib.C_CHUNK_RECORDS, chunk_records, "chunk_records"),
-                    (_lib.C_UNWRAP, int(bool(unwrap)), "unwrap"), (_lib.C_VERIFY, int(bool(verify)), "verify")]
+                    (_lib.C_UNWRAP, int(bool(unwrap)), "unwrap"), (_lib.C_VERIFY, int(bool(verify)), "verify"),
+                    (_lib.C_CHAIN, int(bool(chain)), "chain")]
         if chunk_bytes is not None:
             settings.append((_lib.C_CHUNK_BYTES, chunk_bytes, "chunk_bytes"))
         if restart_bytes is not None:
@@ -449,18 +472,20 @@ def _cctx_fail(c, rc, what):
 
 
 def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-             unwrap=True, verify=True, restart_bytes=None):
+             unwrap=True, verify=True, restart_bytes=None, chain=True):
     """Compress the file src into the archive dst (created or replaced;
     removed on failure).  Returns {'format', 'byte_order'} as chosen.
     chunk_bytes: raw bytes per chunk (default 16 MiB); chunk_records caps
     the records (lines) per chunk; unwrap: gzip/zstd input is unpacked
     first; verify: every chunk is decoded back after encoding;
     restart_bytes: the chunks' models start afresh every this many bytes
-    of trace (default 256 MiB; 0: every chunk on its own)."""
+    of trace (default 256 MiB; 0: every chunk on its own); chain: within
+    such a group each chunk continues the models of the chunk before, for
+    the formats whose models chain (False: archives trz 0.12-0.15 read)."""
     for p in (src,):
         if not os.path.exists(p):
             raise TrzError("%s: %s" % (p, os.strerror(2)), _lib.ERR_IO)
-    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify, restart_bytes)
+    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify, restart_bytes, chain)
     try:
         ctypes.set_errno(0)
         rc = lib.trz_compress_path(c, _path(src), _path(dst))

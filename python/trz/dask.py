@@ -44,11 +44,12 @@ def _expand(paths):
 
 
 def chunk_ranges(paths, records_per_partition=None):
-    """[(path, first_record, n_records)]: consecutive whole chunks of each
-    archive, at least records_per_partition records per range (the last of
-    a file may hold fewer); one chunk per range by default.  Chunks holding
-    no whole record (a partial tail) are left out.  Also returns the
-    archives' format."""
+    """[(path, first_record, n_records)]: consecutive whole groups of chunks
+    of each archive (a group decodes from its first chunk: Reader.groups),
+    at least records_per_partition records per range (the last of a file
+    may hold fewer); one group per range by default.  Groups holding no
+    whole record (a partial tail) are left out.  Also returns the archives'
+    format."""
     ranges, fmt = [], None
     for p in _expand(paths):
         with trz.open(p) as r:
@@ -58,7 +59,7 @@ def chunk_ranges(paths, records_per_partition=None):
             if not r.seekable:
                 raise trz.TrzError("%s: no index, cannot split it into partitions" % p, _lib.ERR_UNSUPPORTED)
             first = count = 0
-            for c_first, c_n in r.chunks():
+            for c_first, c_n in r.groups():
                 if c_n == 0:
                     continue
                 if count == 0:
@@ -143,8 +144,8 @@ def read_partition(path, first, count, fields=None, filter=None):
 def read_records(paths, fields=None, records_per_partition=None, filter=None):
     """A Dask DataFrame of the records of one or more archives of one
     format (paths: a path, a glob pattern or a list), with one partition
-    per range of whole chunks (records_per_partition rounds up to whole
-    chunks; default one chunk per partition), indexed by record number in
+    per range of whole groups of chunks (records_per_partition rounds up
+    to whole groups; default one group per partition), indexed by record number in
     its archive.  Columns as trz.Reader.records gives them (fields picks
     some).  With one archive the divisions are known."""
     import dask.dataframe as dd
@@ -168,7 +169,7 @@ def _read_range(rng, fields, filter):
 
 # ---- compressing in parts --------------------------------------------------------------
 _OPTS = ("level", "threads", "format", "chunk_records", "chunk_bytes", "backend", "unwrap", "verify",
-         "restart_bytes")
+         "restart_bytes", "chain")
 _DEFAULT_CHUNK_BYTES = 16 << 20
 _WRAPPED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # gzip, zstd: the library unwraps these whole
 

@@ -198,6 +198,9 @@ struct ring {
     size_t q;           /* slots in use: one per thread and one read ahead */
     size_t head, take, tail; /* next to write out, next to encode, next to fill */
     int stop;           /* no more jobs will come (end or error) */
+    int pipe;           /* a chain's pipeline: the caller codes each chunk's
+                           records (trz_chunk_model), one worker finishes it
+                           (trz_chunk_finish), each slot with a zctx of its own */
     int nworkers;
     pthread_t tid[256];
     pthread_mutex_t mu;
@@ -218,7 +221,8 @@ static void *ring_worker(void *v)
         if (r->take == r->tail) break; /* stopped and nothing queued */
         size_t slot = r->take++ % r->q;
         pthread_mutex_unlock(&r->mu);
-        trz_chunk_encode(&r->job[slot], r->w->z[a->id]); /* worker i owns back-end context i */
+        if (r->pipe) trz_chunk_finish(&r->job[slot], r->w->z[slot]);
+        else trz_chunk_encode(&r->job[slot], r->w->z[a->id]); /* worker i owns back-end context i */
         pthread_mutex_lock(&r->mu);
         r->done[slot] = 1;
         pthread_cond_broadcast(&r->done_cv);
@@ -289,6 +293,34 @@ static void ring_submit(ring *r)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* A chunk of a chain, with a worker: its records are coded here while the
+ * worker finishes the chunk before (packs, checks it with the decoder's
+ * model); then it waits for that chunk, and when it went out raw (so the
+ * chain starts afresh after it, FORMAT.md "Chains") codes this one again
+ * from a reset model.  The archive is the one a single thread writes. */
+static void pipe_submit(ring *r)
+{
+    wstate *w = r->w;
+    size_t slot = r->tail % r->q;
+    trz_chunk_job *j = &r->job[slot];
+    trz_chunk_model(j, w->z[slot]);
+    if (r->tail > r->head) {
+        size_t prev = (r->tail - 1) % r->q;
+        pthread_mutex_lock(&r->mu);
+        while (!r->done[prev]) pthread_cond_wait(&r->done_cv, &r->mu);
+        int again = r->job[prev].fell_back;
+        pthread_mutex_unlock(&r->mu);
+        if (again && j->model) {
+            trz_model_reset(w->c->chosen, j->model);
+            trz_chunk_model(j, w->z[slot]);
+        }
+    }
+    pthread_mutex_lock(&r->mu);
+    r->tail++;
+    pthread_cond_signal(&r->work_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* Stop the workers and wait for them: at the end nothing is queued; after
  * an error the jobs not yet started are dropped, the running ones finish. */
 static void ring_stop(ring *r)
@@ -338,19 +370,21 @@ static int start(wstate *w)
     int rc = write_header(w);
     if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
-    /* a chain's chunks are coded one after another, on one model */
-    if (w->chain) nthreads = 1;
-    r->q = nthreads == 1 ? 1 : (size_t)nthreads + 1;
-    for (int i = 0; i < nthreads; i++)
+    /* a chain's chunks are coded one after another, on one model: with
+     * threads, in a pipeline of two (pipe_submit) */
+    r->pipe = w->chain && nthreads > 1;
+    r->q = r->pipe ? 3 : nthreads == 1 ? 1 : (size_t)nthreads + 1;
+    for (size_t i = 0; i < (r->pipe ? r->q : (size_t)nthreads); i++)
         if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
     if (nthreads > 1) {
-        for (int i = 0; i < nthreads; i++) {
+        int nw = r->pipe ? 1 : nthreads; /* a pipeline: one worker, and the caller codes */
+        for (int i = 0; i < nw; i++) {
             r->wa[i].r = r;
             r->wa[i].id = i;
             if (pthread_create(&r->tid[r->nworkers], NULL, ring_worker, &r->wa[i]) != 0) break;
             r->nworkers++;
         }
-        if (r->nworkers == 0) r->q = 1; /* no thread started: encode inline */
+        if (r->nworkers == 0) r->q = 1, r->pipe = 0; /* no thread started: encode inline */
     }
     return TRZ_OK;
 }
@@ -406,8 +440,7 @@ static void chain_chunk(wstate *w, trz_chunk_job *j, uint64_t seq, int is_tail)
     if (seq == 0 || w->kbytes + j->raw_len > w->c->restart_bytes) {
         w->kbytes = 0;
         j->flags |= TRZ_CHUNK_RESTART;
-        trz_model_reset(w->c->chosen, w->em);
-        trz_model_reset(w->c->chosen, w->dm);
+        trz_model_reset(w->c->chosen, w->em); /* (the decoder's: trz_chunk_finish) */
     }
     w->kbytes += j->raw_len;
     if (is_tail) return;
@@ -457,7 +490,8 @@ static int next_chunk(wstate *w)
     }
     if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
     if (w->chain) chain_chunk(w, j, r->tail, is_tail);
-    ring_submit(r);
+    if (r->pipe) pipe_submit(r);
+    else ring_submit(r);
     /* one thread: the chunk is encoded by now, and its buffer takes what
      * follows the cut (a second buffer would be fresh pages to fault in) */
     if (!r->nworkers) memmove(chunk, chunk + take, rest);

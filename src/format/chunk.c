@@ -81,14 +81,14 @@ static size_t packed_size(void *ctx, const void *p, size_t n, int level)
     return trz_backend_size(k->z, k->backend, level, p, n);
 }
 
-/* Encode with one codec; 0 on success. */
-static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, uint64_t xxh)
+/* Code the chunk with one codec into the streams of z; a trz_result. */
+static int model_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, uint64_t *coded)
 {
     trz_buf *s = trz_zctx_streams(z);
     packer k = { z, job->backend };
-    uint64_t coded = 0;
+    *coded = 0;
     int chain = job->model && codec == job->codec;
-    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, &coded,
+    trz_enc_args a = { job->raw, job->raw_len, job->nrec, job->byte_order, job->level, s, packed_size, &k, coded,
                        job->know, chain };
     /* the variant for the level: with the chain's model, or with a model
      * of its own for this chunk (which starts from a reset model) */
@@ -100,11 +100,23 @@ static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, 
      * own: each phase gives its own back before the next one (the sizes are
      * in bench/notes/2026-11-28-memory.md). */
     trz_zctx_release(z, TRZ_RELEASE_TRIALS);
-    if (rc == TRZ_CODEC_NOMEM) rc = TRZ_ERR_NOMEM;
-    else if (rc != TRZ_CODEC_OK) rc = TRZ_ERR_CODEC;
-    else rc = pack(job, codec, s, coded, z, xxh);
+    return rc == TRZ_CODEC_NOMEM ? TRZ_ERR_NOMEM : rc != TRZ_CODEC_OK ? TRZ_ERR_CODEC : TRZ_OK;
+}
+
+/* Serialize what model_with left in z (rc: its result). */
+static int pack_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, int rc, uint64_t coded, uint64_t xxh)
+{
+    if (rc == TRZ_OK) rc = pack(job, codec, trz_zctx_streams(z), coded, z, xxh);
     trz_zctx_release(z, TRZ_RELEASE_PACKER);
     return rc;
+}
+
+/* Encode with one codec; 0 on success. */
+static int encode_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, uint64_t xxh)
+{
+    uint64_t coded;
+    int rc = model_with(job, codec, z, &coded);
+    return pack_with(job, codec, z, rc, coded, xxh);
 }
 
 static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint8_t *out, trz_zctx *z,
@@ -144,11 +156,18 @@ static int raw_wins(trz_chunk_job *job, trz_zctx *z)
     return trz_backend_under(z, job->backend, lvl, job->raw, job->raw_len, model - raw_hdr) == 1;
 }
 
-void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
+void trz_chunk_model(trz_chunk_job *job, trz_zctx *z)
+{
+    job->model_rc = model_with(job, job->codec, z, &job->coded);
+}
+
+void trz_chunk_finish(trz_chunk_job *job, trz_zctx *z)
 {
     uint64_t xxh = trz_xxh64(job->raw, job->raw_len);
     const trz_codec *codec = job->codec;
-    int rc = encode_with(job, codec, z, xxh);
+    job->fell_back = 0;
+    if (job->dmodel && (job->flags & TRZ_CHUNK_RESTART)) trz_model_reset(codec, job->dmodel);
+    int rc = pack_with(job, codec, z, job->model_rc, job->coded, xxh);
     /* A codec that cannot model this chunk, or whose output does not decode
      * back to the input, never costs data: the chunk goes out raw. */
     if (codec->id != TRZ_CODEC_RAW) {
@@ -167,13 +186,20 @@ void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
             rc = encode_with(job, &trz_codec_raw, z, xxh);
             /* a chain's next chunk starts afresh after a raw one, on both
              * sides: the encoder's model holds what the dropped encoding
-             * left in it, which no decoder sees */
-            if (job->model) trz_model_reset(codec, job->model);
+             * left in it, which no decoder sees (the caller resets it) */
             if (job->dmodel) trz_model_reset(codec, job->dmodel);
+            job->fell_back = job->model != NULL;
         }
     }
     job->result = rc;
     if (rc) snprintf(job->err, sizeof job->err, "%s", trz_strerror(rc));
+}
+
+void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z)
+{
+    trz_chunk_model(job, z);
+    trz_chunk_finish(job, z);
+    if (job->fell_back) trz_model_reset(job->codec, job->model);
 }
 
 /* The raw codec also carries chunks of other formats (a partial last record,

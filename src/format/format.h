@@ -165,11 +165,18 @@ typedef struct trz_chunk_job {
     const trz_know *know;     /* the member's knowledge for this chunk, or NULL (none) */
     const trz_buf *kstream;   /* the chunk's knowledge stream (its new facts), or NULL */
     /* a chunk of a chain (version 4): the group's encoder model, and the
-     * decoder's model the self-check decodes with (with verify); both
-     * reset first at the group's first chunk, and after a chunk that goes
-     * out raw (FORMAT.md, "Chains"); NULL for a chunk that stands alone */
+     * decoder's model the self-check decodes with (with verify), NULL for
+     * a chunk that stands alone.  The caller resets the encoder's model at
+     * the group's first chunk, trz_chunk_finish the decoder's; after a
+     * chunk that goes out raw (fell_back) both start afresh (FORMAT.md,
+     * "Chains"): trz_chunk_finish resets the decoder's, the caller the
+     * encoder's */
     trz_model *model, *dmodel;
+    /* between the two steps */
+    int model_rc;
+    uint64_t coded;
     /* out */
+    int fell_back; /* a chunk of a chain stored raw: reset the encoder's model */
     trz_buf out;   /* the serialized chunk */
     int result;
     char err[160];
@@ -185,8 +192,15 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
                    uint64_t raw, int first, int groups, int *tail);
 
-/* Encode one chunk into job->out; thread-safe given a private zctx. */
+/* Encode one chunk into job->out; thread-safe given a private zctx.  In
+ * two steps for a chain's pipeline: trz_chunk_model codes the records with
+ * the codec (the encoder's model), trz_chunk_finish packs the streams, runs
+ * the guard and the self-check (the decoder's model) and falls back to raw;
+ * both with the same zctx, which holds the streams in between.
+ * trz_chunk_encode does both, and resets a chain's model after a fallback. */
 void trz_chunk_encode(trz_chunk_job *job, trz_zctx *z);
+void trz_chunk_model(trz_chunk_job *job, trz_zctx *z);
+void trz_chunk_finish(trz_chunk_job *job, trz_zctx *z);
 
 /* Parse a chunk header from the first `n` bytes at p.  Returns 0, or
  * TRZ_ERR_TRUNCATED when n is too small (*need then says how many bytes are

@@ -445,7 +445,7 @@ def client():
 
 @test
 def dask_partitions_are_chunks():
-    a = archive(sample("loops-4cpu.rst"), chunk_records=3000)
+    a = archive(sample("loops-4cpu.rst"), chunk_records=3000, chain=False)
     c = client()
     df = tdask.read_records(a)
     with trz.open(a) as r:
@@ -462,22 +462,44 @@ def dask_partitions_are_chunks():
     df2 = tdask.read_records(a, records_per_partition=7000)
     check(df2.npartitions == 5, "7000 records rounds up to 3 chunks: %d partitions" % df2.npartitions)
     check(c.compute(df2.map_partitions(len)).result().tolist() == [9000] * 4 + [4000])
-    both = tdask.read_records([a, archive(sample("loops-4cpu.rst"))], fields=["cpuid", "instr"], filter="instr")
+    both = tdask.read_records([a, archive(sample("loops-4cpu.rst"), chain=False)], fields=["cpuid", "instr"],
+                              filter="instr")
     check(both.npartitions == 15 and list(both.columns) == ["cpuid", "instr"])
     got = c.compute(both).result()
     check(len(got) == 2 * int((full["rtype"] == 3).sum()), "INSTR filter over two files")
     check(np.array_equal(got["instr"].to_numpy()[:38762], full["instr"][full["rtype"] == 3]))
-    text = tdask.read_records(archive(sample("tabs-variant.trace"), chunk_records=500))
+    text = tdask.read_records(archive(sample("tabs-variant.trace"), chunk_records=500, chain=False))
     t = c.compute(text).result()
     check(text.npartitions == 7 and len(t) == 3000 and t.index[0] == 1, "uop: header line skipped, index = line")
     check(t["micro"].iloc[0] == "ADD" and t["pc"].iloc[0] == 0x48d1a0)
 
 
 @test
+def dask_partitions_follow_chains():
+    # chunks of chains: a partition is a group (it decodes from its first
+    # chunk), and the partitions read what one process reads
+    a = archive(sample("loops-4cpu.rst"), chunk_records=3000, restart_bytes=3 * 3000 * 24)
+    c = client()
+    with trz.open(a) as r:
+        groups = [g for g in r.groups() if g[1]]
+        chunks = [ch for ch in r.chunks() if ch[1]]
+        full = r.records()
+    check(open(a, "rb").read(5)[4] == 4, "a member of chains (container version 4)")
+    check(len(chunks) == 14 and len(groups) == 5, "%d chunks in %d groups" % (len(chunks), len(groups)))
+    df = tdask.read_records(a)
+    check(df.npartitions == 5, "%d partitions for 5 groups" % df.npartitions)
+    lens = c.compute(df.map_partitions(len)).result().tolist()
+    check(lens == [n for _, n in groups] == [9000] * 4 + [4000], repr(lens))
+    got = c.compute(df).result()
+    for k in trz.fields("rst"):
+        check(np.array_equal(got[k].to_numpy(), full[k]), "column " + k)
+
+
+@test
 def dask_partitions_with_knowledge():
     # chunks that carry knowledge: each partition replays its group's facts
     # on its own worker and reads the same records as one process
-    a = archive(sample("mix.champsimtrace"), chunk_records=1500, restart_bytes=4 * 1500 * 64)
+    a = archive(sample("mix.champsimtrace"), chunk_records=1500, restart_bytes=4 * 1500 * 64, chain=False)
     c = client()
     with trz.open(a) as r:
         chunks = [ch for ch in r.chunks() if ch[1]]
