@@ -918,6 +918,7 @@ static void rst_model_reset(trz_model *m)
 {
     rst_model *rm = (rst_model *)m;
     rst_model_drop(rm);
+    rm->used = 0;
     (void)rst_model_make(rm);
 }
 
@@ -929,18 +930,50 @@ static void rst_model_free(trz_model *m)
     free(rm);
 }
 
+/* Chains (rst.md, "Chains"): each variant's part carries its state from
+ * the chain's last chunk coded with that variant, until a chunk of records
+ * coded with the other variant resets it.  So a chain's state follows the
+ * variants its streams state, never the encoder's trials.  A chunk alone
+ * codes from a fresh model: one used before is reset first. */
+static void chain_begin(rst_model *rm, int chain)
+{
+    if (!chain && rm->used) rst_model_reset((trz_model *)rm);
+    rm->used = 1;
+}
+
+/* After a chained chunk of nrec records coded with variant var (RST_VAR_*). */
+static void chain_end(rst_model *rm, int chain, uint64_t nrec, int var)
+{
+    if (!chain || !nrec) return;
+    if (var == RST_VAR_STREAMS) {
+        rst_v1_free(rm->v1);
+        rm->v1 = NULL;
+    } else {
+        model_free(rm->v0);
+        rm->v0 = NULL;
+    }
+    (void)rst_model_make(rm); /* out of memory: the part's next chunk fails */
+}
+
 static int rst_streams_encode(const trz_enc_args *a, trz_model *tm)
 {
-    model *m = v0_part((rst_model *)tm, a->know != NULL);
-    return m ? rst_v0_encode(a, m) : TRZ_CODEC_NOMEM;
+    rst_model *rm = (rst_model *)tm;
+    chain_begin(rm, a->chain);
+    model *m = v0_part(rm, a->know != NULL);
+    int rc = m ? rst_v0_encode(a, m) : TRZ_CODEC_NOMEM;
+    chain_end(rm, a->chain, a->nrec, RST_VAR_STREAMS);
+    return rc;
 }
 
 static int rst_streams_decode(const trz_dec_args *a, trz_model *tm)
 {
     rst_model *rm = (rst_model *)tm;
+    chain_begin(rm, a->chain);
     model *m = v0_part(rm, a->know != NULL);
     if (!rm->v0in) rm->v0in = dec_in_new();
-    return m && rm->v0in ? rst_v0_decode(a, m, rm->v0in) : TRZ_CODEC_NOMEM;
+    int rc = m && rm->v0in ? rst_v0_decode(a, m, rm->v0in) : TRZ_CODEC_NOMEM;
+    chain_end(rm, a->chain, a->nrec, RST_VAR_STREAMS);
+    return rc;
 }
 
 /* Variant 1, unless variant 0's streams after the back-end (each with its
@@ -951,11 +984,15 @@ static int rst_streams_decode(const trz_dec_args *a, trz_model *tm)
 static int rst_range_encode(const trz_enc_args *a, trz_model *tm)
 {
     rst_model *rm = (rst_model *)tm;
+    chain_begin(rm, a->chain);
     struct rst_v1_model *m1 = v1_part(rm, a->know != NULL);
     if (!m1) return TRZ_CODEC_NOMEM;
-    int rc = rst_v1_encode(a, m1);
+    int rc = rst_v1_encode(a, m1), var = RST_VAR_RANGE;
     int trial_level = rm->lv ? rm->lv->trial_level : rst_levels[trz_level_clamp(a->level)].trial_level;
-    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0 || !trial_level) return rc;
+    if (rc != TRZ_CODEC_OK || !a->packed_size || a->nrec == 0 || !trial_level) {
+        chain_end(rm, a->chain, a->nrec, var);
+        return rc;
+    }
     model *m0 = v0_part(rm, a->know != NULL);
     if (!m0) return TRZ_CODEC_NOMEM;
     trz_buf t[TRZ_MAX_STREAMS];
@@ -974,9 +1011,11 @@ static int rst_range_encode(const trz_enc_args *a, trz_model *tm)
                 t[s] = x;
             }
             if (a->coded) *a->coded &= ~((uint64_t)1 << RST_S_RC);
+            var = RST_VAR_STREAMS;
         }
     }
     for (int s = 0; s < TRZ_MAX_STREAMS; s++) free(t[s].p);
+    chain_end(rm, a->chain, a->nrec, var);
     return rc;
 }
 
@@ -984,8 +1023,12 @@ static int rst_range_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (rst_rc_variant(a->stream[RST_S_RC], a->stream_len[RST_S_RC]) != (a->know ? RST_V_KNOW : 1))
         return TRZ_CODEC_UNSUPPORTED;
-    struct rst_v1_model *m = v1_part((rst_model *)tm, a->know != NULL);
-    return m ? rst_v1_decode(a, m) : TRZ_CODEC_NOMEM;
+    rst_model *rm = (rst_model *)tm;
+    chain_begin(rm, a->chain);
+    struct rst_v1_model *m = v1_part(rm, a->know != NULL);
+    int rc = m ? rst_v1_decode(a, m) : TRZ_CODEC_NOMEM;
+    chain_end(rm, a->chain, a->nrec, RST_VAR_RANGE);
+    return rc;
 }
 
 static const trz_variant rst_variants[] = {
@@ -1021,6 +1064,7 @@ const trz_codec trz_codec_rst = {
     .model_create = rst_model_create,
     .model_reset = rst_model_reset,
     .model_free = rst_model_free,
+    .chains = 1,
     .stream_name = rst_stream_name,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,

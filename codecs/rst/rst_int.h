@@ -73,6 +73,7 @@ typedef struct rst_model {
     struct rst_v0_model *v0;  /* variant 0 (rst.c) */
     struct rst_v0_in *v0in;   /* variant 0's decoder input tails */
     struct rst_v1_model *v1;  /* variant 1 (rst_v1.c) */
+    int used;                 /* has coded a chunk since made or reset */
 } rst_model;
 
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */

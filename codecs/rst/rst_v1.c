@@ -59,6 +59,7 @@ __attribute__((destructor)) static void stat_print(void)
 #define MM_BITS 20 /* match model: record positions by context */
 #define MM_SCAN 64 /* records searched for a match's next INSTR of its CPU */
 #define AC_BITS 18 /* address correlation: the EA that followed (PC, EA) */
+#define HW_RECS (1u << 20) /* chained: the match model's window of records before the chunk */
 
 
 enum { K_INSTR, K_PV, K_OTHER };
@@ -94,9 +95,9 @@ typedef struct cpu1 {
     uint16_t pv_ictx, pv_dctx, pv_nu13;
     uint8_t pv_ev, pv_known, pv_eknown, last_flags, last_nu3, annul_next, pend_valid, last_cls, last_tr,
         untaken_mode;
-    uint32_t mm_ptr, mm_len; /* match model: record index + 1 of the predicted INSTR, hits in a row */
+    uint32_t mm_ptr, mm_len; /* match model: position + 1 of the predicted INSTR, hits in a row */
     uint32_t mm_h[3];        /* hashes of its last three INSTRs */
-    uint32_t last_ins;       /* record index + 1 of its last INSTR */
+    uint32_t last_ins;       /* position + 1 of its last INSTR */
     uint8_t mm_hist;
     uint64_t ras[RAS_N];
     uint64_t regbase[32];
@@ -116,9 +117,13 @@ typedef struct rst_v1_model {
     pt_ent *pt;
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
-    uint32_t *mm;       /* match model: record index + 1 after a context hash */
+    uint32_t *mm;       /* match model: position + 1 after a context hash */
     size_t nlink;       /* records link was made for */
-    uint8_t *link;      /* per INSTR record: the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
+    uint8_t *link;      /* per INSTR record (window, then chunk): the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
+    /* Chained chunks: the last records of the chain before this chunk
+     * (canonical), at positions 0..nhist-1, the chunk's following them. */
+    uint8_t *hist;      /* HW_RECS records, made at the first chained chunk */
+    size_t nhist;
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
@@ -864,7 +869,9 @@ TRZ_FORCE_INLINE unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, con
 /* Long repetition (an interpreter's loop, a matrix walked again): the INSTR
  * that followed the CPU's last three INSTRs (pc, EA) the last time they
  * occurred, then the ones after it, predict whole records.  Positions are
- * record indexes in the chunk, so the records themselves are the history. */
+ * record indexes in the window (chained chunks: the chain's last records
+ * before this chunk, hist_slide) followed by the chunk, so the records
+ * themselves are the history. */
 TRZ_FORCE_INLINE uint32_t mm_hash(const cpu1 *cs)
 {
     return rc_hash((uint64_t)cs->mm_h[0] << 32 ^ cs->mm_h[1] ^ (uint64_t)cs->mm_h[2] * 0x9E3779B97F4A7C15ull);
@@ -957,6 +964,7 @@ static void model_free(model1 *m)
     if (!m) return;
     model_reset(m);
     trz_big_free(m->link, m->nlink * sizeof *m->link);
+    trz_big_free(m->hist, (size_t)HW_RECS * RST_REC);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
     trz_big_free(m->ick, ((size_t)1 << IC_BITS) * sizeof *m->ick);
@@ -970,18 +978,58 @@ static void model_free(model1 *m)
     free(m);
 }
 
-/* The link table for a chunk of nrec records, zero; 0, or -1 if out of
- * memory. */
+/* The link table for the window's records (kept) and a chunk of nrec
+ * records (zero); 0, or -1 if out of memory. */
 static int link_fit(model1 *m, size_t nrec)
 {
-    if (m->link && m->nlink >= nrec) {
-        memset(m->link, 0, nrec * sizeof *m->link);
+    size_t base = m->nhist, need = base + nrec;
+    if (m->link && m->nlink >= need) {
+        memset(m->link + base, 0, nrec * sizeof *m->link);
         return 0;
     }
-    trz_big_free(m->link, m->nlink * sizeof *m->link);
-    m->link = trz_big_calloc(nrec * sizeof *m->link);
-    m->nlink = m->link ? nrec : 0;
+    uint8_t *old = m->link;
+    size_t nold = m->nlink;
+    if (!base) { /* nothing to keep: give the old table back first */
+        trz_big_free(old, nold * sizeof *old);
+        old = NULL;
+    }
+    m->link = trz_big_calloc(need * sizeof *m->link);
+    if (m->link && base) memcpy(m->link, old, base * sizeof *m->link);
+    trz_big_free(old, nold * sizeof *old);
+    m->nlink = m->link ? need : 0;
+    if (!m->link) m->nhist = 0;
     return m->link ? 0 : -1;
+}
+
+/* A position of the window or chunk (record index + 1, 0 none) after the
+ * first `drop` records left the window. */
+static inline uint32_t slide_pos(uint32_t v, size_t drop) { return v > drop ? (uint32_t)(v - drop) : 0; }
+
+/* After a chained chunk of nrec records (canonical, buf): the window takes
+ * the last HW_RECS records of window and chunk, and every position the
+ * match model holds moves with them (rst.md, "Chains").  0, or -1 if out
+ * of memory (the window then stays as it was: the caller fails the chunk). */
+static int hist_slide(model1 *m, const uint8_t *buf, size_t nrec)
+{
+    if (!m->hist && !(m->hist = trz_big_malloc((size_t)HW_RECS * RST_REC))) return -1;
+    size_t base = m->nhist, tot = base + nrec, keep = tot < HW_RECS ? tot : HW_RECS, drop = tot - keep;
+    if (drop < base) {
+        memmove(m->hist, m->hist + drop * RST_REC, (base - drop) * RST_REC);
+        memcpy(m->hist + (base - drop) * RST_REC, buf, nrec * RST_REC);
+    } else {
+        memcpy(m->hist, buf + (drop - base) * RST_REC, keep * RST_REC);
+    }
+    memmove(m->link, m->link + drop, keep * sizeof *m->link);
+    m->nhist = keep;
+    if (!drop) return 0;
+    for (size_t k = 0; k < (size_t)1 << MM_BITS; k++) m->mm[k] = slide_pos(m->mm[k], drop);
+    for (unsigned k = 0; k < MAXCPU; k++) {
+        cpu1 *cs = m->cpu[k];
+        if (!cs) continue;
+        cs->mm_ptr = slide_pos(cs->mm_ptr, drop);
+        cs->last_ins = slide_pos(cs->last_ins, drop);
+    }
+    return 0;
 }
 
 struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
@@ -995,7 +1043,7 @@ int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }
  * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
 TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
 {
-    size_t i = 0;
+    size_t i = 0, base = m->nhist;
     while (i < nrec) {
         if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
         uint8_t *r = buf + i * RST_REC;
@@ -1050,7 +1098,11 @@ TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const
             cs->mm_ptr = m->mm[h >> (32 - MM_BITS)];
             cs->mm_len = 0;
         }
-        const uint8_t *P = cs->mm_ptr ? buf + (size_t)(cs->mm_ptr - 1) * RST_REC : NULL;
+        const uint8_t *P = NULL;
+        if (cs->mm_ptr) {
+            size_t j = cs->mm_ptr - 1;
+            P = TRZ_LIKELY(j >= base) ? buf + (j - base) * RST_REC : m->hist + j * RST_REC;
+        }
         instr_info ii;
         uint8_t *ri = pair ? r + RST_REC : r;
         instr_code(m, c, cs, ri, &ii, P, cs->mm_len, Q_OF(fail, 2), Q_OF(fail, 3), pair, enc);
@@ -1064,7 +1116,7 @@ TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const
             i++;
         }
         int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
-        mm_update(m, cs, P, hit, i, h, ii.pc, ii.ea);
+        mm_update(m, cs, P, hit, base + i, h, ii.pc, ii.ea);
         i++;
     }
 }
@@ -1094,6 +1146,7 @@ int rst_v1_encode(const trz_enc_args *a, model1 *m)
         rcd_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
+        if (rcode == TRZ_CODEC_OK && a->chain && hist_slide(m, src, a->nrec)) rcode = TRZ_CODEC_NOMEM;
         trz_mark_coded(a, RST_S_RC);
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
@@ -1123,6 +1176,8 @@ int rst_v1_decode(const trz_dec_args *a, model1 *m)
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
+    if (rcode == TRZ_CODEC_OK && a->chain && hist_slide(m, a->out, a->nrec)) rcode = TRZ_CODEC_NOMEM;
+    if (rcode != TRZ_CODEC_OK) m->err = 1; /* a chain's later chunks fail until a reset */
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
 }
