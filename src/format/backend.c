@@ -27,6 +27,8 @@ trz_buf *trz_zctx_streams(trz_zctx *z)
     return z->streams;
 }
 
+trz_buf *trz_zctx_filled(trz_zctx *z) { return z->streams; }
+
 uint8_t *trz_zctx_scratch(trz_zctx *z, int which, size_t n)
 {
     if (n > z->scratch_cap[which] || !z->scratch[which]) {

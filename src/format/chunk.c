@@ -106,7 +106,7 @@ static int model_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, u
 /* Serialize what model_with left in z (rc: its result). */
 static int pack_with(trz_chunk_job *job, const trz_codec *codec, trz_zctx *z, int rc, uint64_t coded, uint64_t xxh)
 {
-    if (rc == TRZ_OK) rc = pack(job, codec, trz_zctx_streams(z), coded, z, xxh);
+    if (rc == TRZ_OK) rc = pack(job, codec, trz_zctx_filled(z), coded, z, xxh);
     trz_zctx_release(z, TRZ_RELEASE_PACKER);
     return rc;
 }

@@ -123,6 +123,8 @@ void trz_zctx_release(trz_zctx *z, int what);
  * from chunk to chunk, so a chunk's streams grow without copies or page
  * faults once the first chunk has sized them. */
 trz_buf *trz_zctx_streams(trz_zctx *z);
+/* The same buffers as they are (what the codec just filled). */
+trz_buf *trz_zctx_filled(trz_zctx *z);
 /* Compress src into dst (grown as needed); returns the back-end actually used
  * (STORE when compression does not help), or a negative trz_result. */
 int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n, trz_buf *dst);
