@@ -176,6 +176,10 @@ typedef struct trz_dec_args {
  * exactly as it did before chains (the archives of versions 1 and 3). */
 typedef struct trz_model trz_model;
 
+/* Levels from which chains are the longest (256 MiB): the strong levels
+ * spend a longer seek for a smaller archive. */
+#define TRZ_CHAIN_LONG_LEVEL 12
+
 typedef struct trz_variant {
     uint8_t id;       /* the codec's own number for the variant, as its streams
                          state it: stable, never renumbered */
@@ -258,6 +262,12 @@ typedef struct trz_codec {
      * chains its members (version 4); 0: every chunk of its members stands
      * alone (a->chain is always 0). */
     uint8_t chains;
+    /* The length of its chains, in trace bytes, at levels below
+     * TRZ_CHAIN_LONG_LEVEL when the caller sets none: a seek decodes from
+     * its group's start, so the faster the codec decodes, the longer its
+     * chains may be for the same seek time.  0: TRZ_C_RESTART_BYTES's
+     * default (256 MiB), as at the strong levels. */
+    uint32_t chain_bytes;
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */

@@ -120,12 +120,16 @@ typedef enum trz_cparam {
                               seek is also kept restorable (trz_restore) */
     TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
                               and fall back to the raw codec if it differs */
-    TRZ_C_RESTART_BYTES = 8,/* a chunk's models start from what the member's
-                              earlier chunks taught them (carried knowledge),
-                              afresh every this many bytes of trace: 4 KiB..256
-                              MiB, default 256 MiB.  Shorter bounds what a seek
-                              reads and what a damaged chunk costs.  0: every
-                              chunk starts from nothing (archives that trz 0.11
+    TRZ_C_RESTART_BYTES = 8,/* the length of a group, in bytes of trace: a
+                              chunk's models start from what its group's
+                              earlier chunks left them (TRZ_C_CHAIN) or taught
+                              them (carried knowledge), afresh at each group:
+                              4 KiB..256 MiB.  Default 256 MiB, except for the
+                              chains of levels 1-11, whose length is the
+                              format's (what a seek decodes stays short).
+                              Shorter bounds what a seek decodes or reads and
+                              what a damaged chunk costs.  0: every chunk
+                              starts from nothing (archives that trz 0.11
                               reads) */
     TRZ_C_CHAIN = 9,       /* 1 (default): for the formats whose models
                               chain, a group's chunks form a chain: each

@@ -56,6 +56,7 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
     case TRZ_C_RESTART_BYTES:
         if (v != 0 && (v < TRZ_MIN_CHUNK_RAW || v > TRZ_KNOW_PERIOD)) return TRZ_ERR_PARAM;
         c->restart_bytes = (uint64_t)v;
+        c->restart_set = 1;
         return TRZ_OK;
     case TRZ_C_CHAIN:
         c->chain = v != 0;

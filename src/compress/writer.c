@@ -54,6 +54,7 @@ struct trz_writer {
      * with one encoder model and, for the self-check, one decoder model,
      * each reset at a group's first chunk */
     int chain;
+    uint64_t chain_bytes; /* a group's length in trace bytes */
     trz_model *em, *dm;
     /* trz_compress of a container: the restore block after the header */
     uint8_t restore_kind;
@@ -364,6 +365,12 @@ static int start(wstate *w)
      * knowledge would state: its members chain and carry no knowledge */
     w->chain = groups && c->chosen->chains && c->chain;
     w->know = groups && !w->chain && c->chosen->learn != NULL;
+    /* a chain's length: the codec's at the default levels, where a seek
+     * decodes from the group's start and should stay quick; the longest
+     * at the strong ones; what the caller set, when it set one */
+    w->chain_bytes = c->restart_set || c->level >= TRZ_CHAIN_LONG_LEVEL || !c->chosen->chain_bytes
+                         ? c->restart_bytes
+                         : c->chosen->chain_bytes;
     if (w->chain && (trz_model_create(c->chosen, c->level, 0, &w->em) != TRZ_CODEC_OK ||
                      (c->verify && trz_model_create(c->chosen, 0, 0, &w->dm) != TRZ_CODEC_OK)))
         return fail(w, TRZ_ERR_NOMEM, "model");
@@ -437,7 +444,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
  * models are reset there (the tail, a partial record, goes out raw). */
 static void chain_chunk(wstate *w, trz_chunk_job *j, uint64_t seq, int is_tail)
 {
-    if (seq == 0 || w->kbytes + j->raw_len > w->c->restart_bytes) {
+    if (seq == 0 || w->kbytes + j->raw_len > w->chain_bytes) {
         w->kbytes = 0;
         j->flags |= TRZ_CHUNK_RESTART;
         trz_model_reset(w->c->chosen, w->em); /* (the decoder's: trz_chunk_finish) */
