@@ -123,7 +123,7 @@ uint8_t *dr_chain_begin(dr_model *m, size_t nrec)
 {
     size_t need = m->hn + nrec;
     if (need > m->wcap) {
-        size_t cap = need + need / 8;
+        size_t cap = need; /* chunks of one size fit from the third on */
         uint8_t *w = realloc(m->win, cap * DR_REC);
         if (!w) return NULL;
         m->win = w;
