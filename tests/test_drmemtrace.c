@@ -778,9 +778,9 @@ static void test_chain(void)
          * (ASan and UBSan watch) */
         trz_model *f = NULL;
         ok = trz_model_create(C, 0, 0, &f) == TRZ_CODEC_OK;
-        int rc = ok ? chain_decode1(f, &st[2], out, pc[2].n, 1) : TRZ_CODEC_NOMEM;
+        int drc = ok ? chain_decode1(f, &st[2], out, pc[2].n, 1) : TRZ_CODEC_NOMEM;
         snprintf(what, sizeof what, "level %d: the chain's third chunk without the two before: no crash", level);
-        check(ok && rc != TRZ_CODEC_NOMEM, what);
+        check(ok && drc != TRZ_CODEC_NOMEM, what);
         trz_model_reset(C, f);
         for (size_t k = 0; k < np; k++) {
             streams bad;
@@ -793,6 +793,30 @@ static void test_chain(void)
             (void)chain_decode1(f, k == 3 ? &bad : &st[k], out, pc[k].n, 1);
             (void)chain_decode1(f, &bad, out, pc[k].n, 1);
             free_streams(&bad);
+        }
+        /* random bytes after the chain's first two chunks, in the
+         * variant the level writes */
+        for (int k = 0; k < 40; k++) {
+            trz_model_reset(C, f);
+            (void)chain_decode1(f, &st[0], out, pc[0].n, 1);
+            (void)chain_decode1(f, &st[1], out, pc[1].n, 1);
+            trz_buf vb = { 0 };
+            rc v;
+            rc_enc_init(&v, &vb);
+            rc_direct(&v, level > 11 ? 4 : 2, 8);
+            if (level > 11) { /* the chain's table, as its first chunk states it */
+                rc h;
+                rc_dec_init(&h, st[0].s[0].p, st[0].s[0].n);
+                (void)rc_direct(&h, 0, 8);
+                rc_direct(&v, rc_direct(&h, 0, 8), 8);
+            }
+            for (int j = 0; j < 64 + k * 16; j++) rc_direct(&v, (unsigned)rnd() & 255, 8);
+            rc_enc_flush(&v);
+            streams junk;
+            memset(&junk, 0, sizeof junk);
+            junk.s[0] = vb;
+            (void)chain_decode1(f, &junk, out, 1 + rnd() % 5000, 1);
+            free_streams(&junk);
         }
         check(1, "a chain with damaged chunks: no crash");
         trz_model_free(C, f);
