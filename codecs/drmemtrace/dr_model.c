@@ -64,14 +64,8 @@ static int bits_of(uint64_t n)
 unsigned dr_mb_default(uint64_t nrec) { return clampu(bits_of(nrec) - 2, 10, 19); }
 
 /* The records a chain's window keeps for a match table of mb bits
- * (drmemtrace.md, "Chains"). */
-#ifndef DR_WIN_ADD
-#define DR_WIN_ADD 2
-#endif
-#ifndef DR_WIN_MAX
-#define DR_WIN_MAX 21
-#endif
-static size_t dr_window(unsigned mb) { return (size_t)1 << clampu((int)mb + DR_WIN_ADD, 12, DR_WIN_MAX); }
+ * (drmemtrace.md, "Chains": part of the format). */
+static size_t dr_window(unsigned mb) { return (size_t)1 << clampu((int)mb + 2, 12, 21); }
 
 /* mb: the match table's size in bits (0: no match model); chain: the
  * model of a chain (its window and record marks are made by
