@@ -687,11 +687,154 @@ static void test_levels(void)
     free(g.p);
 }
 
+/* ---- chains (codec.h, "Chains"; drmemtrace.md, "Chains") ------------------- */
+
+/* Chunk k of a chain: its records' place in one of two traces. */
+typedef struct { int src; size_t at, n; } ch_piece;
+
+/* Encode pieces [0, n) in one chain with model m (NULL: each alone), into
+ * st[]; 1 if every encode went well. */
+static int chain_encode(trz_model *m, int level, const uint8_t *const *src, const ch_piece *pc, size_t n, streams *st)
+{
+    int ok = 1;
+    for (size_t k = 0; k < n; k++) {
+        memset(&st[k], 0, sizeof st[k]);
+        trz_enc_args ea = TEST_ENC_ARGS(src[pc[k].src] + pc[k].at * DR_REC, pc[k].n * DR_REC, pc[k].n, TRZ_BO_LITTLE,
+                                        level, st[k].s);
+        ea.chain = m != NULL;
+        ok &= trz_codec_encode(C, &ea, m) == TRZ_CODEC_OK;
+    }
+    return ok;
+}
+
+static int chain_decode1(trz_model *d, const streams *st, uint8_t *out, size_t nrec, int chain)
+{
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st->s[i].n ? st->s[i].p : NULL; sl[i] = st->s[i].n; }
+    trz_dec_args da = { sp, sl, out, nrec * DR_REC, nrec, TRZ_BO_LITTLE, NULL, chain };
+    return trz_codec_decode(C, &da, d);
+}
+
+/* Decode pieces [0, n) in one chain with d; 1 if each is exact. */
+static int chain_decode(trz_model *d, const uint8_t *const *src, const ch_piece *pc, size_t n, const streams *st,
+                        uint8_t *out)
+{
+    int ok = 1;
+    for (size_t k = 0; k < n; k++)
+        ok &= chain_decode1(d, &st[k], out, pc[k].n, 1) == TRZ_CODEC_OK &&
+              memcmp(out, src[pc[k].src] + pc[k].at * DR_REC, pc[k].n * DR_REC) == 0;
+    return ok;
+}
+
+/* Chunks of different sizes and traces in one chain: a fresh decoder's
+ * model decodes them, and again after a reset; a reset encoder's model
+ * writes the same streams; a chunk that repeats an earlier one costs far
+ * less than alone; a chunk decoded without the one before it, or damaged,
+ * gives an error or other bytes, never a crash. */
+static void test_chain(void)
+{
+    drg g1, g2;
+    drg_run(&g1, DRG_THREAD, 3000000, 0xc4a1);
+    drg_run(&g2, DRG_CORE, 1200000, 0xc4a2);
+    const uint8_t *src[2] = { g1.p, g2.p };
+    size_t n1 = g1.n / DR_REC, n2 = g2.n / DR_REC;
+    /* the first chunk (60,000 records) sets the tables: the window then
+     * holds 2^16 records at level 9 and reaches the repeat of piece 0 */
+    const ch_piece pc[] = { { 0, 0, 60000 }, { 1, 0, 3001 }, { 0, 0, 60000 }, { 0, 60000, 1 }, { 0, 60001, 7 },
+                            { 1, 3001, n2 - 3001 }, { 0, 60008, n1 - 60008 }, { 0, 200000, 23456 } };
+    const size_t np = sizeof pc / sizeof pc[0];
+    uint8_t *out = malloc(g1.n + g2.n);
+    for (int level = 9; level <= 19; level += 10) {
+        streams st[sizeof pc / sizeof pc[0]], re[sizeof pc / sizeof pc[0]], alone[sizeof pc / sizeof pc[0]];
+        trz_model *m = NULL, *d = NULL;
+        int ok = trz_model_create(C, level, 0, &m) == TRZ_CODEC_OK && trz_model_create(C, 0, 0, &d) == TRZ_CODEC_OK;
+        ok = ok && chain_encode(m, level, src, pc, np, st) && chain_encode(NULL, level, src, pc, np, alone);
+        char what[160];
+        snprintf(what, sizeof what, "level %d: a chain of %zu chunks of sizes 1 to %zu records decodes exactly", level,
+                 np, n1 - 60008);
+        check(ok && chain_decode(d, src, pc, np, st, out), what);
+        trz_model_reset(C, d);
+        snprintf(what, sizeof what, "level %d: the chain decodes again after the decoder's model is reset", level);
+        check(chain_decode(d, src, pc, np, st, out), what);
+        trz_model_reset(C, m);
+        int same = chain_encode(m, level, src, pc, np, re);
+        for (size_t k = 0; k < np; k++)
+            same &= re[k].s[0].n == st[k].s[0].n && !memcmp(re[k].s[0].p, st[k].s[0].p, st[k].s[0].n);
+        snprintf(what, sizeof what, "level %d: the encoder's model reset writes the chain's streams again", level);
+        check(same, what);
+        /* the first chunk of a chain is coded as it is alone */
+        snprintf(what, sizeof what, "level %d: a chain's first chunk is as alone", level);
+        check(st[0].s[0].n == alone[0].s[0].n && !memcmp(st[0].s[0].p, alone[0].s[0].p, st[0].s[0].n), what);
+        size_t rep = st[2].s[0].n, one = alone[2].s[0].n, sum = 0, sum1 = 0;
+        snprintf(what, sizeof what, "level %d: a chunk that repeats the chain's first: %zu bytes, alone %zu", level, rep,
+                 one);
+        check(rep * 20 < one, what);
+        for (size_t k = 0; k < np; k++) sum += st[k].s[0].n, sum1 += alone[k].s[0].n;
+        snprintf(what, sizeof what, "level %d: the chain %zu bytes, its chunks alone %zu", level, sum, sum1);
+        check(sum * 10 < sum1 * 8, what);
+        /* chunk 2 (the repeat) with a fresh model, skipping those before;
+         * each chunk damaged within the chain: errors or other bytes only
+         * (ASan and UBSan watch) */
+        trz_model *f = NULL;
+        ok = trz_model_create(C, 0, 0, &f) == TRZ_CODEC_OK;
+        int drc = ok ? chain_decode1(f, &st[2], out, pc[2].n, 1) : TRZ_CODEC_NOMEM;
+        snprintf(what, sizeof what, "level %d: the chain's third chunk without the two before: no crash", level);
+        check(ok && drc != TRZ_CODEC_NOMEM, what);
+        trz_model_reset(C, f);
+        for (size_t k = 0; k < np; k++) {
+            streams bad;
+            memset(&bad, 0, sizeof bad);
+            size_t bn = st[k].s[0].n;
+            bad.s[0].p = malloc(bn);
+            bad.s[0].n = bn;
+            memcpy(bad.s[0].p, st[k].s[0].p, bn);
+            if (bn > 2) bad.s[0].p[1 + rnd() % (bn - 1)] ^= (uint8_t)(1 + rnd() % 255);
+            (void)chain_decode1(f, k == 3 ? &bad : &st[k], out, pc[k].n, 1);
+            (void)chain_decode1(f, &bad, out, pc[k].n, 1);
+            free_streams(&bad);
+        }
+        /* random bytes after the chain's first two chunks, in the
+         * variant the level writes */
+        for (int k = 0; k < 40; k++) {
+            trz_model_reset(C, f);
+            (void)chain_decode1(f, &st[0], out, pc[0].n, 1);
+            (void)chain_decode1(f, &st[1], out, pc[1].n, 1);
+            trz_buf vb = { 0 };
+            rc v;
+            rc_enc_init(&v, &vb);
+            rc_direct(&v, level > 11 ? 4 : 2, 8);
+            if (level > 11) { /* the chain's table, as its first chunk states it */
+                rc h;
+                rc_dec_init(&h, st[0].s[0].p, st[0].s[0].n);
+                (void)rc_direct(&h, 0, 8);
+                rc_direct(&v, rc_direct(&h, 0, 8), 8);
+            }
+            for (int j = 0; j < 64 + k * 16; j++) rc_direct(&v, (unsigned)rnd() & 255, 8);
+            rc_enc_flush(&v);
+            streams junk;
+            memset(&junk, 0, sizeof junk);
+            junk.s[0] = vb;
+            (void)chain_decode1(f, &junk, out, 1 + rnd() % 5000, 1);
+            free_streams(&junk);
+        }
+        check(1, "a chain with damaged chunks: no crash");
+        trz_model_free(C, f);
+        trz_model_free(C, m);
+        trz_model_free(C, d);
+        for (size_t k = 0; k < np; k++) free_streams(&st[k]), free_streams(&re[k]), free_streams(&alone[k]);
+    }
+    free(out);
+    free(g1.p);
+    free(g2.p);
+}
+
 int main(void)
 {
     test_generated();
     test_repeats();
     test_levels();
+    test_chain();
     test_odd_records();
     test_junk_streams();
     test_probe();

@@ -863,15 +863,19 @@ TRZ_FORCE_INLINE void mm_after(dr_model *m, const uint8_t *buf, size_t i, size_t
     uint64_t key = m->mfp[0];
     for (unsigned k = 1; k < MM_CTX; k++) key = key * 31 + m->mfp[k];
     uint32_t *slot = &m->mtab[(key * 0x9E3779B97F4A7C15ull) >> (64 - m->mt_bits)];
+    /* the entries are the chain's record numbers + 1 (gpos 0: the chunk's
+     * own), the buffer's index here */
+    uint32_t g = (uint32_t)m->gpos;
     if (hit) {
         m->mlen++;
     } else {
         m->mlen = 0;
-        size_t p = *slot;
-        if (p && p - 1 >= n && p - 1 <= i && !memcmp(buf + (p - 1 - n) * DR_REC, buf + i * DR_REC, n * DR_REC))
-            m->mp = p;
+        uint32_t s = *slot;
+        size_t p = (size_t)(uint32_t)(s - 1 - g);
+        if (s && p >= n && p <= i && !memcmp(buf + (p - n) * DR_REC, buf + i * DR_REC, n * DR_REC))
+            m->mp = p + 1;
     }
-    *slot = (uint32_t)(i + n + 1);
+    *slot = (uint32_t)(g + i + n + 1);
     m->evk[i] = (uint8_t)(1 + hit);
 }
 
@@ -880,10 +884,9 @@ TRZ_FORCE_INLINE void mm_after(dr_model *m, const uint8_t *buf, size_t i, size_t
  * context (mm_offer); a copy is replayed through the models so they stay
  * as if it had been coded; otherwise the event is coded, with the
  * prediction as its hint.  Then the context moves on (mm_after). */
-TRZ_FORCE_INLINE int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t nrec)
+TRZ_FORCE_INLINE int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *in, uint8_t *out, size_t i, size_t nrec)
 {
     const uint8_t *buf = enc ? in : out;
-    size_t i = 0;
     unsigned nev = 0;
     while (i < nrec) {
         if (!enc && !(++nev & 1023) && rc_dec_bad(c)) return -1;
@@ -917,5 +920,5 @@ TRZ_FORCE_INLINE int dr_code(dr_model *m, rc *c, const int enc, const uint8_t *i
     return 0;
 }
 
-int dr_code_enc(dr_model *m, rc *c, const uint8_t *in, size_t nrec) { return dr_code(m, c, 1, in, NULL, nrec); }
-int dr_code_dec(dr_model *m, rc *c, uint8_t *out, size_t nrec) { return dr_code(m, c, 0, NULL, out, nrec); }
+int dr_code_enc(dr_model *m, rc *c, const uint8_t *in, size_t i, size_t nrec) { return dr_code(m, c, 1, in, NULL, i, nrec); }
+int dr_code_dec(dr_model *m, rc *c, uint8_t *out, size_t i, size_t nrec) { return dr_code(m, c, 0, NULL, out, i, nrec); }

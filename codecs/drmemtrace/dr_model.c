@@ -20,7 +20,9 @@ void dr_model_free(dr_model *m)
     if (m->bytes) trz_big_free(m->bytes, T_BYTES);
     if (m->bim) trz_big_free(m->bim, T_BR);
     if (m->mtab) trz_big_free(m->mtab, T_MT);
-    if (m->evk) trz_big_free(m->evk, m->nrec);
+    if (m->evk && !m->chain) trz_big_free(m->evk, m->nrec);
+    if (m->chain) free(m->evk);
+    free(m->win);
     free(m);
 }
 
@@ -61,8 +63,14 @@ static int bits_of(uint64_t n)
 /* The match table's default size in bits for a chunk of nrec records. */
 unsigned dr_mb_default(uint64_t nrec) { return clampu(bits_of(nrec) - 2, 10, 19); }
 
-/* mb: the match table's size in bits (0: no match model). */
-dr_model *dr_model_new(uint64_t nrec, unsigned mb)
+/* The records a chain's window keeps for a match table of mb bits
+ * (drmemtrace.md, "Chains": part of the format). */
+static size_t dr_window(unsigned mb) { return (size_t)1 << clampu((int)mb + 2, 12, 21); }
+
+/* mb: the match table's size in bits (0: no match model); chain: the
+ * model of a chain (its window and record marks are made by
+ * dr_chain_begin). */
+dr_model *dr_model_new(uint64_t nrec, unsigned mb, int chain)
 {
     dr_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -74,7 +82,15 @@ dr_model *dr_model_new(uint64_t nrec, unsigned mb)
     m->mt_bits = mb;
     int match = mb != 0;
     m->match = match;
-    if (match) {
+    m->chain = chain;
+    if (chain) {
+        m->hmax = match ? dr_window(mb) : 0;
+        if (match) {
+            m->mtab = trz_big_malloc(T_MT);
+            if (!m->mtab) { dr_model_free(m); return NULL; }
+            memset(m->mtab, 0, T_MT);
+        }
+    } else if (match) {
         m->mtab = trz_big_malloc(T_MT);
         m->nrec = (size_t)nrec;
         m->evk = trz_big_malloc(m->nrec);
@@ -95,6 +111,39 @@ dr_model *dr_model_new(uint64_t nrec, unsigned mb)
     rc_init(m->bim, (size_t)4 << m->br_bits);
     model_init_small(m);
     return m;
+}
+
+uint8_t *dr_chain_begin(dr_model *m, size_t nrec)
+{
+    size_t need = m->hn + nrec;
+    if (need > m->wcap) {
+        size_t cap = need; /* chunks of one size fit from the third on */
+        uint8_t *w = realloc(m->win, cap * DR_REC);
+        if (!w) return NULL;
+        m->win = w;
+        if (m->match) {
+            uint8_t *e = realloc(m->evk, cap);
+            if (!e) return NULL;
+            m->evk = e;
+        }
+        m->wcap = cap;
+    }
+    /* the marks of the chunk's records start cleared (a prediction may
+     * land on a record that starts no event) */
+    if (m->match) memset(m->evk + m->hn, 0, nrec);
+    return m->win + m->hn * DR_REC;
+}
+
+void dr_chain_end(dr_model *m, size_t nrec)
+{
+    size_t total = m->hn + nrec, keep = total < m->hmax ? total : m->hmax, drop = total - keep;
+    if (drop) {
+        memmove(m->win, m->win + drop * DR_REC, keep * DR_REC);
+        if (m->match) memmove(m->evk, m->evk + drop, keep);
+        m->mp = m->mp > drop ? m->mp - drop : 0;
+    }
+    m->hn = keep;
+    m->gpos += drop;
 }
 
 /* The model of a knowledge stream of n facts: the encoding-byte table and

@@ -129,6 +129,14 @@ typedef struct {
     size_t mp;       /* record index + 1 of the event predicted next, 0: none */
     uint32_t mlen;   /* events predicted right in a row */
     uint64_t mfp[MM_CTX]; /* the last events' fingerprints, most recent first */
+    /* a chain (drmemtrace.md, "Chains"): the table's entries are the
+     * chain's record numbers + 1 (mod 2^32), and the window holds the last
+     * records before the chunk, the chunk coded after them */
+    int chain;
+    uint8_t *win;    /* hn records of the window, then the chunk's (chain only) */
+    size_t wcap;     /* records win and evk hold (chain only) */
+    size_t hn, hmax; /* records in the window, at most */
+    uint64_t gpos;   /* the chain's record number of win's first record */
     int16_t str[4096];
 } dr_model;
 
@@ -137,7 +145,12 @@ static inline unsigned clampu(int x, int lo, int hi) { return (unsigned)(x < lo 
 /* dr_model.c: a chunk's model (mb: the match table's size in bits, 0: no
  * match model), a knowledge stream's, and the match table's default size
  * for a chunk of nrec records. */
-dr_model *dr_model_new(uint64_t nrec, unsigned mb);
+dr_model *dr_model_new(uint64_t nrec, unsigned mb, int chain);
+/* A chain's chunk of nrec records: the buffer it is coded in (the window
+ * before it), or NULL when out of memory; dr_chain_end keeps the last
+ * records as the window for the next one. */
+uint8_t *dr_chain_begin(dr_model *m, size_t nrec);
+void dr_chain_end(dr_model *m, size_t nrec);
 void dr_model_free(dr_model *m);
 dr_model *dr_model_new_know(uint64_t n);
 void dr_model_free_know(dr_model *m);
@@ -400,11 +413,12 @@ typedef struct {
  * before nrec only. */
 void dr_parse_event(const uint8_t *in, size_t i, size_t nrec, dr_event *ev);
 
-/* A chunk's records coded (dr_code_enc: in -> c) or decoded (dr_code_dec:
+/* A chunk's records, i to nrec of the buffer (the records before i: a
+ * chain's window), coded (dr_code_enc: in -> c) or decoded (dr_code_dec:
  * c -> out): 0, -1 for damage (or, encoding, records the parse and the
  * replay disagree on), -2 out of memory. */
-int dr_code_enc(dr_model *m, rc *c, const uint8_t *in, size_t nrec);
-int dr_code_dec(dr_model *m, rc *c, uint8_t *out, size_t nrec);
+int dr_code_enc(dr_model *m, rc *c, const uint8_t *in, size_t i, size_t nrec);
+int dr_code_dec(dr_model *m, rc *c, uint8_t *out, size_t i, size_t nrec);
 
 /* dr_know.c: the codec's learn, know_encode and know_decode. */
 int dr_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int bo, trz_know_add_fn add, void *ctx);

@@ -56,18 +56,23 @@ typedef struct {
     dr_model *part;
     uint64_t nrec;
     unsigned mb;
+    int chain;
 } dr_state;
 
-static dr_model *dr_part(dr_state *st, uint64_t nrec, unsigned mb, const trz_know *know)
+/* A chain's part is made at its first chunk, its sizes by that chunk's,
+ * and kept to its end whatever the sizes of the others (drmemtrace.md,
+ * "Chains"). */
+static dr_model *dr_part(dr_state *st, uint64_t nrec, unsigned mb, const trz_know *know, int chain)
 {
-    if (st->part && (st->nrec != nrec || st->mb != mb)) {
+    if (st->part && (st->chain != chain || (!chain && (st->nrec != nrec || st->mb != mb)))) {
         dr_model_free(st->part);
         st->part = NULL;
     }
     if (!st->part) {
-        st->part = dr_model_new(nrec, mb);
+        st->part = dr_model_new(nrec, mb, chain);
         st->nrec = nrec;
         st->mb = mb;
+        st->chain = chain;
     }
     if (st->part) st->part->know = know;
     return st->part;
@@ -104,6 +109,7 @@ static int dr_encode(const trz_enc_args *a, trz_model *tm)
     if (!a->nrec) return TRZ_CODEC_OK;
     dr_state *st = (dr_state *)tm;
     const dr_level *lv = st->lv ? st->lv : &dr_levels[trz_level_clamp(a->level)];
+    int chain = a->chain != 0;
     unsigned mb = 0, v = DR_VARIANT;
     if (lv->variant != DRV_RANGE) {
         mb = dr_mb_default(a->nrec);
@@ -113,13 +119,25 @@ static int dr_encode(const trz_enc_args *a, trz_model *tm)
             v = DR_VARIANT_MATCH_MB;
         }
     }
-    dr_model *m = dr_part(st, a->nrec, mb, a->know);
+    if (chain && st->part && st->chain) mb = st->mb; /* the chain's, from its first chunk */
+    dr_model *m = dr_part(st, a->nrec, mb, a->know, chain);
     if (!m) return TRZ_CODEC_NOMEM;
+    const uint8_t *in = a->in;
+    size_t i0 = 0;
+    if (chain) {
+        uint8_t *w = dr_chain_begin(m, (size_t)a->nrec);
+        if (!w) return TRZ_CODEC_NOMEM;
+        memcpy(w, a->in, a->len);
+        in = m->win;
+        i0 = m->hn;
+    }
     rc c;
     rc_enc_init(&c, &a->streams[S_MODEL]);
     rcd_direct(&c, 1, v + (a->know != NULL), 8);
     if (v == DR_VARIANT_MATCH_MB) rcd_direct(&c, 1, mb, 8);
-    int rc = dr_code_enc(m, &c, a->in, (size_t)a->nrec);
+    int rc = dr_code_enc(m, &c, in, i0, i0 + (size_t)a->nrec);
+    if (chain && rc) dr_model_reset(tm); /* no state to go on from */
+    else if (chain) dr_chain_end(m, (size_t)a->nrec);
     rc_enc_flush(&c);
     trz_mark_coded(a, S_MODEL);
     if (rc == -2) return TRZ_CODEC_NOMEM;
@@ -143,11 +161,33 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     if (v > DR_VARIANT_MATCH_MB_KNOW || (v & 1) != (a->know != NULL)) return TRZ_CODEC_UNSUPPORTED;
     unsigned mb = v >= DR_VARIANT_MATCH_MB ? rcd_direct(&c, 0, 0, 8) : v >= DR_VARIANT_MATCH ? dr_mb_default(a->nrec) : 0;
     if (v >= DR_VARIANT_MATCH_MB && (mb < DR_MB_MIN || mb > DR_MB_MAX)) return TRZ_CODEC_CORRUPT;
-    dr_model *m = dr_part((dr_state *)tm, a->nrec, mb, a->know);
+    dr_state *st = (dr_state *)tm;
+    int chain = a->chain != 0;
+    if (chain) {
+        /* every chunk of a chain has the match model, the first one's table */
+        if (v < DR_VARIANT_MATCH) return TRZ_CODEC_CORRUPT;
+        if (st->part && st->chain) {
+            if (v >= DR_VARIANT_MATCH_MB && mb != st->mb) return TRZ_CODEC_CORRUPT;
+            mb = st->mb;
+        }
+    }
+    dr_model *m = dr_part(st, a->nrec, mb, a->know, chain);
     if (!m) return TRZ_CODEC_NOMEM;
-    int rc = dr_code_dec(m, &c, a->out, (size_t)a->nrec);
-    if (rc == -2) return TRZ_CODEC_NOMEM;
-    if (rc || !rc_dec_ok(&c)) return TRZ_CODEC_CORRUPT;
+    if (!chain) {
+        int rc = dr_code_dec(m, &c, a->out, 0, (size_t)a->nrec);
+        if (rc == -2) return TRZ_CODEC_NOMEM;
+        if (rc || !rc_dec_ok(&c)) return TRZ_CODEC_CORRUPT;
+        return TRZ_CODEC_OK;
+    }
+    uint8_t *w = dr_chain_begin(m, (size_t)a->nrec);
+    if (!w) return TRZ_CODEC_NOMEM;
+    int rc = dr_code_dec(m, &c, m->win, m->hn, m->hn + (size_t)a->nrec);
+    if (rc || !rc_dec_ok(&c)) {
+        dr_model_reset(tm); /* no state to go on from */
+        return rc == -2 ? TRZ_CODEC_NOMEM : TRZ_CODEC_CORRUPT;
+    }
+    memcpy(a->out, w, a->len);
+    dr_chain_end(m, (size_t)a->nrec);
     return TRZ_CODEC_OK;
 }
 
@@ -183,6 +223,7 @@ const trz_codec trz_codec_drmemtrace = {
     .model_create = dr_model_create,
     .model_reset = dr_model_reset,
     .model_free = dr_model_destroy,
+    .chains = 1,
     .stream_name = dr_stream_name,
     .dump_record = dr_dump,
     .convert = dr_convert,
