@@ -796,9 +796,9 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
     trz_put_bytes(s, p, n);
 }
 
-int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, uint8_t *buf, uint64_t nlines, const layout_t *lay)
+int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, int go_on, uint8_t *buf, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = *mp = cm_open(*mp, nlines, a->know, 0);
+    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, a->know, 0);
     if (!m) return TRZ_CODEC_NOMEM;
     trz_buf *st = a->streams;
     trz_put_u8(&st[UOP_S_CMVER], a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
@@ -847,6 +847,7 @@ int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, uint8_t *buf, uint64_t nli
     memset(uop_st, 0, sizeof uop_st);
 #endif
     if (!rc_ok || p < end) return TRZ_CODEC_NOMEM;
+    m->prev.sp[0] = m->prev.sp[1] = NULL; /* into the chunk's bytes: gone by a chain's next chunk */
     return TRZ_CODEC_OK;
 }
 
@@ -863,15 +864,15 @@ static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
     return 0;
 }
 
-int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, uint8_t *buf, trz_rd *hdr, trz_rd *esc, const layout_t *lay,
-                  uint64_t nlines, uint64_t nesc)
+int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, int go_on, uint8_t *buf, trz_rd *hdr, trz_rd *esc,
+                  const layout_t *lay, uint64_t nlines, uint64_t nesc)
 {
     /* version 2 decodes with the member's facts; version 1 without, also in
      * a member with knowledge (where join puts it, as a group of its own) */
     int ver = a->stream_len[UOP_S_CMVER] == 1 ? a->stream[UOP_S_CMVER][0] : 0;
     if (ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know)) return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = *mp = cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
+    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
     if (!m) return TRZ_CODEC_NOMEM;
     cm_rc r;
     rc_dec_init(&r.ctl, a->stream[UOP_S_CMCTL], a->stream_len[UOP_S_CMCTL]);
