@@ -16,6 +16,7 @@ enum {
 };
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
+#define UOP_CM_VERSION_CHAIN 3 /* a chunk of a chain (uop.md, "Chains") */
 
 /* A block of a model's memory kept from chunk to chunk: p holds cap bytes. */
 typedef struct uop_block {
