@@ -808,11 +808,263 @@ static void knowledge(void)
     free(p);
 }
 
+/* ---- chains (codec.h, "Chains") ------------------------------------------- */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} cpiece;
+
+static uint64_t lines_of(const uint8_t *p, size_t n)
+{
+    uint64_t k = 0;
+    for (size_t i = 0; i < n; i++) k += p[i] == '\n';
+    return k;
+}
+
+/* Encode the pieces as one chain with m (NULL: each with a model of its
+ * own, the chain flag set all the same); e[i] gets piece i's streams.
+ * The bytes the streams take (the range coder's as they are, the others
+ * packed as the container would), or 0 when an encode fails. */
+static size_t chain_enc(trz_model *m, const cpiece *pc, int n, int level, int chain, enc_out *e)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        memset(&e[i], 0, sizeof e[i]);
+        uint64_t coded = 0;
+        trz_enc_args ea = TEST_ENC_ARGS(pc[i].p, pc[i].n, lines_of(pc[i].p, pc[i].n), TRZ_BO_NONE, level, e[i].s);
+        ea.coded = &coded;
+        ea.chain = chain;
+        if (trz_codec_encode(&trz_codec_uop, &ea, m) != TRZ_CODEC_OK) return 0;
+        for (int k = 0; k < TRZ_MAX_STREAMS; k++)
+            if (e[i].s[k].n) total += coded >> k & 1 ? e[i].s[k].n : test_packed_size(NULL, e[i].s[k].p, e[i].s[k].n, level);
+    }
+    return total ? total : 1;
+}
+
+static int chain_quiet; /* 1: chain_dec says nothing of a piece that differs */
+
+/* Decode the chain's pieces from..n-1 with d, in order: 1 if every one
+ * decodes to its bytes. */
+static int chain_dec(trz_model *d, const cpiece *pc, int from, int n, const enc_out *e)
+{
+    int ok = 1;
+    for (int i = from; ok && i < n; i++) {
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        for (int k = 0; k < TRZ_MAX_STREAMS; k++) {
+            sp[k] = e[i].s[k].n ? e[i].s[k].p : NULL;
+            sl[k] = e[i].s[k].n;
+        }
+        uint8_t *out = malloc(pc[i].n + 1);
+        trz_dec_args da = { sp, sl, out, pc[i].n, lines_of(pc[i].p, pc[i].n), TRZ_BO_NONE, NULL, 1 };
+        ok = out && trz_codec_decode(&trz_codec_uop, &da, d) == TRZ_CODEC_OK && memcmp(out, pc[i].p, pc[i].n) == 0;
+        if (!ok && !chain_quiet) printf("  chain: piece %d of %zu bytes differs\n", i, pc[i].n);
+        free(out);
+    }
+    return ok;
+}
+
+static int same_streams(const enc_out *a, const enc_out *b)
+{
+    for (int k = 0; k < TRZ_MAX_STREAMS; k++)
+        if (a->s[k].n != b->s[k].n || (a->s[k].n && memcmp(a->s[k].p, b->s[k].p, a->s[k].n) != 0)) return 0;
+    return 1;
+}
+
+/* 1 if the piece's streams are the range variant's. */
+static int is_cm(const enc_out *e) { return e->s[UOP_S_CMVER].n == 1; }
+
+#define CH_N 9
+
+/* The lines with every run of spaces made one: the same values in another
+ * layout. */
+static uint8_t *squeeze(const uint8_t *p, size_t n, size_t *len)
+{
+    uint8_t *o = malloc(n + 1);
+    size_t k = 0;
+    for (size_t i = 0; o && i < n; i++)
+        if (p[i] != ' ' || k == 0 || o[k - 1] != ' ') o[k++] = p[i];
+    *len = k;
+    return o;
+}
+
+/* One chain at level: pieces of different sizes and behaviour (two
+ * programs, one cut mid-line, a repeat, a small one, an odd one, one in
+ * another layout), decoded
+ * by a fresh decoder model, then again after a reset; encoding again after
+ * a reset writes the same; chunk 2 decoded with a fresh model must not
+ * crash. */
+static void chain_level(const uint8_t *g1, size_t n1, const uint8_t *g2, size_t n2, const uint8_t *sj, size_t nsj,
+                        int level)
+{
+    char what[128];
+    size_t a = n1 / 3;
+    while (a > 0 && g1[a - 1] != '\n') a--;
+    size_t b = a + 100001; /* a piece ending mid-line: the next starts inside it */
+    const char odd[] = "not a uop line\n1 400000 -1 -1 -1 - - - 0 0 400004 0 A B\n\n";
+    size_t nsq;
+    uint8_t *sq = squeeze(g1, a, &nsq);
+    cpiece pc[CH_N] = {
+        { g1, a },                       /* program 1 */
+        { g2, n2 / 2 },                  /* program 2 */
+        { g1 + a, b - a },               /* program 1 again, ends mid-line */
+        { g1 + b, n1 - b },              /* starts mid-line */
+        { (const uint8_t *)odd, sizeof odd - 1 },
+        { sj, nsj },                     /* another trace, small */
+        { g1, a },                       /* the first piece again */
+        { g2 + n2 / 2, n2 - n2 / 2 },
+        { sq, nsq },                     /* the first piece in another layout */
+    };
+    enc_out e[CH_N], f[CH_N];
+    trz_model *m = NULL, *d = NULL;
+    if (trz_model_create(&trz_codec_uop, level, 0, &m) != TRZ_CODEC_OK ||
+        trz_model_create(&trz_codec_uop, 0, 0, &d) != TRZ_CODEC_OK) {
+        check(0, "chain: models");
+        return;
+    }
+    size_t chained = chain_enc(m, pc, CH_N, level, 1, e);
+    snprintf(what, sizeof what, "chain level %d: encodes", level);
+    check(chained != 0, what);
+    int vars = 0;
+    for (int i = 0; i < CH_N; i++) vars |= 1 << is_cm(&e[i]);
+    snprintf(what, sizeof what, "chain level %d: decodes with a fresh model (variants %s)", level,
+             vars == 3 ? "both" : vars == 2 ? "range" : "streams");
+    check(chained && chain_dec(d, pc, 0, CH_N, e), what);
+    trz_model_reset(&trz_codec_uop, d);
+    snprintf(what, sizeof what, "chain level %d: decodes again after a reset", level);
+    check(chained && chain_dec(d, pc, 0, CH_N, e), what);
+    /* a reset encoder's model writes what a fresh one writes */
+    trz_model_reset(&trz_codec_uop, m);
+    size_t again = chain_enc(m, pc, CH_N, level, 1, f);
+    int same = again == chained;
+    for (int i = 0; same && i < CH_N; i++) same = same_streams(&e[i], &f[i]);
+    snprintf(what, sizeof what, "chain level %d: a reset model encodes the same chain alike", level);
+    check(same, what);
+    for (int i = 0; i < CH_N; i++) enc_free(&f[i]);
+    /* the repeated piece costs far less chained than alone */
+    enc_out one;
+    size_t alone = chain_enc(NULL, &pc[6], 1, level, 0, &one), rep = 0;
+    enc_free(&one);
+    for (int k = 0; k < TRZ_MAX_STREAMS; k++)
+        if (e[6].s[k].n) rep += is_cm(&e[6]) && k >= UOP_S_CMCTL ? e[6].s[k].n : test_packed_size(NULL, e[6].s[k].p, e[6].s[k].n, level);
+    printf("chain level %d: %zu bytes chained; a repeated piece %zu alone, %zu chained\n", level, chained, alone, rep);
+    snprintf(what, sizeof what, "chain level %d: a repeated piece costs far less chained", level);
+    check(alone && rep * 2 < alone, what);
+    /* pieces decoded from the second on by a fresh model: errors or wrong
+     * bytes are allowed, crashes (ASan) are not */
+    trz_model_reset(&trz_codec_uop, d);
+    chain_quiet = 1;
+    int wrong = !chain_dec(d, pc, 1, CH_N, e);
+    chain_quiet = 0;
+    snprintf(what, sizeof what, "chain level %d: a chain decoded without its first piece goes wrong", level);
+    check(wrong, what);
+    /* and chained chunks of the chain's streams decoded as chunks that
+     * stand alone, from the second on, do not crash either */
+    for (int i = 1; i < CH_N; i++) {
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        for (int k = 0; k < TRZ_MAX_STREAMS; k++) {
+            sp[k] = e[i].s[k].n ? e[i].s[k].p : NULL;
+            sl[k] = e[i].s[k].n;
+        }
+        uint8_t *out = malloc(pc[i].n + 1);
+        trz_dec_args da = { sp, sl, out, pc[i].n, 0, TRZ_BO_NONE, NULL, 0 };
+        (void)trz_codec_decode(&trz_codec_uop, &da, NULL);
+        free(out);
+    }
+    for (int i = 0; i < CH_N; i++) enc_free(&e[i]);
+    trz_model_free(&trz_codec_uop, m);
+    trz_model_free(&trz_codec_uop, d);
+    free(sq);
+}
+
+/* Small pieces at a range level: each may come out of either variant
+ * (below 256 KiB both are tried; text that is no uop trace comes out of the
+ * streams variant), so the chain switches between them. */
+static void chain_switch(const uint8_t *g, size_t n, const uint8_t *sj, size_t nsj)
+{
+    cpiece pc[CH_N];
+    static const char junk[] = "hello\nworld\n\nnot a trace\n";
+    size_t off = 0, sz[CH_N] = { 3000, 60000, 0, 120000, 5000, 0, 0, 40000, 7000 };
+    int vs = 0, ok = 1;
+    for (int i = 0; i < CH_N; i++) {
+        if (i == 5) { pc[i].p = sj; pc[i].n = nsj < 30000 ? nsj : 30000; continue; }
+        if (i == 2 || i == 6) { pc[i].p = (const uint8_t *)junk; pc[i].n = sizeof junk - 1; continue; }
+        size_t k = sz[i] < n - off ? sz[i] : n - off;
+        while (k > 0 && off + k < n && g[off + k - 1] != '\n') k--;
+        pc[i].p = g + off;
+        pc[i].n = k;
+        off += k;
+    }
+    enc_out e[CH_N];
+    trz_model *m = NULL, *d = NULL;
+    ok = trz_model_create(&trz_codec_uop, 9, 0, &m) == TRZ_CODEC_OK &&
+         trz_model_create(&trz_codec_uop, 0, 0, &d) == TRZ_CODEC_OK;
+    ok = ok && chain_enc(m, pc, CH_N, 9, 1, e) != 0;
+    char vars[CH_N + 1];
+    for (int i = 0; i < CH_N; i++) {
+        vars[i] = ok ? (is_cm(&e[i]) ? 'r' : 's') : '?';
+        vs |= ok ? 1 << is_cm(&e[i]) : 0;
+    }
+    vars[CH_N] = 0;
+    printf("chain of small pieces, variants %s\n", vars);
+    check(vs == 3, "chain of small pieces at level 9: both variants");
+    check(ok && chain_dec(d, pc, 0, CH_N, e), "chain of small pieces at level 9 round-trips");
+    /* a damaged piece after good ones, then the pieces after it: errors or
+     * wrong bytes, never a crash (ASan) */
+    uint32_t r = 4321;
+    int errs = 0;
+    chain_quiet = 1;
+    for (int t = 0; ok && t < 24; t++) {
+        int k = 1 + t % (CH_N - 1);
+        trz_model_reset(&trz_codec_uop, d);
+        int good = chain_dec(d, pc, 0, k, e);
+        int used[TRZ_MAX_STREAMS], nu = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+            if (e[k].s[i].n) used[nu++] = i;
+        r = r * 1103515245u + 12345u;
+        int sid = nu ? used[(r >> 16) % (unsigned)nu] : 0;
+        trz_buf keep = e[k].s[sid];
+        uint8_t *cp = malloc(keep.n + 1);
+        if (!cp) break;
+        memcpy(cp, keep.p, keep.n);
+        if (keep.n) cp[(r >> 4) % keep.n] ^= (uint8_t)(1 + (r >> 24) % 255);
+        e[k].s[sid].p = cp;
+        if (t % 3 == 2) e[k].s[sid].n = keep.n / 2;
+        errs += good && !chain_dec(d, pc, k, CH_N, e);
+        e[k].s[sid] = keep;
+        free(cp);
+    }
+    chain_quiet = 0;
+    printf("chain of small pieces: %d of 24 damaged pieces found wrong (no crash)\n", errs);
+    for (int i = 0; ok && i < CH_N; i++) enc_free(&e[i]);
+    trz_model_free(&trz_codec_uop, m);
+    trz_model_free(&trz_codec_uop, d);
+}
+
+static void chains(void)
+{
+    size_t n1, n2, nsj = 0;
+    char *g1 = gen_program(600000, 7, &n1), *g2 = gen_program(300000, 11, &n2);
+    uint8_t *sj = load("uop/sjeng-1K.trace", &nsj);
+    if (!sj) {
+        sj = (uint8_t *)repeat_lines(500);
+        nsj = strlen((char *)sj);
+    }
+    for (int l = 1; l <= 9; l += 8) chain_level((uint8_t *)g1, n1, (uint8_t *)g2, n2, sj, nsj, l);
+    chain_switch((uint8_t *)g1, n1, sj, nsj);
+    free(g1);
+    free(g2);
+    free(sj);
+}
+
 int main(void)
 {
     edge_cases();
     corpus();
     knowledge();
+    chains();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

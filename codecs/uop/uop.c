@@ -121,6 +121,14 @@ static void model_free(model_t *m)
     for (int i = 0; i < MB_N; i++) uop_block_free(&m->blk[i]);
 }
 
+/* At a chunk's end: the previous line's strings point into the chunk's
+ * bytes, gone by the next chunk (the model reads their indices only). */
+static void chain_keep(model_t *m)
+{
+    m->prev.sp[0] = m->prev.sp[1] = NULL;
+    m->prev.sl[0] = m->prev.sl[1] = 0;
+}
+
 /* Levels (codec.h, "Levels"): the variant, and the form of the knowledge
  * stream (know_encode). */
 typedef struct uop_level {
@@ -137,6 +145,11 @@ typedef struct uop_model {
     model_t zs;                 /* the streams variant's */
     uop_block rtext;            /* its decoder's render cache (dec_run) */
     uop_cm *cm;                 /* the range variant's, made at its first chunk */
+    /* In a chain (codec.h, "Chains"): 1 while the variant's state is the
+     * chain's so far, so the next chunk of that variant goes on from it; 0
+     * after a reset and once a chunk of the other variant was coded, so the
+     * next one starts it as at a group's first chunk (uop.md, "Chains"). */
+    uint8_t zs_live, cm_live;
     uint8_t line[UOP_MAX_LINE]; /* scratch: a line rendered */
 } uop_model;
 
@@ -495,7 +508,9 @@ static int zs_encode_with(const trz_enc_args *a, uop_model *um)
         q = nl ? nl + 1 : end;
     }
     c->m = &um->zs;
-    if (model_init(c->m, nlines, a->know) != 0) return TRZ_CODEC_NOMEM;
+    int go_on = a->chain && um->zs_live;
+    um->zs_live = um->cm_live = 0;
+    if (!go_on && model_init(c->m, nlines, a->know) != 0) return TRZ_CODEC_NOMEM;
     c->a = a;
     layout_learn(&c->lay, a->in, a->len);
     uint64_t nesc = 0, since = 0;
@@ -519,6 +534,8 @@ static int zs_encode_with(const trz_enc_args *a, uop_model *um)
     trz_put_uvarint(h, nesc);
     for (int i = 0; i < S_COUNT; i++)
         if (a->streams[i].oom) return TRZ_CODEC_NOMEM;
+    chain_keep(c->m);
+    um->zs_live = (uint8_t)(a->chain != 0);
     return TRZ_CODEC_OK;
 }
 
@@ -556,17 +573,24 @@ static int cm_encode(const trz_enc_args *a, trz_model *tm)
     uint64_t coded = 0;
     trz_enc_args b = *a;
     b.coded = &coded;
-    int rc = uop_cm_encode(&b, &um->cm, um->line, nlines, &lay);
+    int go_on = a->chain && um->cm_live;
+    um->cm_live = 0;
+    int rc = uop_cm_encode(&b, &um->cm, go_on, um->line, nlines, &lay);
     if (rc != TRZ_CODEC_OK || a->len >= UOP_TRY_BOTH) {
         if (a->coded) *a->coded |= coded;
+        um->cm_live = (uint8_t)(rc == TRZ_CODEC_OK && a->chain);
+        um->zs_live = 0;
         return rc;
     }
+    /* a trial of the streams variant; in a chain it goes on from that
+     * variant's state, as its decoder would */
     trz_buf alt[TRZ_MAX_STREAMS];
     memset(alt, 0, sizeof alt);
     b.streams = alt;
     b.coded = NULL;
     int rz = zs_encode_with(&b, um);
-    if (rz == TRZ_CODEC_OK && streams_size(a, alt, 0) < streams_size(a, a->streams, coded)) {
+    int zs = rz == TRZ_CODEC_OK && streams_size(a, alt, 0) < streams_size(a, a->streams, coded);
+    if (zs) {
         for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) {
             trz_buf t = a->streams[i];
             a->streams[i] = alt[i];
@@ -574,6 +598,9 @@ static int cm_encode(const trz_enc_args *a, trz_model *tm)
         }
         coded = 0;
     }
+    /* the chain goes on with the variant kept; the other starts afresh */
+    um->zs_live = (uint8_t)(zs && a->chain); /* zs: rz was TRZ_CODEC_OK */
+    um->cm_live = (uint8_t)(!zs && a->chain);
     for (unsigned i = 0; i < TRZ_MAX_STREAMS; i++) free(alt[i].p);
     if (a->coded) *a->coded |= coded;
     return TRZ_CODEC_OK;
@@ -752,10 +779,14 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uop_model *um, uint64_t nlin
 {
     uint8_t *buf = um->line;
     c->m = &um->zs;
-    if (model_init(c->m, nlines, a->know) != 0) return -2;
+    int go_on = a->chain && um->zs_live;
+    um->zs_live = um->cm_live = 0;
+    if (!go_on && model_init(c->m, nlines, a->know) != 0) return -2;
     /* read only past rlen, whose bytes later lines overwrite */
     c->rtext = uop_block_get(&um->rtext, ((size_t)c->m->tmask + 1) * RC_W, 0);
     if (!c->rtext) return -2;
+    if (go_on) /* the lines cached were rendered with the chunk before's layout */
+        for (size_t i = 0; i <= c->m->tmask; i++) c->m->tab[i].rlen = 0;
     uint8_t *o = a->out, *oe = a->out + a->len;
     uint64_t next_esc = nesc ? trz_get_uvarint(&c->r[S_ESC]) : UINT64_MAX;
     for (uint64_t i = 0; i < nlines; i++) {
@@ -819,6 +850,8 @@ static int dec_run(dec_t *c, const trz_dec_args *a, uop_model *um, uint64_t nlin
     for (int k = 0; k < S_COUNT; k++)
         if (c->r[k].err) return -1;
     if (o != oe || nesc != 0) return -1;
+    chain_keep(c->m);
+    um->zs_live = (uint8_t)(a->chain != 0);
     return 0;
 }
 
@@ -841,7 +874,11 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
         if (a->stream_len[k]) return TRZ_CODEC_CORRUPT;
     trz_rd *h = &c.r[S_HDR];
     if (h->p != h->end) return TRZ_CODEC_CORRUPT;
-    return uop_cm_decode(a, &um->cm, um->line, h, &c.r[S_ESC], &c.lay, nlines, nesc);
+    int go_on = a->chain && um->cm_live;
+    um->zs_live = um->cm_live = 0;
+    int rc = uop_cm_decode(a, &um->cm, go_on, um->line, h, &c.r[S_ESC], &c.lay, nlines, nesc);
+    um->cm_live = (uint8_t)(rc == TRZ_CODEC_OK && a->chain);
+    return rc;
 }
 
 /* ---- probe -------------------------------------------------------------- */
@@ -900,9 +937,14 @@ static trz_model *uop_model_create(int level, int know)
     return (trz_model *)m;
 }
 
-/* Each chunk sets up what it uses (model_init, the context model's
- * cm_open): nothing carries over but the tables' memory. */
-static void uop_model_reset(trz_model *tm) { (void)tm; }
+/* A chunk that stands alone sets up what it uses (model_init, the context
+ * model's cm_open): nothing carries over but the tables' memory.  After a
+ * reset a chain's next chunk does the same, whichever its variant. */
+static void uop_model_reset(trz_model *tm)
+{
+    uop_model *m = (uop_model *)tm;
+    m->zs_live = m->cm_live = 0;
+}
 
 static void uop_model_free(trz_model *tm)
 {
@@ -935,6 +977,7 @@ const trz_codec trz_codec_uop = {
     .model_create = uop_model_create,
     .model_reset = uop_model_reset,
     .model_free = uop_model_free,
+    .chains = 1,
     .stream_name = uop_stream_name,
     .dump_record = NULL,
     .learn = uop_cm_learn,

@@ -34,6 +34,15 @@ enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5,
 #define CS_LIM 60
 #define NREG 64
 #define HT_BITS 18 /* at most 2^18 slots of 16 count states (16 MiB) */
+/* The match model of a chain's chunks (uop.md, "Chains"): the lines it
+ * looks back on, and its table of the positions that followed a context of
+ * MC_N lines. */
+#define MH_BITS 19
+#define MT_BITS 18
+#define MH_MASK ((1u << MH_BITS) - 1)
+#define ML_N 12 /* match length classes */
+#define MC_N 8   /* lines of the context that finds a match */
+#define ML_MIN 16 /* a match predicts once it held this many lines */
 
 enum {
     SF_MAC, SF_MIC, SF_CH0, SF_CH1, SF_CH2, SF_R0, SF_R1, SF_R2, SF_IL, SF_IS, SF_IM, SF_FT, SF_STRLEN,
@@ -71,7 +80,7 @@ typedef struct {
 } cstat;
 
 /* The blocks of the chunk-sized tables, kept from chunk to chunk. */
-enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_N };
+enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_MHA, B_MHK, B_MHC, B_MT, B_N };
 
 struct uop_cm {
     uop_block blk[B_N];
@@ -130,6 +139,18 @@ struct uop_cm {
     int16_t str[4096]; /* stretch */
     int16_t cstr[4096]; /* stretch of a count state's P(1), by its top 12 bits (cs_stretch) */
     const trz_know *know;   /* the member's facts, or NULL */
+    /* the match model (chains; mh_addr NULL otherwise): per line its
+     * address and key, 2^MH_BITS lines back; mt: per hash of MC_N lines,
+     * the position of the line after them; the line a match predicts
+     * (mptr) and how many lines it held (mlen, 0: none) */
+    uint64_t *mh_addr;
+    uint32_t *mh_key, *mt;
+    uint8_t *mh_ctl;        /* per line its flow kind, and 4 if its branch was taken */
+    uint64_t mpos, mptr;
+    uint32_t mlen, mctx[MC_N];
+    rc_prob maz[ML_N][2][4], mhit[ML_N][4];
+    rc_prob mflow[ML_N][2], mbr[ML_N][2];
+    u_mixw mbw[ML_N];
 };
 typedef struct uop_cm cm_t;
 
@@ -177,7 +198,7 @@ void uop_cm_free(uop_cm *m) { cm_free(m); }
  * static fields only: its other tables take their least size, and its
  * hashed contexts at most a 16 MiB chunk's (so that it takes the block that
  * chunk's model gave back, and adds nothing to the peak memory). */
-static cm_t *cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream)
+static cm_t *cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, int chain)
 {
     uop_block blk[B_N];
     memset(blk, 0, sizeof blk);
@@ -201,6 +222,22 @@ static cm_t *cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream
     m->ht = uop_block_get(&m->blk[B_HT], ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs), 0);
     m->dict[0].arena = uop_block_get(&m->blk[B_AR0], ARENA_MAX, 0);
     m->dict[1].arena = uop_block_get(&m->blk[B_AR1], ARENA_MAX, 0);
+    if (chain) { /* read only where written (mh), or cleared (mt) */
+        m->mh_addr = uop_block_get(&m->blk[B_MHA], ((size_t)1 << MH_BITS) * sizeof(uint64_t), 0);
+        m->mh_key = uop_block_get(&m->blk[B_MHK], ((size_t)1 << MH_BITS) * sizeof(uint32_t), 0);
+        m->mh_ctl = uop_block_get(&m->blk[B_MHC], (size_t)1 << MH_BITS, 0);
+        m->mt = uop_block_get(&m->blk[B_MT], ((size_t)1 << MT_BITS) * sizeof(uint32_t), 1);
+        if (!m->mh_addr || !m->mh_key || !m->mh_ctl || !m->mt) {
+            cm_free(m);
+            return NULL;
+        }
+        rc_init(&m->maz[0][0][0], sizeof m->maz / sizeof(rc_prob));
+        rc_init(&m->mhit[0][0], sizeof m->mhit / sizeof(rc_prob));
+        rc_init(&m->mflow[0][0], sizeof m->mflow / sizeof(rc_prob));
+        rc_init(&m->mbr[0][0], sizeof m->mbr / sizeof(rc_prob));
+        for (int i = 0; i < ML_N; i++)
+            for (int j = 0; j < U_MIXN; j++) m->mbw[i].w[j] = 22000;
+    }
     if (!m->tab || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
         !m->dict[1].arena) {
         cm_free(m);
@@ -536,6 +573,36 @@ TRZ_FORCE_INLINE void recent_push(cm_t *m, uint64_t a)
     m->recent[0] = a;
 }
 
+/* The match model after a line (key, address, flow kind and branch): the
+ * line joins the history; a match that held (the line's key and address
+ * were the match's line's) goes on to the next line, else one is looked
+ * for by the context of the last MC_N lines. */
+TRZ_FORCE_INLINE void match_next(cm_t *m, uint32_t key, uint64_t addr, uint8_t ctl, int held)
+{
+    uint32_t s = (uint32_t)m->mpos & MH_MASK;
+    m->mh_addr[s] = addr;
+    m->mh_key[s] = key;
+    m->mh_ctl[s] = ctl;
+    m->mpos++;
+    memmove(m->mctx + 1, m->mctx, (MC_N - 1) * sizeof m->mctx[0]);
+    m->mctx[0] = (uint32_t)(hmix(key, addr) >> 32);
+    uint64_t hh = m->mctx[0];
+    for (int i = 1; i < MC_N; i++) hh = hmix(hh, m->mctx[i]);
+    uint32_t h = (uint32_t)(hh >> 32) >> (32 - MT_BITS);
+    if (held) {
+        m->mptr++;
+        m->mlen++;
+    } else {
+        m->mlen = 0;
+        uint64_t p = m->mt[h]; /* a position (of a line before this one), 0 none */
+        if (p && m->mpos - p < MH_MASK) {
+            m->mptr = p;
+            m->mlen = 1;
+        }
+    }
+    m->mt[h] = (uint32_t)m->mpos;
+}
+
 /* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
  * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
 TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
@@ -554,10 +621,20 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         else kind = F_EXPL;
     }
     FLD(0);
+    /* the match model's next line (chains): its flow kind and branch */
+    unsigned mlc = 0, mctl = 0, mon = m->mh_addr && m->mlen;
+    if (mon && m->mlen >= ML_MIN) {
+        mlc = (unsigned)rc_bitlen64(m->mlen);
+        mlc = mlc < ML_N ? mlc : ML_N - 1;
+        mctl = m->mh_ctl[(uint32_t)m->mptr & MH_MASK];
+    }
     {
-        /* the kind that followed the previous entry last time, else a tree */
+        /* the kind that followed the previous entry last time, else a tree;
+         * first, in a match, the kind of the match's line */
         unsigned fc = pe ? pe->nh : 0, pk = fc & 3;
-        if (!rcd_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
+        if (mlc && (mctl & 3) != pk && rcd_bit(&r->ctl, enc, &m->mflow[mlc][0], enc ? kind == (mctl & 3) : 0))
+            kind = mctl & 3;
+        else if (!rcd_bit(&r->ctl, enc, &m->flow1[fc], enc ? kind != pk : 0)) kind = pk;
         else kind = rcd_tree(&r->ctl, enc, m->flow[fc], 2, kind);
     }
     switch (kind) {
@@ -621,10 +698,16 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         uint32_t il = (uint32_t)(hmix(k, e->lh & 0x3FF) >> 20) & m->bmask;
         uint32_t ig = (uint32_t)(hmix(k, m->gh & 0xFFFF) >> 24) & m->bmask;
         uint32_t is = (uint32_t)(hmix(k ^ 0x55, m->gh & 0x3F) >> 28) & m->bmask;
-        int st[3] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])] };
+        int st[4] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])], 0 };
         u_mixw *w = &m->bw[(e->lh & 7) << 3 | (m->gh & 7)];
+        rc_prob *mb = &m->mbr[mlc][mctl >> 2 & 1];
+        if (mlc) { /* in a match, the match's outcome too, with weights by its length */
+            st[3] = m->str[rc_p12(*mb)];
+            w = &m->mbw[mlc];
+        }
         FLD(2);
-        int t = u_mix_bit(&r->ctl, enc, w, st, 3, enc ? x->ch[1] == 'T' : 0, 6);
+        int t = u_mix_bit(&r->ctl, enc, w, st, mlc ? 4 : 3, enc ? x->ch[1] == 'T' : 0, 6);
+        if (mlc) *mb = (rc_prob)rc_adapt(*mb, t, 4);
         m->bl[il] = (rc_prob)rc_adapt(m->bl[il], t, 4);
         m->bg[ig] = (rc_prob)rc_adapt(m->bg[ig], t, 4);
         m->bs[is] = (rc_prob)rc_adapt(m->bs[is], t, 4);
@@ -669,11 +752,40 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
      * own record at this entry, skipping values already refused; then a
      * recent address or a delta */
     {
+        /* the match model's line, when its key is this line's */
+        int mact = 0;
+        uint64_t mpred = 0;
+        if (mon) {
+            uint32_t sl = (uint32_t)m->mptr & MH_MASK;
+            if (m->mh_key[sl] == key) {
+                mact = 1;
+                mpred = m->mh_addr[sl];
+            } else m->mlen = 0;
+        }
         unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
         FLD(4);
-        int nz = rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
+        int nz = mact && mlc ? rcd_bit(&r->addr, enc, &m->maz[mlc][mpred != 0][ls_ctx(x->ch[2])], enc ? x->addr != 0 : 0)
+                      : rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
         if (!nz) x->addr = 0;
-        else {
+        else if (mact && mlc && mpred && !(e->last && (mpred == e->last + (uint64_t)e->stride || mpred == e->last)) && /* else the candidates say it for less */
+                 rcd_bit(&r->addr, enc, &m->mhit[mlc][ls_ctx(x->ch[2])], enc ? x->addr == mpred : 0)) {
+            /* the match's address: the entry learns as from a hit */
+            uint64_t a = mpred;
+            x->addr = a;
+            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+            e->alen = 0;
+            m->fol[fi] = a;
+            int64_t sd = (int64_t)(a - e->last);
+            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+            e->last = a;
+            m->rb[ri] = a - (uint64_t)x->imm;
+            m->glob = a;
+            recent_push(m, a);
+        } else {
             unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
             uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
             uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
@@ -749,6 +861,7 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
             m->glob = a;
             recent_push(m, a);
         }
+        if (m->mh_addr) match_next(m, key, x->addr, (uint8_t)(kind | (x->ch[1] == 'T') << 2), mact && x->addr == mpred);
     }
 
     /* 6. the rest of the model */
@@ -796,12 +909,12 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
     trz_put_bytes(s, p, n);
 }
 
-int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, uint8_t *buf, uint64_t nlines, const layout_t *lay)
+int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, int go_on, uint8_t *buf, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = *mp = cm_open(*mp, nlines, a->know, 0);
+    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, a->know, 0, a->chain);
     if (!m) return TRZ_CODEC_NOMEM;
     trz_buf *st = a->streams;
-    trz_put_u8(&st[UOP_S_CMVER], a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
+    trz_put_u8(&st[UOP_S_CMVER], a->chain ? UOP_CM_VERSION_CHAIN : a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
     cm_rc r;
     rc_enc_init(&r.ctl, &st[UOP_S_CMCTL]);
     rc_enc_init(&r.stat, &st[UOP_S_CMSTAT]);
@@ -847,6 +960,7 @@ int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, uint8_t *buf, uint64_t nli
     memset(uop_st, 0, sizeof uop_st);
 #endif
     if (!rc_ok || p < end) return TRZ_CODEC_NOMEM;
+    m->prev.sp[0] = m->prev.sp[1] = NULL; /* into the chunk's bytes: gone by a chain's next chunk */
     return TRZ_CODEC_OK;
 }
 
@@ -863,15 +977,16 @@ static int dec_escape(trz_rd *s, uint8_t **o, uint8_t *oe)
     return 0;
 }
 
-int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, uint8_t *buf, trz_rd *hdr, trz_rd *esc, const layout_t *lay,
-                  uint64_t nlines, uint64_t nesc)
+int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, int go_on, uint8_t *buf, trz_rd *hdr, trz_rd *esc,
+                  const layout_t *lay, uint64_t nlines, uint64_t nesc)
 {
     /* version 2 decodes with the member's facts; version 1 without, also in
      * a member with knowledge (where join puts it, as a group of its own) */
     int ver = a->stream_len[UOP_S_CMVER] == 1 ? a->stream[UOP_S_CMVER][0] : 0;
-    if (ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know)) return TRZ_CODEC_UNSUPPORTED;
+    if (a->chain ? ver != UOP_CM_VERSION_CHAIN : ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know))
+        return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = *mp = cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0);
+    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0, a->chain);
     if (!m) return TRZ_CODEC_NOMEM;
     cm_rc r;
     rc_dec_init(&r.ctl, a->stream[UOP_S_CMCTL], a->stream_len[UOP_S_CMCTL]);
@@ -1110,7 +1225,7 @@ TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, t
     if (enc) {
         size_t nent = 0; /* the model's size, as the decoder will know it */
         for (size_t i = 0; i < n; i++) nent += f[i].key >= (uint64_t)UK_PC_MIN << 8 && !(f[i].key & UK_ADDR);
-        if (!(m = cm_open(NULL, (uint64_t)nent * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (!(m = cm_open(NULL, (uint64_t)nent * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
         if (!know_fits(m, f, n, nstr, &ne, &na)) {
             cm_free(m);
             return TRZ_CODEC_UNSUPPORTED;
@@ -1122,7 +1237,7 @@ TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, t
     na = rcd_direct(&c, enc, na, 20);
     if (!enc) {
         if (ne + na > TRZ_KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
-        if (!(m = cm_open(NULL, (uint64_t)ne * KNOW_HT, k, 1))) return TRZ_CODEC_NOMEM;
+        if (!(m = cm_open(NULL, (uint64_t)ne * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
         if (m->dict[0].n + nstr[0] > UK_STR_MAX || m->dict[1].n + nstr[1] > UK_STR_MAX) {
             cm_free(m);
             return TRZ_CODEC_CORRUPT;

@@ -16,6 +16,7 @@ enum {
 };
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
+#define UOP_CM_VERSION_CHAIN 3 /* a chunk of a chain (uop.md, "Chains") */
 
 /* A block of a model's memory kept from chunk to chunk: p holds cap bytes. */
 typedef struct uop_block {
@@ -48,12 +49,14 @@ typedef struct uop_cm uop_cm;
 void uop_cm_free(uop_cm *m); /* accepts NULL */
 
 /* Encode the chunk's lines with the context model *m (made here at the
- * first chunk); streams 0, 1, 13..16.  line: UOP_MAX_LINE bytes of scratch. */
-int uop_cm_encode(const trz_enc_args *a, uop_cm **m, uint8_t *line, uint64_t nlines, const layout_t *lay);
+ * first chunk); streams 0, 1, 13..16.  go_on: code from the state *m holds
+ * (the chain's so far) instead of setting it up for this chunk.  line:
+ * UOP_MAX_LINE bytes of scratch. */
+int uop_cm_encode(const trz_enc_args *a, uop_cm **m, int go_on, uint8_t *line, uint64_t nlines, const layout_t *lay);
 
 /* Decode: hdr has been read up to nlines and nesc; esc is stream 1. */
-int uop_cm_decode(const trz_dec_args *a, uop_cm **m, uint8_t *line, trz_rd *hdr, trz_rd *esc, const layout_t *lay,
-                  uint64_t nlines, uint64_t nesc);
+int uop_cm_decode(const trz_dec_args *a, uop_cm **m, int go_on, uint8_t *line, trz_rd *hdr, trz_rd *esc,
+                  const layout_t *lay, uint64_t nlines, uint64_t nesc);
 
 /* Carried knowledge (uop.md, "Knowledge"): trz_codec.learn and
  * know_decode; uop_cm_know_encode writes the range-coded form (uop.c's
