@@ -649,10 +649,11 @@ static void test_chain(const trz_codec *c)
     size_t cost_alone = 0, cost_chain = 0;
     chain_encode(c, NULL, buf, n, K, alone, &ok);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) cost_alone += alone[3].s[i].n, cost_chain += st[3].s[i].n;
-    /* the fast variant codes each chunk alone (champsim.md, "Chains") */
+    /* the fast variant's copies stay in their chunk; its entries chain
+     * (champsim.md, "Chains") */
     snprintf(what, sizeof what, "chain: a repeated chunk costs %zu bytes chained, %zu alone, %zu-byte records, level %d",
              cost_chain, cost_alone, rs, level);
-    check(fast_level(level) ? cost_chain == cost_alone : cost_chain * 5 < cost_alone, what);
+    check(fast_level(level) ? cost_chain < cost_alone : cost_chain * 5 < cost_alone, what);
     /* a chain from its second chunk, and damaged chunks: no crash */
     trz_model_reset(c, d);
     (void)chain_decode(c, d, buf, n, 1, K, st);
