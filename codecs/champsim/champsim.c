@@ -879,6 +879,7 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
     }
     m->know = a->know;
     int rc = cs_code(m, &cc, 1, L, a->in, NULL, (size_t)a->nrec);
+    if (rc) m->live = 0; /* no chain goes on from a failed chunk */
     rc_enc_flush(&cc.rc[0]);
     trz_mark_coded(a, S_MODEL); /* range-coded: nothing for a back-end to find */
     if (rc) return TRZ_CODEC_UNSUPPORTED;
@@ -915,7 +916,10 @@ TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, c
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);
-    if (rc || !rc_dec_ok(&cc.rc[0])) return TRZ_CODEC_CORRUPT;
+    if (rc || !rc_dec_ok(&cc.rc[0])) {
+        m->live = 0; /* no chain goes on from a damaged chunk */
+        return TRZ_CODEC_CORRUPT;
+    }
     return TRZ_CODEC_OK;
 }
 
