@@ -558,6 +558,119 @@ static void test_corpus(void)
     globfree(&gl);
 }
 
+/* ---- chains (codec.h, "Chains") ------------------------------------------ */
+
+/* Code chunks n[0..k) of buf in one chain with model m (NULL: each alone,
+ * a->chain 0) into st[0..k); their total size. */
+static size_t chain_encode(const trz_codec *c, trz_model *m, const uint8_t *buf, const size_t *n, int k, streams *st,
+                           int *ok)
+{
+    size_t rs = c->record_size, off = 0, total = 0;
+    for (int j = 0; j < k; j++) {
+        memset(&st[j], 0, sizeof st[j]);
+        trz_enc_args ea = TEST_ENC_ARGS(buf + off, n[j], n[j] / rs, TRZ_BO_LITTLE, level, st[j].s);
+        ea.chain = m != NULL;
+        *ok &= trz_codec_encode(c, &ea, m) == TRZ_CODEC_OK;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) total += st[j].s[i].n;
+        off += n[j];
+    }
+    return total;
+}
+
+/* Decode chunks from..k of a chain with decoder model d; 1 if each gives
+ * its bytes back. */
+static int chain_decode(const trz_codec *c, trz_model *d, const uint8_t *buf, const size_t *n, int from, int k,
+                        streams *st)
+{
+    size_t rs = c->record_size, off = 0;
+    int ok = 1;
+    for (int j = 0; j < from; j++) off += n[j];
+    uint8_t *out = malloc(64 << 10);
+    for (int j = from; j < k; j++) {
+        const uint8_t *sp[TRZ_MAX_STREAMS];
+        size_t sl[TRZ_MAX_STREAMS];
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st[j].s[i].n ? st[j].s[i].p : NULL; sl[i] = st[j].s[i].n; }
+        trz_dec_args da = { sp, sl, out, n[j], n[j] / rs, TRZ_BO_LITTLE, NULL, 1 };
+        ok &= trz_codec_decode(c, &da, d) == TRZ_CODEC_OK && memcmp(out, buf + off, n[j]) == 0;
+        off += n[j];
+    }
+    free(out);
+    return ok;
+}
+
+static int same_streams(const streams *a, const streams *b)
+{
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (a->s[i].n != b->s[i].n || (a->s[i].n && memcmp(a->s[i].p, b->s[i].p, a->s[i].n) != 0)) return 0;
+    return 1;
+}
+
+/* One chain of chunks of different sizes and programs (one empty, one a
+ * copy of the first): decoded in a chain by a fresh decoder model, and
+ * again after a reset; encoded again after a reset, the same streams; the
+ * copy far cheaper chained than alone; a chain decoded from its second
+ * chunk (the first skipped) and damaged chunks in a chain never crash. */
+static void test_chain(const trz_codec *c)
+{
+    size_t rs = c->record_size;
+    enum { K = 6 };
+    csg g[3];
+    csg_run(&g[0], CSG_MIX, (int)rs, 600, 0x51);
+    csg_run(&g[1], CSG_BRANCHY, (int)rs, 350, 0x52);
+    csg_run(&g[2], CSG_POINTER, (int)rs, 123, 0x53);
+    size_t n[K] = { g[0].n, g[1].n, 0, g[0].n, rs, g[2].n };
+    size_t all = 0;
+    for (int j = 0; j < K; j++) all += n[j];
+    uint8_t *buf = malloc(all), *q = buf;
+    memcpy(q, g[0].p, g[0].n), q += g[0].n;
+    memcpy(q, g[1].p, g[1].n), q += g[1].n;
+    memcpy(q, g[0].p, g[0].n), q += g[0].n;
+    memcpy(q, g[2].p + 7 * rs, rs), q += rs; /* one record */
+    memcpy(q, g[2].p, g[2].n);
+    streams st[K], st2[K], alone[K];
+    trz_model *m = NULL, *d = NULL;
+    int ok = trz_model_create(c, level, 0, &m) == TRZ_CODEC_OK && trz_model_create(c, 0, 0, &d) == TRZ_CODEC_OK;
+    char what[128];
+    if (!ok) { check(0, "chain: models"); return; }
+    chain_encode(c, m, buf, n, K, st, &ok);
+    snprintf(what, sizeof what, "chain: encoded, %zu-byte records, level %d", rs, level);
+    check(ok, what);
+    snprintf(what, sizeof what, "chain: decoded by a fresh model, %zu-byte records, level %d", rs, level);
+    check(chain_decode(c, d, buf, n, 0, K, st), what);
+    trz_model_reset(c, d);
+    snprintf(what, sizeof what, "chain: decoded again after a reset, %zu-byte records, level %d", rs, level);
+    check(chain_decode(c, d, buf, n, 0, K, st), what);
+    trz_model_reset(c, m);
+    chain_encode(c, m, buf, n, K, st2, &ok);
+    int same = ok;
+    for (int j = 0; j < K; j++) same &= same_streams(&st[j], &st2[j]);
+    snprintf(what, sizeof what, "chain: encoded again after a reset, the same, %zu-byte records, level %d", rs, level);
+    check(same, what);
+    size_t cost_alone = 0, cost_chain = 0;
+    chain_encode(c, NULL, buf, n, K, alone, &ok);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) cost_alone += alone[3].s[i].n, cost_chain += st[3].s[i].n;
+    /* the fast variant's copies stay in their chunk; its entries chain
+     * (champsim.md, "Chains") */
+    snprintf(what, sizeof what, "chain: a repeated chunk costs %zu bytes chained, %zu alone, %zu-byte records, level %d",
+             cost_chain, cost_alone, rs, level);
+    check(fast_level(level) ? cost_chain < cost_alone : cost_chain * 5 < cost_alone, what);
+    /* a chain from its second chunk, and damaged chunks: no crash */
+    trz_model_reset(c, d);
+    (void)chain_decode(c, d, buf, n, 1, K, st);
+    for (int t = 0; t < 8; t++) {
+        trz_model_reset(c, d);
+        int j = (int)(rnd() % K);
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+            if (st[j].s[i].n) st[j].s[i].p[rnd() % st[j].s[i].n] ^= (uint8_t)(1 + rnd() % 255);
+        (void)chain_decode(c, d, buf, n, 0, K, st);
+    }
+    for (int j = 0; j < K; j++) free_streams(&st[j]), free_streams(&st2[j]), free_streams(&alone[j]);
+    trz_model_free(c, m);
+    trz_model_free(c, d);
+    for (int k = 0; k < 3; k++) free(g[k].p);
+    free(buf);
+}
+
 int main(void)
 {
     test_generated();
@@ -570,6 +683,10 @@ int main(void)
     test_convert();
     test_container();
     test_corpus();
+    test_chain(&trz_codec_champsim);
+    test_chain(&trz_codec_champsim_cloudsuite);
+    level = 19;
+    test_chain(&trz_codec_champsim);
     /* the fast variant */
     level = 1;
     printf("level %d\n", level);
@@ -582,6 +699,8 @@ int main(void)
     test_know_bytes(&trz_codec_champsim_cloudsuite);
     test_container();
     test_corpus();
+    test_chain(&trz_codec_champsim);
+    test_chain(&trz_codec_champsim_cloudsuite);
     level = 9;
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

@@ -540,6 +540,17 @@ static inline uint64_t fingerprint(const cs_rec *r)
     return h;
 }
 
+/* Record number g of the chain (packed), when it is before record number
+ * cur and still held: in the chunk (hist, from number m->gbase) or in the
+ * ring; else NULL.  Alone (gbase = 0), hist + g * size for any g < cur. */
+TRZ_FORCE_INLINE const uint8_t *match_rec(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t g, size_t cur)
+{
+    if (g >= cur) return NULL;
+    if (TRZ_LIKELY(g >= m->gbase)) return hist + (g - m->gbase) * L->size;
+    if (m->gbase - g > m->ring_fill) return NULL;
+    return m->ring + (g & (((size_t)1 << m->ring_bits) - 1)) * L->size;
+}
+
 /* After record i (packed at hist + i * size): follow the match one record
  * on if it predicted record i exactly, else look the last 4 records up. */
 /* Two records equal, byte for byte (size a multiple of 8). */
@@ -557,14 +568,15 @@ TRZ_FORCE_INLINE int same_record(const uint8_t *a, const uint8_t *b, size_t sz)
 
 CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist, size_t i, const cs_rec *r)
 {
-    size_t sz = L->size;
-    int ok = m->mptr < i && same_record(hist + m->mptr * sz, hist + i * sz, sz);
+    size_t sz = L->size, g = m->gbase + i; /* record i's number */
+    const uint8_t *mp = match_rec(m, L, hist, m->mptr, g);
+    int ok = mp && same_record(mp, hist + i * sz, sz);
     if (ok) {
         m->mptr++;
         m->mlen++;
     } else {
         m->mlen = 0;
-        if (m->mptr < i) m->mptr++;
+        if (m->mptr < g) m->mptr++;
     }
     m->fp[3] = m->fp[2];
     m->fp[2] = m->fp[1];
@@ -577,9 +589,15 @@ CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist,
     uint32_t chk = (uint32_t)(h32(r->ip) >> 22) << 22;
     if (!ok) {
         uint32_t e = m->mt[slot], p = e & 0x3FFFFF;
-        if (p && p <= i && (e & ~0x3FFFFFu) == chk) m->mptr = p;
+        if (!m->chained) {
+            if (p && p <= i && (e & ~0x3FFFFFu) == chk) m->mptr = p;
+        } else if (p && (e & ~0x3FFFFFu) == chk) {
+            /* the number below 2^22 past it that ends in p (match_rec
+             * checks it is held) */
+            m->mptr = g - ((g - p) & 0x3FFFFF);
+        }
     }
-    m->mt[slot] = chk | (uint32_t)((i + 1) & 0x3FFFFF);
+    m->mt[slot] = chk | (uint32_t)((g + 1) & 0x3FFFFF);
 }
 
 /* Ask for what the next record will most likely need: the match model's
@@ -588,7 +606,7 @@ CS_PHASE void match_update(cs_model *m, const cs_layout *L, const uint8_t *hist,
 TRZ_FORCE_INLINE void cs_prefetch_next(const cs_model *m, const cs_layout *L, const uint8_t *hist, size_t nrec, uint64_t nip)
 {
 #if defined(__GNUC__)
-    if (m->mptr < nrec) __builtin_prefetch(hist + m->mptr * L->size);
+    if (m->mptr - m->gbase < nrec) __builtin_prefetch(hist + (m->mptr - m->gbase) * L->size);
     if (nip) __builtin_prefetch(&m->pc[(size_t)(h32(nip) >> (33 - m->z.pc)) * 2]);
 #else
     (void)m, (void)L, (void)hist, (void)nrec, (void)nip;
@@ -658,7 +676,7 @@ CS_PHASE cs_pc *run_update(cs_model *m, const cs_layout *L, const uint8_t *p, si
     m->fp[0] = fingerprint(&r);
     uint64_t key = ((m->fp[0] * 31 + m->fp[1]) * 31 + m->fp[2]) * 31 + m->fp[3];
     m->mt[(uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - m->z.mt))] =
-        (uint32_t)(h32(ip) >> 22) << 22 | (uint32_t)((i + 1) & 0x3FFFFF);
+        (uint32_t)(h32(ip) >> 22) << 22 | (uint32_t)((m->gbase + i + 1) & 0x3FFFFF);
     *prev_ip = ip;
     *prev_taken = bt != 0;
     return e;
@@ -669,21 +687,20 @@ TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs
 {
     cs_rc *cip = &cc->rc[0], *csig = cip, *cbr = cip, *cmem = cip, *cex = cip;
     const uint8_t *hist = enc ? in : out;
-    cs_pc *pe = NULL;          /* entry of the previous record's PC */
-    cs_pc pv;                  /* the previous record's static fields */
-    uint64_t prev_ip = 0;
-    int prev_taken = 0;
-    uint8_t prev_extra[14] = { 0 };
+    cs_pc *pe = m->pe;         /* entry of the previous record's PC */
+    cs_pc pv = m->pv;          /* the previous record's static fields */
+    uint64_t prev_ip = m->prev_ip;
+    int prev_taken = m->prev_taken;
+    uint8_t prev_extra[14];
+    memcpy(prev_extra, m->prev_extra, sizeof prev_extra);
     cs_rec r;
     memset(&r, 0, sizeof r);
-    memset(&pv, 0, sizeof pv);
-    pv.kind = CS_NKIND;
     for (size_t i = 0; i < nrec; i++) {
         if (enc) cs_unpack(L, in + i * L->size, &r);
         else if (!(i & 4095)) /* damaged streams: stop once one is read well past its end */
             for (int k = 0; k < NCOD; k++)
                 if (rc_dec_bad(&cc->rc[k])) return -1;
-        const uint8_t *mp = m->mptr < i ? hist + m->mptr * L->size : NULL; /* the match's record */
+        const uint8_t *mp = match_rec(m, L, hist, m->mptr, m->gbase + i); /* the match's record */
         if (mp && m->mlen >= RUN_MIN) {
             /* a long exact match: is this record the match's record again? */
             int same = enc ? same_record(mp, in + i * L->size, L->size) : 0;
@@ -826,6 +843,18 @@ TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs
         prev_taken = taken;
         cs_prefetch_next(m, L, hist, nrec, taken ? e->target : r.ip + e->len);
     }
+    m->pe = pe;
+    m->pv = pv;
+    m->prev_ip = prev_ip;
+    m->prev_taken = prev_taken;
+    memcpy(m->prev_extra, prev_extra, sizeof prev_extra);
+    if (m->chained) { /* the chunk's last records into the ring */
+        size_t rn = (size_t)1 << m->ring_bits, from = nrec > rn ? nrec - rn : 0;
+        for (size_t i = from; i < nrec; i++)
+            memcpy(m->ring + ((m->gbase + i) & (rn - 1)) * L->size, hist + i * L->size, L->size);
+        m->ring_fill = m->ring_fill + nrec < rn ? m->ring_fill + nrec : rn;
+        m->gbase += nrec;
+    }
     return 0;
 }
 
@@ -833,13 +862,24 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
-    cs_model *m = cs_range_fit(pm, a->nrec);
-    if (!m) return TRZ_CODEC_NOMEM;
-    m->know = a->know;
     cs_coders cc;
     rc_enc_init(&cc.rc[0], &a->streams[S_MODEL]);
-    rcd_direct(&cc.rc[0], 1, a->know ? CS_VERSION_KNOW : CS_VERSION, 8);
+    cs_model *m;
+    if (a->chain) {
+        int first = !*pm || !(*pm)->live;
+        unsigned rb = cs_ring_bits(a->level);
+        m = cs_range_chain(pm, a->nrec, rb, L->size);
+        if (!m) return TRZ_CODEC_NOMEM;
+        rcd_direct(&cc.rc[0], 1, first ? CS_VERSION_CHAIN : CS_VERSION_CHAINED, 8);
+        if (first) rcd_direct(&cc.rc[0], 1, rb, 5);
+    } else {
+        m = cs_range_fit(pm, a->nrec);
+        if (!m) return TRZ_CODEC_NOMEM;
+        rcd_direct(&cc.rc[0], 1, a->know ? CS_VERSION_KNOW : CS_VERSION, 8);
+    }
+    m->know = a->know;
     int rc = cs_code(m, &cc, 1, L, a->in, NULL, (size_t)a->nrec);
+    if (rc) m->live = 0; /* no chain goes on from a failed chunk */
     rc_enc_flush(&cc.rc[0]);
     trz_mark_coded(a, S_MODEL); /* range-coded: nothing for a back-end to find */
     if (rc) return TRZ_CODEC_UNSUPPORTED;
@@ -855,12 +895,31 @@ TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, c
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
     cs_coders cc;
     rc_dec_init(&cc.rc[0], a->stream[S_MODEL], a->stream_len[S_MODEL]);
-    if (rcd_direct(&cc.rc[0], 0, 0, 8) != (a->know ? CS_VERSION_KNOW : CS_VERSION)) return TRZ_CODEC_UNSUPPORTED;
-    cs_model *m = cs_range_fit(pm, a->nrec);
+    unsigned v = rcd_direct(&cc.rc[0], 0, 0, 8);
+    cs_model *m;
+    if (a->chain) {
+        if (v == CS_VERSION_CHAIN) {
+            unsigned rb = rcd_direct(&cc.rc[0], 0, 0, 5);
+            if (rb < CS_RING_MIN || rb > CS_RING_MAX) return TRZ_CODEC_CORRUPT;
+            if (*pm) (*pm)->live = 0; /* a chain starts here */
+            m = cs_range_chain(pm, a->nrec, rb, L->size);
+        } else if (v == CS_VERSION_CHAINED) {
+            if (!*pm || !(*pm)->live) return TRZ_CODEC_CORRUPT; /* no chain to go on with */
+            m = *pm;
+        } else {
+            return TRZ_CODEC_UNSUPPORTED;
+        }
+    } else {
+        if (v != (a->know ? CS_VERSION_KNOW : CS_VERSION)) return TRZ_CODEC_UNSUPPORTED;
+        m = cs_range_fit(pm, a->nrec);
+    }
     if (!m) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     int rc = cs_code(m, &cc, 0, L, NULL, a->out, (size_t)a->nrec);
-    if (rc || !rc_dec_ok(&cc.rc[0])) return TRZ_CODEC_CORRUPT;
+    if (rc || !rc_dec_ok(&cc.rc[0])) {
+        m->live = 0; /* no chain goes on from a damaged chunk */
+        return TRZ_CODEC_CORRUPT;
+    }
     return TRZ_CODEC_OK;
 }
 

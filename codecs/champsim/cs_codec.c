@@ -14,18 +14,30 @@ enum { CS_VAR_STREAMS, CS_VAR_RANGE }; /* indices in cs_variants */
 typedef struct cs_level {
     uint8_t variant;    /* CS_VAR_* */
     uint8_t know_bytes; /* the knowledge stream in bytes (else range-coded) */
+    uint8_t ring_bits;  /* range-coded, in a chain: 2^ring_bits records kept
+                           for the match model (stated in the chain's first
+                           chunk) */
 } cs_level;
 TRZ_LEVEL_ROW(cs_level);
-#define STREAMS { CS_VAR_STREAMS, 1 }
-#define RANGE { CS_VAR_RANGE, 0 }
+#define STREAMS { CS_VAR_STREAMS, 1, 0 }
+#define RANGE { CS_VAR_RANGE, 0, 18 }
+#define RANGE_L { CS_VAR_RANGE, 0, 20 }
 static const cs_level cs_levels[TRZ_LEVEL_MAX + 1] = {
     STREAMS,                                                      /* 0: as 1 */
     STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                  /* 1-5 */
-    RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, RANGE, /* 6-14 */
-    RANGE, RANGE, RANGE, RANGE, RANGE,                            /* 15-19 */
+    RANGE, RANGE, RANGE, RANGE,                                   /* 6-9 */
+    RANGE_L, RANGE_L, RANGE_L, RANGE_L, RANGE_L,                  /* 10-14 */
+    RANGE_L, RANGE_L, RANGE_L, RANGE_L, RANGE_L,                  /* 15-19 */
 };
 #undef STREAMS
 #undef RANGE
+#undef RANGE_L
+
+unsigned cs_ring_bits(int level)
+{
+    unsigned b = cs_levels[trz_level_clamp(level)].ring_bits;
+    return b ? b : CS_RING_MIN;
+}
 
 static int cs_know_enc(const trz_fact *f, size_t n, int level, trz_buf *out, const cs_layout *L)
 {
@@ -74,7 +86,7 @@ static trz_model *cs_model_create(int level, int know)
 static void cs_model_reset(trz_model *m)
 {
     cs_state *st = (cs_state *)m;
-    if (st->range) st->range->used = 1; /* cleared at its next chunk */
+    if (st->range) st->range->used = 1, st->range->live = 0; /* cleared at its next chunk */
     csf_model_free(st->fast);           /* made afresh at every chunk anyway */
     st->fast = NULL;
 }
@@ -130,6 +142,7 @@ const trz_codec trz_codec_champsim = {
     .learn = cs_learn64,
     .know_encode = cs_know_enc64,
     .know_decode = cs_know_dec64,
+    .chains = 1,
 };
 
 const trz_codec trz_codec_champsim_cloudsuite = {
@@ -152,4 +165,5 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .learn = cs_learn96,
     .know_encode = cs_know_enc96,
     .know_decode = cs_know_dec96,
+    .chains = 1,
 };

@@ -83,6 +83,15 @@ typedef struct csf_model {
     uint64_t by_reg[256]; /* the first address of the last literal reading the register */
     const trz_know *know;
     int oom;
+    /* Chains (champsim.md, "Chains"): live = the model holds a chain's
+     * state, the next chained chunk goes on from it: the entries and
+     * globals, and the chunk's last record (has_last) with what a literal
+     * needs of it (pe, pip, ptaken). */
+    int live, has_last;
+    int64_t pe;
+    uint64_t pip;
+    int ptaken;
+    uint8_t last[96];
 } fmodel;
 
 static inline unsigned bitlen(uint64_t n) { return n ? 64 - (unsigned)__builtin_clzll(n) : 0; }
@@ -128,6 +137,10 @@ static fmodel *fmodel_fit(fmodel **pm, uint64_t nrec, const trz_know *know)
 }
 
 void csf_model_free(struct csf_model *m) { fmodel_free(m); }
+
+/* A chain goes on with its model while it has at most this many entries
+ * (its memory bound); past it, a chunk starts the chain again. */
+#define CSF_CHAIN_MAX_PCS (1u << 20)
 
 static inline uint32_t h32(uint64_t x) { return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32); }
 
@@ -673,11 +686,25 @@ static inline void prev_after_run(const fmodel *m, const uint8_t *p, fprev *pv)
     pv->pe = pc_find(m, pv->pip);
 }
 
+/* After a chunk of n records (at recs) coded in a chain (keep), what the
+ * chain's next chunk goes on from; else the model holds no chain. */
+static void chain_keep(fmodel *m, int keep, const cs_layout *L, const uint8_t *recs, size_t n)
+{
+    m->live = keep && !m->oom;
+    if (!m->live || !n) return;
+    memcpy(m->last, recs + (n - 1) * L->size, L->size);
+    m->has_last = 1;
+    fprev pv; /* as after a run (the last record was a literal or in one) */
+    prev_after_run(m, m->last, &pv);
+    m->pe = pv.pe, m->pip = pv.pip, m->ptaken = pv.ptaken;
+}
+
 TRZ_FORCE_INLINE int encode_impl(const trz_enc_args *a, const cs_layout *L, fmodel **pm)
 {
     size_t n = (size_t)a->nrec, sz = L->size;
     const uint8_t *in = a->in;
-    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
+    int go_on = a->chain && *pm && (*pm)->live && !(*pm)->oom && (*pm)->ne <= CSF_CHAIN_MAX_PCS;
+    fmodel *m = go_on ? *pm : fmodel_fit(pm, a->nrec, a->know);
     fmatch mt = { NULL, clampu(bitlen(a->nrec) - 2, 8, MT_BITS), { 0 }, NULL };
     if (m) {
         mt.t = calloc((size_t)1 << mt.bits, sizeof *mt.t);
@@ -690,8 +717,13 @@ TRZ_FORCE_INLINE int encode_impl(const trz_enc_args *a, const cs_layout *L, fmod
     }
     fio io;
     io.w = a->streams;
-    put8(&io, CSF_SEQ, CSF_VARIANT);
+    put8(&io, CSF_SEQ, !a->chain ? CSF_VARIANT : go_on ? CSF_VARIANT_CHAINED : CSF_VARIANT_CHAIN);
     fprev pv = { -1, 0, 0 };
+    const uint8_t *lastrec = NULL; /* the record before the chunk's first */
+    if (go_on) {
+        pv.pe = m->pe, pv.pip = m->pip, pv.ptaken = m->ptaken;
+        if (m->has_last) lastrec = m->last;
+    }
     size_t i = 0, dist = 0;
     uint32_t cand = 0; /* the position the last literal's context was followed by before */
     cs_rec r;
@@ -726,7 +758,7 @@ TRZ_FORCE_INLINE int encode_impl(const trz_enc_args *a, const cs_layout *L, fmod
         if (i == n) break;
         if (run) prev_after_run(m, in + (i - 1) * sz, &pv);
         cs_unpack(L, in + i * sz, &r);
-        int lr = code_literal(m, &io, 1, L, &r, dist ? in + (i - dist) * sz : NULL, i ? in + (i - 1) * sz : NULL, &pv);
+        int lr = code_literal(m, &io, 1, L, &r, dist ? in + (i - dist) * sz : NULL, i ? in + (i - 1) * sz : lastrec, &pv);
         if (lr) {
             rc = lr == -2 ? TRZ_CODEC_NOMEM : TRZ_CODEC_UNSUPPORTED;
             break;
@@ -736,6 +768,7 @@ TRZ_FORCE_INLINE int encode_impl(const trz_enc_args *a, const cs_layout *L, fmod
     }
     free(mt.t);
     free(mt.slot);
+    chain_keep(m, a->chain && rc == TRZ_CODEC_OK, L, in, n);
     for (int s = 0; s < CSF_NSTREAMS; s++)
         if (a->streams[s].oom) rc = TRZ_CODEC_NOMEM;
     return rc;
@@ -765,11 +798,21 @@ TRZ_FORCE_INLINE int decode_impl(const trz_dec_args *a, const cs_layout *L, fmod
     for (int s = 0; s < CSF_NSTREAMS; s++) trz_rd_init(&io.r[s], a->stream[s], a->stream_len[s]);
     unsigned variant = get8(&io, CSF_SEQ);
     if (io.r[CSF_SEQ].err) return TRZ_CODEC_CORRUPT;
-    if (variant != CSF_VARIANT) return TRZ_CODEC_UNSUPPORTED;
-    fmodel *m = fmodel_fit(pm, a->nrec, a->know);
+    if (!a->chain ? variant != CSF_VARIANT : variant != CSF_VARIANT_CHAIN && variant != CSF_VARIANT_CHAINED)
+        return TRZ_CODEC_UNSUPPORTED;
+    int go_on = variant == CSF_VARIANT_CHAINED;
+    if (go_on && !(*pm && (*pm)->live && !(*pm)->oom && (*pm)->ne <= CSF_CHAIN_MAX_PCS))
+        return TRZ_CODEC_CORRUPT; /* no chain to go on with */
+    fmodel *m = go_on ? *pm : fmodel_fit(pm, a->nrec, a->know);
     if (!m) return TRZ_CODEC_NOMEM;
+    m->live = 0; /* until the chunk has decoded */
     uint8_t *out = a->out;
     fprev pv = { -1, 0, 0 };
+    const uint8_t *lastrec = NULL;
+    if (go_on) {
+        pv.pe = m->pe, pv.pip = m->pip, pv.ptaken = m->ptaken;
+        if (m->has_last) lastrec = m->last;
+    }
     size_t i = 0, dist = 0;
     cs_rec r;
     memset(&r, 0, sizeof r);
@@ -789,7 +832,7 @@ TRZ_FORCE_INLINE int decode_impl(const trz_dec_args *a, const cs_layout *L, fmod
         }
         if (i == n) break;
         if (run) prev_after_run(m, out + (i - 1) * sz, &pv);
-        int lr = code_literal(m, &io, 0, L, &r, dist ? out + (i - dist) * sz : NULL, i ? out + (i - 1) * sz : NULL, &pv);
+        int lr = code_literal(m, &io, 0, L, &r, dist ? out + (i - dist) * sz : NULL, i ? out + (i - 1) * sz : lastrec, &pv);
         if (lr) {
             rc = lr == -2 ? TRZ_CODEC_NOMEM : TRZ_CODEC_CORRUPT;
             break;
@@ -800,6 +843,7 @@ TRZ_FORCE_INLINE int decode_impl(const trz_dec_args *a, const cs_layout *L, fmod
     if (rc == TRZ_CODEC_OK)
         for (int s = 1; s < CSF_NSTREAMS; s++)
             if (io.r[s].err || io.r[s].p != io.r[s].end) rc = TRZ_CODEC_CORRUPT;
+    chain_keep(m, a->chain && rc == TRZ_CODEC_OK, L, out, n);
     return rc;
 }
 

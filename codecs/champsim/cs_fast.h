@@ -11,6 +11,8 @@
 enum { CSF_SEQ = 1, CSF_DIST, CSF_IP, CSF_LEN, CSF_SIG, CSF_MEMC, CSF_MEMD, CSF_EXTRA, CSF_NSTREAMS };
 
 #define CSF_VARIANT 2   /* model variant, the first byte of seq */
+#define CSF_VARIANT_CHAIN 3   /* the same, a chain's first chunk (champsim.md, "Chains") */
+#define CSF_VARIANT_CHAINED 4 /* a later chunk of a chain, from its model's state */
 
 /* The byte form of the knowledge stream starts with this byte; the
  * range-coded form's first byte is 0 or 1 (its first 8 direct bits are the

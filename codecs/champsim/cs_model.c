@@ -64,9 +64,15 @@ static void model_init_small(cs_model *m)
 static void model_clear(cs_model *m)
 {
     cs_sizes z = m->z;
-    uint8_t *big = (uint8_t *)(void *)m->pc;
+    uint8_t *big = (uint8_t *)(void *)m->pc, *ring = m->ring;
+    unsigned ring_bits = m->ring_bits;
+    uint32_t L_ring = m->L_ring;
     memset(m, 0, sizeof *m);
     m->z = z;
+    m->ring = ring;
+    m->ring_bits = ring_bits;
+    m->L_ring = L_ring;
+    m->pv.kind = CS_NKIND;
     memset(big, 0, T_PC + T_MEM + T_MT);
     m->pc = (cs_pc *)(void *)big;
     m->mem = (cs_mem *)(void *)(big + T_PC);
@@ -103,6 +109,7 @@ void cs_range_free(cs_model *m)
 {
     if (!m) return;
     trz_big_free(m->pc, T_ALL);
+    if (m->ring) trz_big_free(m->ring, (size_t)m->L_ring << m->ring_bits);
     free(m);
 }
 
@@ -121,6 +128,29 @@ cs_model *cs_range_fit(cs_model **pm, uint64_t nrec)
         *pm = m = model_new(nrec);
     }
     if (m) m->used = 1;
+    return m;
+}
+
+/* The part for a chunk of a chain: at the chain's first chunk (not live),
+ * fitted to its record count as a chunk alone, with a ring of 2^ring_bits
+ * records of rsize bytes; later chunks go on with it as it is.  NULL if
+ * out of memory. */
+cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize)
+{
+    cs_model *m = *pm;
+    if (m && m->live) return m;
+    if (!(m = cs_range_fit(pm, nrec))) return NULL;
+    if (m->ring && (m->ring_bits != ring_bits || m->L_ring != rsize)) {
+        trz_big_free(m->ring, (size_t)m->L_ring << m->ring_bits);
+        m->ring = NULL;
+    }
+    if (!m->ring) {
+        m->ring = trz_big_malloc((size_t)rsize << ring_bits);
+        if (!m->ring) return NULL;
+        m->ring_bits = ring_bits;
+        m->L_ring = rsize;
+    }
+    m->chained = m->live = 1;
     return m;
 }
 

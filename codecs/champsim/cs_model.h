@@ -14,6 +14,13 @@ enum { S_MODEL, S_NSTREAMS };
 
 #define CS_VERSION 0      /* model variant in the header stream */
 #define CS_VERSION_KNOW 1 /* the same, starting from the member's facts */
+#define CS_VERSION_CHAIN 2   /* a chain's first chunk: then the ring's size */
+#define CS_VERSION_CHAINED 3 /* a later chunk of a chain: from its model's state */
+/* A chain's ring of records for the match model: 2^bits records, stated in
+ * its first chunk, between these. */
+#define CS_RING_MIN 10
+#define CS_RING_MAX 21
+unsigned cs_ring_bits(int level); /* cs_codec.c: the level's */
 
 typedef struct {
     unsigned pc, mem, sig, len, br, mt;
@@ -114,6 +121,25 @@ typedef struct {
     uint64_t fp[4];       /* fingerprints of the last 4 records */
     const trz_know *know; /* the member's facts (carried knowledge), or NULL */
     int used;             /* has coded a chunk since it was cleared */
+    /* The record loop's state between records, kept here so that a chain's
+     * next chunk goes on from it (fresh: model_clear). */
+    cs_pc *pe;            /* entry of the previous record's PC, or NULL */
+    cs_pc pv;             /* the previous record's static fields */
+    uint64_t prev_ip;
+    int prev_taken;
+    uint8_t prev_extra[14];
+    /* Chains (champsim.md, "Chains"): records are numbered from the chain's
+     * first (mptr and the match table count so); gbase is the number of
+     * the chunk's first.  The last ring_fill (at most 2^ring_bits) records
+     * before it are kept in ring, at their number modulo its size, for the
+     * match model.  Alone, gbase = ring_fill = 0. */
+    int chained;          /* codes a chunk of a chain */
+    int live;             /* a chain's state: the next chained chunk goes on from it */
+    uint64_t gbase;
+    uint64_t ring_fill;
+    unsigned ring_bits;
+    uint32_t L_ring;      /* the ring's record size */
+    uint8_t *ring;        /* 2^ring_bits records, or NULL */
 } cs_model;
 
 #define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
@@ -143,6 +169,7 @@ typedef struct cs_state {
 /* cs_model.c */
 void cs_smodel_init(cs_smodel *s, size_t n);
 cs_model *cs_range_fit(cs_model **pm, uint64_t nrec);
+cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize);
 void cs_range_free(cs_model *m);
 cs_model *cs_know_model_new(uint64_t n);
 void cs_know_model_free(cs_model *m);
