@@ -169,21 +169,37 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
 
 BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 12, byu_state, byu_cm)
 
-/* The state and the range or mix model ready for a chunk of nrec records.
- * 0, or -1 on no memory. */
-static int cm_open(byu_model *m, uint64_t nrec, int mix)
+/* The state and the range or mix model ready for a chunk of nrec records;
+ * in a chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int cm_open(byu_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    cm_model_init(m->cm);
-    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
+    if (!chain || !m->cm_live) {
+        cm_model_init(m->cm);
+        m->cm_live = (uint8_t)chain;
+        m->hx_live = 0;
+    }
+    if (!mix || (chain && m->hx_live)) return 0;
+    m->hx_live = (uint8_t)chain;
+    return bus_hx_open(&m->cm->a, nrec);
+}
+
+/* After a chunk: its state kept for the chain's next one (keep), or the
+ * chain's state ended. */
+static void arith_close(byu_model *m, int keep)
+{
+    st_close(&m->st, keep);
+    if (!keep) m->cm_live = m->hx_live = m->fm_live = 0;
 }
 
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
  * stop: as in BUS_CM_LOOPS. */
 static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t stop)
 {
-    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    int rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
@@ -192,7 +208,7 @@ static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t sto
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -211,13 +227,13 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
     int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
         m->coder.mix = mix;
         rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -242,12 +258,16 @@ struct byu_fm {
     uint8_t k1, k2, k3, tb, lastproc;
 };
 
-/* The state and the fast model ready for a chunk of nrec records.  0, or
- * -1 on no memory. */
-static int fm_open(byu_model *mm, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records; in a
+ * chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int fm_open(byu_model *mm, uint64_t nrec, int chain)
 {
-    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = 0;
+    if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    if (chain && mm->fm_live) return 0;
+    mm->fm_live = (uint8_t)chain;
     byu_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
@@ -347,25 +367,46 @@ TRZ_FORCE_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
 
 BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 12, byu_state, byu_fm)
 
+/* In a chain, fm_enc_loop's test on the chunk's prefix as a trial of its
+ * own, coded with the trials' model t as a chunk alone: the chunk is then
+ * coded from the chain's state with the path it chose.  TRZ_CODEC_OK,
+ * BUS_FAST_NOGAIN or an error code. */
+static int fm_trial(const trz_enc_args *a, byu_model *t, size_t zsz)
+{
+    trz_buf out = { 0 };
+    trz_enc_args b = bus_prefix(a, 12, BUS_SAMPLE, NULL);
+    int r = fm_open(t, b.nrec, 0) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) r = fm_enc_loop(&t->st, t->fm, &b, &out, zsz);
+    arith_close(t, 0);
+    free(out.p);
+    return r;
+}
+
 /* range-fast: the fast model, unless the stream path wins without a
  * cache simulator (which costs more than the fast model itself); then the
  * stream path with its full choices. */
 int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 };
+    byu_model *m = (byu_model *)tm, *t = a->chain ? byu_trial_model(m) : m;
+    if (!t) return TRZ_CODEC_NOMEM;
+    zs_opts o = { t, 0, { 0, 0, 0, 0 }, 0 };
     int r;
     size_t zsz = bus_fast_target(a, 12, byu_zs_encode_opt, &o, &r);
     if (r != TRZ_CODEC_OK) return r;
-    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (a->chain) {
+        r = fm_trial(a, t, zsz);
+        if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+        zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
+    }
+    r = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (r == TRZ_CODEC_OK) {
         trz_buf *out = &a->streams[S_CM];
         bus_cm_head(out, BUS_CM_FAST, a->nrec);
         r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
         if (r == BUS_FAST_NOGAIN) out->n = 0;
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && r == TRZ_CODEC_OK);
     return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
 }
 
@@ -376,9 +417,9 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -387,11 +428,14 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
+    byu_model *m = (byu_model *)tm, *t = a->chain ? byu_trial_model(m) : m; /* t: the trials' */
+    if (!t) return TRZ_CODEC_NOMEM;
     zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &o, cm_trial, m);
+    zs_opts ot = o;
+    ot.m = t;
+    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
 
