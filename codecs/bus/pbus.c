@@ -36,7 +36,16 @@ typedef struct pbus_state {
     uint8_t kid[256][9]; /* kind -> id + 1, 0 = none yet */
     uint16_t kinds[K_ESC]; /* id -> control byte | length << 8 */
     unsigned nkinds;
+    ln_proc lp;         /* the lean models' processor state between chunks */
+    unsigned live;      /* ST_*: what holds a chain's state (codec.h, "Chains") */
 } pbus_state;
+
+/* pbus_state.live: in a chain, the state that the chunk before left (the
+ * processor, byte enables and kinds), and which address model's tables
+ * hold it; 0 outside a chain or before its first chunk. */
+#define ST_LIVE 1
+#define ST_AM 2
+#define ST_LN 4
 
 /* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
 typedef struct pbus_level {
@@ -56,6 +65,12 @@ typedef struct pbus_model {
     cm_coder coder;
     pbus_cm *cm;
     pbus_fm *fm;
+    /* In a chain: cm's and fm's tables hold the chain's state (hx: cm's
+     * hashed tables too); 0 otherwise. */
+    uint8_t cm_live, hx_live, fm_live;
+    /* Encoder in a chain: the model its trials code with (made at the
+     * first trial), so that they leave the chain's state alone. */
+    struct pbus_model *trial;
 } pbus_model;
 
 static unsigned ctl_class(uint8_t ctl)
@@ -97,17 +112,38 @@ static void kind_add(pbus_state *s, uint8_t ctl, unsigned len)
 }
 
 /* s ready for a chunk of nrec records, with the lean models' tables or
- * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
- * on no memory. */
-static int st_open(pbus_state *s, uint64_t nrec, int lean)
+ * addrmodel.h's, kept in s from the chunk before where they fit.  In a
+ * chain (chain = 1) whose state s holds, the chunk starts from that state
+ * instead, the tables as the chain's first chunk sized them.  0, or -1 on
+ * no memory. */
+static int st_open(pbus_state *s, uint64_t nrec, int lean, int chain)
 {
+    unsigned need = lean ? ST_LN : ST_AM;
+    if (chain && s->live) {
+        if (!(s->live & need)) { /* the chain's first chunk with this model */
+            if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0) return -1;
+            s->live |= need;
+        }
+        return 0;
+    }
     am_model am = s->am;
     ln_model ln = s->ln;
     memset(s, 0, sizeof *s);
     s->am = am;
     s->ln = ln;
     s->proc.step = 8;
-    return lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec);
+    ln_proc_init(&s->lp);
+    if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0) return -1;
+    s->live = chain ? ST_LIVE | need : 0;
+    return 0;
+}
+
+/* After a chunk: its state kept for a chain's next one (keep), or the
+ * chain's state ended (a chunk that fails ends it: the container drops
+ * the chain then). */
+static void st_close(pbus_state *s, int keep)
+{
+    if (!keep) s->live = 0;
 }
 
 /* Gives back all that s holds (with the model). */
@@ -160,7 +196,7 @@ TRZ_FORCE_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, int mode, int zl)
 {
     pbus_state *s = &m->st;
-    int rc = st_open(s, a->nrec, 0) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, 0, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
         enc_record(s, a->streams, a->in + i * 6);
@@ -171,7 +207,16 @@ TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, i
     }
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
+}
+
+/* Encoder in a chain: the model its trials code with (pbus_model.trial),
+ * made at the first; NULL on no memory. */
+static pbus_model *pbus_trial_model(pbus_model *m)
+{
+    if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
+    return m->trial;
 }
 
 /* A stream-path model tried on a chunk's prefix (bus_trial's arg). */
@@ -194,6 +239,7 @@ static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
  * Returns the mode or a negative error code. */
 static int pick_mode(const trz_enc_args *a, pbus_model *m)
 {
+    if (a->chain && !(m = pbus_trial_model(m))) return TRZ_CODEC_NOMEM;
     static const int modes[2] = { M_CYCLE, M_EXACT };
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
@@ -226,14 +272,17 @@ TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, pbus_model *m, i
 {
     trz_buf *st = a->streams;
     pbus_state *s = &m->st;
-    int rc = st_open(s, a->nrec, 1) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0 ? TRZ_CODEC_NOMEM
-                                                                                            : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, 1, a->chain) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0
+                 ? TRZ_CODEC_NOMEM
+                 : TRZ_CODEC_OK;
     uint8_t *kc = rc == TRZ_CODEC_OK ? st[S_CTL].p + st[S_CTL].n : NULL;
     if (kc) st[S_CTL].n += 2 * a->nrec;
     uint32_t *succ = s->ln.succ;
     ln_slot *slot = s->ln.slot;
     const unsigned sh = 32u - (unsigned)s->ln.bits;
-    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    uint32_t pc = s->lp.pc, step = s->lp.step, k = s->lp.k, last[AM_NCLS], stride[AM_NCLS];
+    memcpy(last, s->lp.last, sizeof last);
+    memcpy(stride, s->lp.stride, sizeof stride);
     const uint8_t *r = a->in, *end = a->in + (kc ? a->nrec * 6 : 0);
     for (; r < end; r += 6, kc += 2) {
         uint8_t ctl = r[5], be = r[4];
@@ -283,9 +332,13 @@ TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, pbus_model *m, i
         }
         kc[1] = (uint8_t)code;
     }
+    s->lp.pc = pc, s->lp.step = step, s->lp.k = k; /* for a chain's next chunk */
+    memcpy(s->lp.last, last, sizeof last);
+    memcpy(s->lp.stride, stride, sizeof stride);
     trz_put_u8(&st[S_MODE], exact ? M_LEAN_EXACT : M_LEAN_CYCLE);
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (st[i].oom) rc = TRZ_CODEC_NOMEM;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -301,10 +354,11 @@ static int ln_encode_cb(const trz_enc_args *a, const void *arg)
 static int ln_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
+    pbus_model *m = (pbus_model *)tm, *tr = a->chain ? pbus_trial_model(m) : m;
+    if (!tr) return TRZ_CODEC_NOMEM;
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
-        pbus_try t = { m, i };
+        pbus_try t = { tr, i };
         int rc = bus_trial(a, 6, LN_MODE_SAMPLE, ln_encode_cb, &t, BUS_LAYOUT_ZLEVEL, &sz[i]);
         if (rc != TRZ_CODEC_OK) return rc;
     }
@@ -373,7 +427,9 @@ TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_arg
     uint32_t *succ = s->ln.succ;
     ln_slot *slot = s->ln.slot;
     const unsigned sh = 32u - (unsigned)s->ln.bits;
-    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    uint32_t pc = s->lp.pc, step = s->lp.step, k = s->lp.k, last[AM_NCLS], stride[AM_NCLS];
+    memcpy(last, s->lp.last, sizeof last);
+    memcpy(stride, s->lp.stride, sizeof stride);
     uint8_t *out = a->out, *end = a->out + a->nrec * 6;
     for (; out < end; out += 6, kc += 2) {
         uint8_t ctl, be = 0;
@@ -441,6 +497,9 @@ TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_arg
         out[4] = be;
         out[5] = ctl;
     }
+    s->lp.pc = pc, s->lp.step = step, s->lp.k = k; /* for a chain's next chunk */
+    memcpy(s->lp.last, last, sizeof last);
+    memcpy(s->lp.stride, stride, sizeof stride);
     rd[S_CTL].p = kc;
     return TRZ_CODEC_OK;
 }
@@ -461,13 +520,14 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
     }
     int lean = mode >= M_LEAN_CYCLE;
     pbus_state *s = &((pbus_model *)tm)->st;
-    int rc = st_open(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, lean, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     if (rc == TRZ_CODEC_OK && lean) rc = ln_decode(s, rd, a);
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && !lean && i < a->nrec; i++)
         if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -548,12 +608,16 @@ struct pbus_fm {
     uint8_t t1, t2;         /* types (ctl >> 4) of the last two records */
 };
 
-/* The state and the fast model ready for a chunk of nrec records.  0, or
- * -1 on no memory. */
-static int fm_open(pbus_model *mm, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records; in a
+ * chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int fm_open(pbus_model *mm, uint64_t nrec, int chain)
 {
-    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = 0;
+    if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    if (chain && mm->fm_live) return 0;
+    mm->fm_live = (uint8_t)chain;
     pbus_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
@@ -600,21 +664,29 @@ BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 6, pbus_state, pbus_fm)
 
 BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 6, pbus_state, pbus_cm)
 
-/* The state and the range or mix model ready for a chunk of nrec records.
- * 0, or -1 on no memory. */
-static int cm_open(pbus_model *m, uint64_t nrec, int mix)
+/* The state and the range or mix model ready for a chunk of nrec records;
+ * in a chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    cm_model_init(m->cm);
-    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
+    if (!chain || !m->cm_live) {
+        cm_model_init(m->cm);
+        m->cm_live = (uint8_t)chain;
+        m->hx_live = 0;
+    }
+    if (!mix || (chain && m->hx_live)) return 0;
+    m->hx_live = (uint8_t)chain;
+    return bus_hx_open(&m->cm->a, nrec);
 }
 
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
  * stop: as in BUS_CM_LOOPS. */
 static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t stop)
 {
-    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    int rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
@@ -623,6 +695,7 @@ static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t st
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
     }
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -642,12 +715,13 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
     int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
         m->coder.mix = mix;
         rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     }
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -656,20 +730,41 @@ static int zs_encode_cb(const trz_enc_args *a, const void *arg) { return zs_enco
 
 /* range-fast: the fast model, unless the stream path (its cheap choices)
  * codes the chunk's prefix smaller; then the stream path. */
+/* In a chain, fm_enc_loop's test on the chunk's prefix as a trial of its
+ * own, coded with the trials' model t as a chunk alone: the chunk is then
+ * coded from the chain's state with the path it chose.  TRZ_CODEC_OK,
+ * BUS_FAST_NOGAIN or an error code. */
+static int fm_trial(const trz_enc_args *a, pbus_model *t, size_t zsz)
+{
+    trz_buf out = { 0 };
+    trz_enc_args b = bus_prefix(a, 6, BUS_SAMPLE, NULL);
+    int r = fm_open(t, b.nrec, 0) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) r = fm_enc_loop(&t->st, t->fm, &b, &out, zsz);
+    free(out.p);
+    return r;
+}
+
 static int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
+    pbus_model *m = (pbus_model *)tm, *t = a->chain ? pbus_trial_model(m) : m;
+    if (!t) return TRZ_CODEC_NOMEM;
     int r;
-    size_t zsz = bus_fast_target(a, 6, zs_encode_cb, m, &r);
+    size_t zsz = bus_fast_target(a, 6, zs_encode_cb, t, &r);
     if (r != TRZ_CODEC_OK) return r;
-    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (a->chain) {
+        r = fm_trial(a, t, zsz);
+        if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+        zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
+    }
+    r = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (r == TRZ_CODEC_OK) {
         trz_buf *out = &a->streams[S_CM];
         bus_cm_head(out, BUS_CM_FAST, a->nrec);
         r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
         if (r == BUS_FAST_NOGAIN) out->n = 0;
     }
+    st_close(&m->st, a->chain && r == TRZ_CODEC_OK);
     return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
 }
 
@@ -681,8 +776,10 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    return rc == TRZ_CODEC_OK ? fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd)) : rc;
+    rc = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
+    return rc;
 }
 
 /* mix: the mixed model where a trial on the chunk's prefix finds it
@@ -690,8 +787,9 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 static int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, m, cm_trial, m);
+    pbus_model *m = (pbus_model *)tm, *t = a->chain ? pbus_trial_model(m) : m; /* t: the trials' */
+    if (!t) return TRZ_CODEC_NOMEM;
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode(a, tm);
 }
 
@@ -741,14 +839,21 @@ static trz_model *pbus_model_create(int level, int know)
     return (trz_model *)m;
 }
 
-/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
- * carries over but the tables' memory. */
-static void pbus_model_reset(trz_model *tm) { (void)tm; }
+/* Each chunk sets up what it uses (st_open, cm_open, fm_open): outside a
+ * chain nothing carries over but the tables' memory; in a chain, what the
+ * live flags name.  A reset ends the chain's state. */
+static void pbus_model_reset(trz_model *tm)
+{
+    pbus_model *m = (pbus_model *)tm;
+    st_close(&m->st, 0);
+    m->cm_live = m->hx_live = m->fm_live = 0;
+}
 
 static void pbus_model_free(trz_model *tm)
 {
     pbus_model *m = (pbus_model *)tm;
     if (!m) return;
+    pbus_model_free((trz_model *)m->trial);
     st_free(&m->st);
     if (m->cm) {
         bus_hx_free(&m->cm->a);
@@ -831,6 +936,7 @@ const trz_codec trz_codec_pbus = {
     .model_create = pbus_model_create,
     .model_reset = pbus_model_reset,
     .model_free = pbus_model_free,
+    .chains = 1,
     .stream_name = pbus_stream_name,
     .dump_record = pbus_dump,
     .convert = pbus_convert,
