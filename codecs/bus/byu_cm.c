@@ -388,13 +388,13 @@ static int fm_trial(const trz_enc_args *a, byu_model *t, size_t zsz)
 int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm, *t = a->chain ? byu_trial_model(m) : m;
+    byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain);
     if (!t) return TRZ_CODEC_NOMEM;
     zs_opts o = { t, 0, { 0, 0, 0, 0 }, 0 };
     int r;
     size_t zsz = bus_fast_target(a, 12, byu_zs_encode_opt, &o, &r);
     if (r != TRZ_CODEC_OK) return r;
-    if (a->chain) {
+    if (t != m) {
         r = fm_trial(a, t, zsz);
         if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
         zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
@@ -428,7 +428,7 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm, *t = a->chain ? byu_trial_model(m) : m; /* t: the trials' */
+    byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain); /* t: the trials' */
     if (!t) return TRZ_CODEC_NOMEM;
     zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);

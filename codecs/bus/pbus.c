@@ -211,10 +211,15 @@ TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, i
     return rc;
 }
 
-/* Encoder in a chain: the model its trials code with (pbus_model.trial),
- * made at the first; NULL on no memory. */
-static pbus_model *pbus_trial_model(pbus_model *m)
+/* Encoder: the model the trials of a chunk code with.  m itself outside
+ * a chain, or at its first chunk (m holds no chain's state yet: a trial
+ * codes as a chunk alone, which leaves none, and a path that gives up
+ * leaves none either, so the chunk starts from a fresh model whichever
+ * path codes it); else pbus_model.trial, made at the first such chunk.
+ * NULL on no memory. */
+static pbus_model *pbus_trial_model(pbus_model *m, int chain)
 {
+    if (!chain || !m->st.live) return m;
     if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
     return m->trial;
 }
@@ -239,7 +244,7 @@ static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
  * Returns the mode or a negative error code. */
 static int pick_mode(const trz_enc_args *a, pbus_model *m)
 {
-    if (a->chain && !(m = pbus_trial_model(m))) return TRZ_CODEC_NOMEM;
+    if (!(m = pbus_trial_model(m, a->chain))) return TRZ_CODEC_NOMEM;
     static const int modes[2] = { M_CYCLE, M_EXACT };
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
@@ -354,7 +359,7 @@ static int ln_encode_cb(const trz_enc_args *a, const void *arg)
 static int ln_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm, *tr = a->chain ? pbus_trial_model(m) : m;
+    pbus_model *m = (pbus_model *)tm, *tr = pbus_trial_model(m, a->chain);
     if (!tr) return TRZ_CODEC_NOMEM;
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
@@ -747,12 +752,12 @@ static int fm_trial(const trz_enc_args *a, pbus_model *t, size_t zsz)
 static int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm, *t = a->chain ? pbus_trial_model(m) : m;
+    pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain);
     if (!t) return TRZ_CODEC_NOMEM;
     int r;
     size_t zsz = bus_fast_target(a, 6, zs_encode_cb, t, &r);
     if (r != TRZ_CODEC_OK) return r;
-    if (a->chain) {
+    if (t != m) {
         r = fm_trial(a, t, zsz);
         if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
         zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
@@ -787,7 +792,7 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 static int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm, *t = a->chain ? pbus_trial_model(m) : m; /* t: the trials' */
+    pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain); /* t: the trials' */
     if (!t) return TRZ_CODEC_NOMEM;
     int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode(a, tm);
