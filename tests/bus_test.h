@@ -263,9 +263,11 @@ static int chain_decode(const trz_codec *c, trz_model *m, const uint8_t *const *
  * levels 1, 9 and 19 (the lean, fast and mixed paths): one decoder model
  * decodes them in order, and again after a reset; a reset encoder model
  * writes the same streams again; chunk rep, a copy of chunk 0, costs less
- * than half of what it costs alone; a decoder that skips chunk 1, or gets
- * it damaged, decodes on without a fault (wrong bytes are fine: the
- * container's checksum catches them, and it drops such a chain). */
+ * than half of what it costs alone; chunk k - 1, a copy of an earlier one
+ * that the mixed model codes, costs less than a tenth of it alone there
+ * (the match model); a decoder that skips chunk 1, or gets it damaged,
+ * decodes on without a fault (wrong bytes are fine: the container's
+ * checksum catches them, and it drops such a chain). */
 static void bus_chain(const trz_codec *c, const uint8_t *buf, const size_t *len, int k, int rep)
 {
     static const int lvs[] = { 1, 9, 19 };
@@ -314,6 +316,15 @@ static void bus_chain(const trz_codec *c, const uint8_t *buf, const size_t *len,
         printf("level %d: a repeated chunk takes %zu bytes chained, %zu alone\n", lv, chained, alone);
         snprintf(what, sizeof what, "level %d: a chunk repeated in a chain costs less than half of it alone", lv);
         check(2 * chained < alone, what);
+        if (lv == 19) {
+            int mixed = e[k - 1].sl[15] && e[k - 1].sp[15][0] == 6;
+            chained = enc_total(&e[k - 1]);
+            alone = 0;
+            if (chain_encode(c, NULL, buf + off[k - 1], len[k - 1], lv, 0, &f) == TRZ_CODEC_OK) alone = enc_total(&f);
+            enc_free(&f);
+            printf("level %d: a repeated mixed chunk takes %zu bytes chained, %zu alone\n", lv, chained, alone);
+            check(mixed && 10 * chained < alone, "level 19: a repeated chunk is mixed and the match model finds it");
+        }
         /* chunk 1 skipped, then damaged: no fault (ASan), whatever the result */
         for (int i = 2; i < k; i++) chain_decode(c, mf, e[i].sp, e[i].sl, out, len[i]);
         trz_model_reset(c, mf);

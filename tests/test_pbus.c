@@ -216,11 +216,11 @@ static void test_modes(const trz_codec *c)
 /* A chain of chunks of different sizes and kinds: a walk over addresses
  * never seen before (fetches and reads at random 8-byte cycles), a short
  * program with odd records, the walk again, a program, an
- * instruction-grain trace with odd records. */
+ * instruction-grain trace with odd records, the program again. */
 static void test_chain(const trz_codec *c)
 {
-    size_t len[5] = { 6 * 2100, 6 * 300, 6 * 2100, 6 * 3000, 6 * 1500 }, n = 0;
-    for (int i = 0; i < 5; i++) n += len[i];
+    size_t len[6] = { 6 * 2100, 6 * 300, 6 * 2100, 6 * 3000, 6 * 1500, 6 * 3000 }, n = 0;
+    for (int i = 0; i < 6; i++) n += len[i];
     uint8_t *buf = malloc(n), *p = buf;
     for (size_t i = 0; i < 2100; i += 2) {
         put_rec(p + i * 6, rnd() & ~7u, 0, 0x80);
@@ -231,8 +231,9 @@ static void test_chain(const trz_codec *c)
     memcpy(p, buf, len[0]);
     p += len[0];
     p += gen_program(p, 3000, 0);
-    gen_tool(p, 1500, 1);
-    bus_chain(c, buf, len, 5, 2);
+    p += gen_tool(p, 1500, 1);
+    memcpy(p, p - len[4] - len[3], len[3]);
+    bus_chain(c, buf, len, 6, 2);
     free(buf);
 }
 

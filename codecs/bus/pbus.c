@@ -42,10 +42,15 @@ typedef struct pbus_state {
 
 /* pbus_state.live: in a chain, the state that the chunk before left (the
  * processor, byte enables and kinds), and which address model's tables
- * hold it; 0 outside a chain or before its first chunk. */
+ * and which arithmetic models (the range or mix model, its hashed tables,
+ * the fast model) hold it; 0 outside a chain or before its first chunk,
+ * so that a state begun afresh never keeps a model of an earlier one. */
 #define ST_LIVE 1
 #define ST_AM 2
 #define ST_LN 4
+#define ST_CM 8
+#define ST_HX 16
+#define ST_FM 32
 
 /* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
 typedef struct pbus_level {
@@ -65,9 +70,6 @@ typedef struct pbus_model {
     cm_coder coder;
     pbus_cm *cm;
     pbus_fm *fm;
-    /* In a chain: cm's and fm's tables hold the chain's state (hx: cm's
-     * hashed tables too); 0 otherwise. */
-    uint8_t cm_live, hx_live, fm_live;
     /* Encoder in a chain: the model its trials code with (made at the
      * first trial), so that they leave the chain's state alone. */
     struct pbus_model *trial;
@@ -688,11 +690,10 @@ struct pbus_fm {
  * memory. */
 static int fm_open(pbus_model *mm, uint64_t nrec, int chain)
 {
-    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = 0;
     if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
-    if (chain && mm->fm_live) return 0;
-    mm->fm_live = (uint8_t)chain;
+    if (chain && (mm->st.live & ST_FM)) return 0;
+    if (chain) mm->st.live |= ST_FM;
     pbus_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
@@ -744,13 +745,11 @@ BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 6, pbus_state, pbus_cm)
  * memory. */
 static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = 0;
     if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    if (!chain || !m->cm_live) {
+    if (!chain || !(m->st.live & ST_CM)) {
         cm_model_init(m->cm);
-        m->cm_live = (uint8_t)chain;
-        m->hx_live = 0;
+        m->st.live = (m->st.live | (chain ? ST_CM : 0)) & ~(unsigned)ST_HX;
     }
     pbus_cm *cm = m->cm;
     cm->mt = chain && mix;
@@ -758,8 +757,8 @@ static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
         if (!cm->mt_hist && !(cm->mt_hist = trz_big_malloc((size_t)MT_N * sizeof *cm->mt_hist))) return -1;
         if (!cm->mt_tab && !(cm->mt_tab = trz_big_calloc((size_t)MT_N * sizeof *cm->mt_tab))) return -1;
     }
-    if (!mix || (chain && m->hx_live)) return 0;
-    m->hx_live = (uint8_t)chain;
+    if (!mix || (chain && (m->st.live & ST_HX))) return 0;
+    if (chain) m->st.live |= ST_HX;
     return bus_hx_open(&m->cm->a, nrec);
 }
 
@@ -925,9 +924,7 @@ static trz_model *pbus_model_create(int level, int know)
  * live flags name.  A reset ends the chain's state. */
 static void pbus_model_reset(trz_model *tm)
 {
-    pbus_model *m = (pbus_model *)tm;
-    st_close(&m->st, 0);
-    m->cm_live = m->hx_live = m->fm_live = 0;
+    st_close(&((pbus_model *)tm)->st, 0);
 }
 
 static void pbus_model_free(trz_model *tm)
