@@ -224,3 +224,128 @@ static void bus_levels(const trz_codec *c, void (*gen)(const trz_codec *))
         check(cm_mixed > 5 && cm_mixed == cm_chunks, "levels 12 and 19 use the mixed models");
     }
 }
+
+/* ---- chains (codec.h, "Chains") ---------------------------------------- */
+
+/* The bytes an encoding's streams take after the back-end. */
+static size_t enc_total(const enc_out *e)
+{
+    size_t n = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) n += test_packed_size(NULL, e->sp[i], e->sl[i], 3);
+    return n;
+}
+
+/* Encode one chunk with model m (NULL: a model of its own), in a chain or
+ * alone. */
+static int chain_encode(const trz_codec *c, trz_model *m, const uint8_t *in, size_t len, int lv, int chain, enc_out *e)
+{
+    memset(e, 0, sizeof *e);
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TEST_BYTE_ORDER, lv, e->s);
+    ea.chain = chain;
+    int rc = trz_codec_encode(c, &ea, m);
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
+        e->sp[i] = e->s[i].n ? e->s[i].p : NULL;
+        e->sl[i] = e->s[i].n;
+    }
+    return rc;
+}
+
+static int chain_decode(const trz_codec *c, trz_model *m, const uint8_t *const *sp, const size_t *sl, uint8_t *out,
+                        size_t len)
+{
+    trz_dec_args da = { sp, sl, out, len, len / c->record_size, TEST_BYTE_ORDER, NULL, 1 };
+    return trz_codec_decode(c, &da, m);
+}
+
+#define CHAIN_MAX 8
+
+/* The k chunks of buf (len[i] bytes each, in order) coded in one chain at
+ * levels 1, 9 and 19 (the lean, fast and mixed paths): one decoder model
+ * decodes them in order, and again after a reset; a reset encoder model
+ * writes the same streams again; chunk rep, a copy of chunk 0, costs less
+ * than half of what it costs alone; chunk k - 1, a copy of an earlier one
+ * that the mixed model codes, costs less than a tenth of it alone there
+ * (the match model); a decoder that skips chunk 1, or gets it damaged,
+ * decodes on without a fault (wrong bytes are fine: the container's
+ * checksum catches them, and it drops such a chain). */
+static void bus_chain(const trz_codec *c, const uint8_t *buf, const size_t *len, int k, int rep)
+{
+    static const int lvs[] = { 1, 9, 19 };
+    size_t off[CHAIN_MAX + 1] = { 0 }, most = 0;
+    for (int i = 0; i < k; i++) {
+        off[i + 1] = off[i] + len[i];
+        if (len[i] > most) most = len[i];
+    }
+    uint8_t *out = malloc(most + 1);
+    for (size_t l = 0; l < sizeof lvs / sizeof lvs[0]; l++) {
+        int lv = lvs[l];
+        enc_out e[CHAIN_MAX], f;
+        trz_model *me = NULL, *md = NULL, *mf = NULL;
+        int ok = trz_model_create(c, lv, 0, &me) == TRZ_CODEC_OK && trz_model_create(c, 0, 0, &md) == TRZ_CODEC_OK &&
+                 trz_model_create(c, 0, 0, &mf) == TRZ_CODEC_OK;
+        check(ok, "chain: models made");
+        if (!ok) return;
+        int enc = 1, dec = 1, again = 1, same = 1;
+        for (int i = 0; i < k; i++) enc &= chain_encode(c, me, buf + off[i], len[i], lv, 1, &e[i]) == TRZ_CODEC_OK;
+        for (int i = 0; i < k; i++)
+            dec &= chain_decode(c, md, e[i].sp, e[i].sl, out, len[i]) == TRZ_CODEC_OK &&
+                   memcmp(out, buf + off[i], len[i]) == 0;
+        trz_model_reset(c, md);
+        for (int i = 0; i < k; i++)
+            again &= chain_decode(c, md, e[i].sp, e[i].sl, out, len[i]) == TRZ_CODEC_OK &&
+                     memcmp(out, buf + off[i], len[i]) == 0;
+        trz_model_reset(c, me);
+        for (int i = 0; i < k; i++) {
+            same &= chain_encode(c, me, buf + off[i], len[i], lv, 1, &f) == TRZ_CODEC_OK;
+            for (int s = 0; s < TRZ_MAX_STREAMS; s++)
+                same &= f.sl[s] == e[i].sl[s] && (!f.sl[s] || memcmp(f.sp[s], e[i].sp[s], f.sl[s]) == 0);
+            enc_free(&f);
+        }
+        char what[128];
+        snprintf(what, sizeof what, "level %d: a chain encodes", lv);
+        check(enc, what);
+        snprintf(what, sizeof what, "level %d: a chain decodes chunk by chunk", lv);
+        check(dec, what);
+        snprintf(what, sizeof what, "level %d: a reset decoder model decodes the chain again", lv);
+        check(again, what);
+        snprintf(what, sizeof what, "level %d: a reset encoder model codes the chain as a fresh one", lv);
+        check(same, what);
+        size_t chained = enc_total(&e[rep]), alone = 0;
+        if (chain_encode(c, NULL, buf + off[rep], len[rep], lv, 0, &f) == TRZ_CODEC_OK) alone = enc_total(&f);
+        enc_free(&f);
+        printf("level %d: a repeated chunk takes %zu bytes chained, %zu alone\n", lv, chained, alone);
+        snprintf(what, sizeof what, "level %d: a chunk repeated in a chain costs less than half of it alone", lv);
+        check(2 * chained < alone, what);
+        if (lv == 19) {
+            int mixed = e[k - 1].sl[15] && e[k - 1].sp[15][0] == 6;
+            chained = enc_total(&e[k - 1]);
+            alone = 0;
+            if (chain_encode(c, NULL, buf + off[k - 1], len[k - 1], lv, 0, &f) == TRZ_CODEC_OK) alone = enc_total(&f);
+            enc_free(&f);
+            printf("level %d: a repeated mixed chunk takes %zu bytes chained, %zu alone\n", lv, chained, alone);
+            check(mixed && 10 * chained < alone, "level 19: a repeated chunk is mixed and the match model finds it");
+        }
+        /* chunk 1 skipped, then damaged: no fault (ASan), whatever the result */
+        for (int i = 2; i < k; i++) chain_decode(c, mf, e[i].sp, e[i].sl, out, len[i]);
+        trz_model_reset(c, mf);
+        chain_decode(c, mf, e[0].sp, e[0].sl, out, len[0]);
+        for (int s = 0; s < TRZ_MAX_STREAMS; s++) {
+            if (!e[1].sl[s]) continue;
+            uint8_t *cp = malloc(e[1].sl[s]);
+            memcpy(cp, e[1].sp[s], e[1].sl[s]);
+            for (int j = 0; j < 3; j++) cp[rnd() % e[1].sl[s]] ^= (uint8_t)(1 + rnd() % 255);
+            const uint8_t *sp[TRZ_MAX_STREAMS];
+            memcpy(sp, e[1].sp, sizeof sp);
+            sp[s] = cp;
+            chain_decode(c, mf, sp, e[1].sl, out, len[1]);
+            free(cp);
+        }
+        for (int i = 2; i < k; i++) chain_decode(c, mf, e[i].sp, e[i].sl, out, len[i]);
+        check(1, "a chain decoded with a chunk skipped or damaged does not crash");
+        for (int i = 0; i < k; i++) enc_free(&e[i]);
+        trz_model_free(c, me);
+        trz_model_free(c, md);
+        trz_model_free(c, mf);
+    }
+    free(out);
+}

@@ -462,6 +462,30 @@ static void test_lru(void)
     check(!bad, "cache simulator LRU matches its definition for 1-16 ways");
 }
 
+/* A chain of chunks of different sizes and kinds: a walk over addresses
+ * never seen before (fetches and reads at random addresses), a short
+ * program, the walk again, two and three processors, sprinkled random
+ * bytes, the two processors again. */
+static void test_chain(const trz_codec *c)
+{
+    size_t len[6] = { 12 * 2100, 12 * 300, 12 * 2100, 12 * 3000, 12 * 1500, 12 * 3000 }, n = 0;
+    for (int i = 0; i < 6; i++) n += len[i];
+    uint8_t *buf = malloc(n), *p = buf;
+    for (size_t i = 0; i < 2100; i += 2) {
+        put_rec(p + i * 12, rnd() & ~7u, 0, 8, 0, 0, 112 + 8 * (i % 3));
+        put_rec(p + i * 12 + 12, rnd() & ~3u, 1, 4, 0, 0, 120);
+    }
+    p += len[0];
+    p += gen_program(p, 300, 1, 0);
+    memcpy(p, buf, len[0]);
+    p += len[0];
+    p += gen_program(p, 3000, 2, 0);
+    p += gen_program(p, 1500, 3, 1);
+    memcpy(p, p - len[4] - len[3], len[3]);
+    bus_chain(c, buf, len, 6, 2);
+    free(buf);
+}
+
 int main(void)
 {
     test_mtf();
@@ -477,6 +501,7 @@ int main(void)
     test_cache(c);
     test_layout(c);
     test_group(c);
+    test_chain(c);
     bus_corpus(c, "byu", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

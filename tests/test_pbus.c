@@ -213,6 +213,30 @@ static void test_modes(const trz_codec *c)
     free(buf);
 }
 
+/* A chain of chunks of different sizes and kinds: a walk over addresses
+ * never seen before (fetches and reads at random 8-byte cycles), a short
+ * program with odd records, the walk again, a program, an
+ * instruction-grain trace with odd records, the program again. */
+static void test_chain(const trz_codec *c)
+{
+    size_t len[6] = { 6 * 2100, 6 * 300, 6 * 2100, 6 * 3000, 6 * 1500, 6 * 3000 }, n = 0;
+    for (int i = 0; i < 6; i++) n += len[i];
+    uint8_t *buf = malloc(n), *p = buf;
+    for (size_t i = 0; i < 2100; i += 2) {
+        put_rec(p + i * 6, rnd() & ~7u, 0, 0x80);
+        put_rec(p + i * 6 + 6, rnd() & ~7u, 0x0f, 0xc0);
+    }
+    p += len[0];
+    p += gen_program(p, 300, 1);
+    memcpy(p, buf, len[0]);
+    p += len[0];
+    p += gen_program(p, 3000, 0);
+    p += gen_tool(p, 1500, 1);
+    memcpy(p, p - len[4] - len[3], len[3]);
+    bus_chain(c, buf, len, 6, 2);
+    free(buf);
+}
+
 int main(void)
 {
     const trz_codec *c = trz_codec_by_name("pbus");
@@ -223,6 +247,7 @@ int main(void)
     uint8_t *vb = malloc(6 * 4000);
     variant_check(c, vb, gen_program(vb, 4000, 1));
     free(vb);
+    test_chain(c);
     bus_corpus(c, "pbus", test_data);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -460,10 +460,12 @@ static inline int bus_interleave(const trz_enc_args *a, trz_buf *st, int sk, int
 }
 
 /* The first min(nrec, limit) records of a's chunk of rs-byte records, to
- * be coded into streams st. */
+ * be coded into streams st, as a chunk alone (a trial, whose model is
+ * never a chain's). */
 static inline trz_enc_args bus_prefix(const trz_enc_args *a, size_t rs, uint64_t limit, trz_buf *st)
 {
     trz_enc_args b = *a;
+    b.chain = 0;
     b.nrec = a->nrec < limit ? a->nrec : limit;
     b.len = b.nrec * rs;
     b.streams = st;

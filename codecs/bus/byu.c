@@ -7,9 +7,14 @@
  * codecs/bus/byu.md. */
 #include "byu_int.h"
 
-/* What one chunk made in s: the cache, the processors, the groups. */
-void st_close(byu_state *s)
+/* What one chunk made in s: the groups, and unless keep (a chain's state
+ * for its next chunk) the cache and the processors.  A chunk that fails
+ * ends its chain's state: the container drops the chain then. */
+void st_close(byu_state *s, int keep)
 {
+    free(s->grp);
+    s->grp = NULL;
+    if (keep) return;
     cs_close(&s->cache);
     for (int i = 0; i < 256; i++) {
         free(s->procs[i]);
@@ -17,16 +22,27 @@ void st_close(byu_state *s)
         s->procs[i] = NULL;
         s->lprocs[i] = NULL;
     }
-    free(s->grp);
-    s->grp = NULL;
+    s->live = 0;
 }
 
 /* s ready for a chunk of nrec records, with the lean model's tables or
- * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
- * on no memory. */
-int st_open(byu_state *s, uint64_t nrec, int lean)
+ * addrmodel.h's, kept in s from the chunk before where they fit.  In a
+ * chain (chain = 1) whose state s holds, the chunk starts from that state
+ * instead, the tables as the chain's first chunk sized them.  0, or -1 on
+ * no memory. */
+int st_open(byu_state *s, uint64_t nrec, int lean, int chain)
 {
-    st_close(s);
+    if (chain && s->live) {
+        s->lean = lean;
+        s->ilv = 0;
+        unsigned need = lean ? ST_LN : ST_AM;
+        if (!(s->live & need)) { /* the chain's first chunk with this model */
+            if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0) return -1;
+            s->live |= need;
+        }
+        return 0;
+    }
+    st_close(s, 0);
     am_model am = s->am;
     ln_model ln = s->ln;
     uint32_t *lines = s->lines;
@@ -38,13 +54,24 @@ int st_open(byu_state *s, uint64_t nrec, int lean)
     s->lines = lines ? lines : trz_big_malloc(((size_t)1 << LINE_BITS) * sizeof *s->lines);
     if (s->lines) memset(s->lines, 0, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
     if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0 || !s->lines) return -1;
+    s->live = chain ? ST_LIVE | (lean ? ST_LN : ST_AM) : 0;
     return 0;
+}
+
+/* The chunk's cache (time_ctx): geometry g when named (named = 1), else
+ * none.  In a chain the cache of the chunk before goes on when the chunk
+ * names the same geometry.  0, or -1 on no memory. */
+int st_cache(byu_state *s, int named, cs_geom g)
+{
+    if (s->cache.tag && named && !memcmp(&s->cache.g, &g, sizeof g)) return 0;
+    cs_close(&s->cache);
+    return named && cs_open(&s->cache, g) != 0 ? -1 : 0;
 }
 
 /* Gives back all that s holds (with the model). */
 void st_free(byu_state *s)
 {
-    st_close(s);
+    st_close(s, 0);
     am_free(&s->am);
     ln_free(&s->ln);
     trz_big_free(s->lines, ((size_t)1 << LINE_BITS) * sizeof *s->lines);
@@ -425,13 +452,15 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_state *s = &o->m->st;
     int rc = TRZ_CODEC_OK;
-    if (st_open(s, a->nrec, o->lean) != 0) rc = TRZ_CODEC_NOMEM;
-    else if (o->cache) {
-        trz_put_u8(&a->streams[S_CACHE], o->g.lline);
-        trz_put_u8(&a->streams[S_CACHE], o->g.lsets);
-        trz_put_u8(&a->streams[S_CACHE], o->g.ways);
-        trz_put_u8(&a->streams[S_CACHE], o->g.split);
-        if (cs_open(&s->cache, o->g) != 0) rc = TRZ_CODEC_NOMEM;
+    if (st_open(s, a->nrec, o->lean, a->chain) != 0) rc = TRZ_CODEC_NOMEM;
+    else {
+        if (o->cache) {
+            trz_put_u8(&a->streams[S_CACHE], o->g.lline);
+            trz_put_u8(&a->streams[S_CACHE], o->g.lsets);
+            trz_put_u8(&a->streams[S_CACHE], o->g.ways);
+            trz_put_u8(&a->streams[S_CACHE], o->g.split);
+        }
+        if (st_cache(s, o->cache, o->g) != 0) rc = TRZ_CODEC_NOMEM;
     }
 
     uint64_t left = 0;
@@ -446,7 +475,6 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
         left--;
         enc_record(s, p, a->streams, r);
     }
-    st_close(s);
     if (rc == TRZ_CODEC_OK && o->lean) {
         int grp = a->nrec >= CS_MIN ? pick_group(a, L_LEAN) : 0;
         if (grp < 0) rc = TRZ_CODEC_NOMEM;
@@ -454,6 +482,7 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
     } else if (rc == TRZ_CODEC_OK && pick_layout(a) != 0) rc = TRZ_CODEC_NOMEM;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -673,6 +702,11 @@ TRZ_FORCE_INLINE int ln_dec_loop(byu_state *s, byu_rds *d, const trz_dec_args *a
             trz_st_le32(out + 8, t);
         }
     }
+    if (p) { /* the last run's state out, for a chain's next chunk */
+        p->pc = pc, p->step = step, p->k = k;
+        memcpy(p->last, last, sizeof last);
+        memcpy(p->stride, stride, sizeof stride);
+    }
     d->r[S_KIND].p = kc;
     for (int i = 0; i < LN_TCTX; i++) d->r[S_TIME0 + i].p = tp[i];
     return dec_end(s, d);
@@ -735,19 +769,20 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
         trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
     byu_state *s = &m->st;
     int lean = trz_rd_left(&d.r[S_LAYOUT]) && (d.r[S_LAYOUT].p[0] & L_LEAN); /* dec_layout checks the rest */
-    int rc = st_open(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
-    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_CACHE])) { /* the chunk names a cache */
-        cs_geom g;
+    int rc = st_open(s, a->nrec, lean, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    cs_geom g = { 0, 0, 0, 0 };
+    int named = trz_rd_left(&d.r[S_CACHE]) != 0; /* the chunk names a cache */
+    if (rc == TRZ_CODEC_OK && named) {
         g.lline = trz_get_u8(&d.r[S_CACHE]);
         g.lsets = trz_get_u8(&d.r[S_CACHE]);
         g.ways = trz_get_u8(&d.r[S_CACHE]);
         g.split = trz_get_u8(&d.r[S_CACHE]);
         if (d.r[S_CACHE].err || !cs_valid(g)) rc = TRZ_CODEC_CORRUPT;
-        else if (cs_open(&s->cache, g) != 0) rc = TRZ_CODEC_NOMEM;
     }
+    if (rc == TRZ_CODEC_OK && st_cache(s, named, g) != 0) rc = TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d);
     if (rc == TRZ_CODEC_OK) rc = s->lean ? ln_dec_all(s, &d, a) : dec_all(s, &d, a);
-    st_close(s);
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 

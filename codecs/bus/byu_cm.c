@@ -5,6 +5,13 @@
 
 /* ---- arithmetic-coded path: the range and mix variants ------------------------ */
 
+/* Variant 6 in a chain: the match model (byu.md, "Chains") over the
+ * chain's last MT_N records, found by a hash of the last two. */
+#define MT_BITS 20
+#define MT_N (1u << MT_BITS)
+#define MT_NONE UINT32_MAX
+#define MT_MIN 16 /* records a guess must have got right in a row before it is coded */
+
 struct byu_cm {
     bus_acm a;
     cm_p same, proc[256];
@@ -26,6 +33,16 @@ struct byu_cm {
     uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
     uint16_t apk[KC][KC][8 * CM_APM_N];       /* refinement of the kind by the last two ids */
     uint16_t apt[KC][BUS_NB][128 * CM_APM_N]; /* of the time quotient by kind id and address code bucket */
+    /* the match model: on (mt) for variant 6 in a chain; hist and tab are
+     * made at its first chunk and kept with the model */
+    int mt;
+    uint8_t (*mt_hist)[12];   /* record i of the chain at [i % MT_N] */
+    uint32_t *mt_tab;         /* hash of two records -> the index after them, 0 = none */
+    uint32_t mt_n;            /* records in the history */
+    uint32_t mt_ptr;          /* the index of the record predicted next, or MT_NONE */
+    uint32_t mt_len;          /* records predicted right in a row */
+    uint32_t mt_last;         /* hash of the last record */
+    cm_p mt_hit[8];           /* "the predicted record" by the bit length of mt_len / MT_MIN, at most 7 */
 };
 
 static void cm_model_init(byu_cm *m)
@@ -51,6 +68,47 @@ static void cm_model_init(byu_cm *m)
     memset(m->lastq, 0, sizeof m->lastq);
     cm_apm_init(&m->apk[0][0][0], KC * KC * 8);
     cm_apm_init(&m->apt[0][0][0], KC * BUS_NB * 128);
+    m->mt_n = m->mt_len = m->mt_last = 0;
+    m->mt_ptr = MT_NONE;
+    cm_init_probs(m->mt_hit, 8);
+    if (m->mt_tab) memset(m->mt_tab, 0, (size_t)MT_N * sizeof *m->mt_tab);
+}
+
+/* The match model's guess, once it has been right MT_MIN records in a
+ * row: a bit "the record is the one predicted" (r then receives it).  1
+ * when it was. */
+static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r)
+{
+    if (m->mt_ptr == MT_NONE || m->mt_len < MT_MIN) return 0;
+    const uint8_t *g = m->mt_hist[m->mt_ptr & (MT_N - 1)];
+    unsigned b = 0;
+    for (uint32_t l = m->mt_len / MT_MIN; l > 1 && b < 7; l >>= 1) b++;
+    if (!cm_bit(c, &m->mt_hit[b], !c->dec && memcmp(r, g, 12) == 0)) return 0;
+    memcpy(r, g, 12);
+    return 1;
+}
+
+/* After each record r: r into the history, and the guess for the next
+ * record: the one after the guess goes on while it is right (a guess not
+ * yet coded is checked against r), else the one after the last time the
+ * last two records came. */
+static void mt_next(byu_cm *m, const uint8_t *r)
+{
+    int hit = m->mt_ptr != MT_NONE && memcmp(r, m->mt_hist[m->mt_ptr & (MT_N - 1)], 12) == 0;
+    memcpy(m->mt_hist[m->mt_n & (MT_N - 1)], r, 12);
+    m->mt_n++;
+    uint32_t hr = cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
+    uint32_t h = cm_mix32(hr ^ m->mt_last * 0x2545F491u) >> (32 - MT_BITS);
+    m->mt_last = hr;
+    if (hit) {
+        m->mt_ptr++;
+        m->mt_len++;
+    } else {
+        m->mt_len = 0;
+        m->mt_ptr = m->mt_tab[h] ? m->mt_tab[h] : MT_NONE;
+    }
+    if (m->mt_ptr != MT_NONE && m->mt_n - m->mt_ptr >= MT_N) m->mt_ptr = MT_NONE; /* out of the window */
+    m->mt_tab[h] = m->mt_n;
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -145,9 +203,21 @@ static int cm_time(byu_cm *m, cm_coder *c, const am_proc *p, unsigned cls, uint8
     return 0;
 }
 
+static int cm_fields(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r);
+
 /* One record, both directions: r holds the record (encoding) or receives
- * it (decoding). */
+ * it (decoding).  A record the match model predicts is that bit alone:
+ * the models below neither code nor learn it. */
 static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
+{
+    if (!m->mt) return cm_fields(s, m, c, r);
+    int rc = mt_guess(m, c, r) ? TRZ_CODEC_OK : cm_fields(s, m, c, r);
+    if (rc == TRZ_CODEC_OK) mt_next(m, r);
+    return rc;
+}
+
+/* The record's fields through the models. */
+static int cm_fields(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
 {
     CM_FIELD(c, 0);
     if (cm_proc(m, c, r) != 0) return TRZ_CODEC_CORRUPT;
@@ -169,21 +239,43 @@ static int cm_record(byu_state *s, byu_cm *m, cm_coder *c, uint8_t *r)
 
 BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 12, byu_state, byu_cm)
 
-/* The state and the range or mix model ready for a chunk of nrec records.
- * 0, or -1 on no memory. */
-static int cm_open(byu_model *m, uint64_t nrec, int mix)
+/* The state and the range or mix model ready for a chunk of nrec records;
+ * in a chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int cm_open(byu_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    cm_model_init(m->cm);
-    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
+    if (!chain || !m->cm_live) {
+        cm_model_init(m->cm);
+        m->cm_live = (uint8_t)chain;
+        m->hx_live = 0;
+    }
+    byu_cm *cm = m->cm;
+    cm->mt = chain && mix;
+    if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
+        if (!cm->mt_hist && !(cm->mt_hist = trz_big_malloc((size_t)MT_N * sizeof *cm->mt_hist))) return -1;
+        if (!cm->mt_tab && !(cm->mt_tab = trz_big_calloc((size_t)MT_N * sizeof *cm->mt_tab))) return -1;
+    }
+    if (!mix || (chain && m->hx_live)) return 0;
+    m->hx_live = (uint8_t)chain;
+    return bus_hx_open(&m->cm->a, nrec);
+}
+
+/* After a chunk: its state kept for the chain's next one (keep), or the
+ * chain's state ended. */
+static void arith_close(byu_model *m, int keep)
+{
+    st_close(&m->st, keep);
+    if (!keep) m->cm_live = m->hx_live = m->fm_live = 0;
 }
 
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
  * stop: as in BUS_CM_LOOPS. */
 static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t stop)
 {
-    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    int rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
@@ -192,7 +284,7 @@ static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t sto
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -211,13 +303,13 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
     int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
         m->coder.mix = mix;
         rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -242,12 +334,16 @@ struct byu_fm {
     uint8_t k1, k2, k3, tb, lastproc;
 };
 
-/* The state and the fast model ready for a chunk of nrec records.  0, or
- * -1 on no memory. */
-static int fm_open(byu_model *mm, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records; in a
+ * chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int fm_open(byu_model *mm, uint64_t nrec, int chain)
 {
-    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = 0;
+    if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    if (chain && mm->fm_live) return 0;
+    mm->fm_live = (uint8_t)chain;
     byu_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
@@ -347,25 +443,46 @@ TRZ_FORCE_INLINE int fm_record(byu_state *s, byu_fm *m, rc *c, uint8_t *r)
 
 BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 12, byu_state, byu_fm)
 
+/* In a chain, fm_enc_loop's test on the chunk's prefix as a trial of its
+ * own, coded with the trials' model t as a chunk alone: the chunk is then
+ * coded from the chain's state with the path it chose.  TRZ_CODEC_OK,
+ * BUS_FAST_NOGAIN or an error code. */
+static int fm_trial(const trz_enc_args *a, byu_model *t, size_t zsz)
+{
+    trz_buf out = { 0 };
+    trz_enc_args b = bus_prefix(a, 12, BUS_SAMPLE, NULL);
+    int r = fm_open(t, b.nrec, 0) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) r = fm_enc_loop(&t->st, t->fm, &b, &out, zsz);
+    arith_close(t, 0);
+    free(out.p);
+    return r;
+}
+
 /* range-fast: the fast model, unless the stream path wins without a
  * cache simulator (which costs more than the fast model itself); then the
  * stream path with its full choices. */
 int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 };
+    byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain);
+    if (!t) return TRZ_CODEC_NOMEM;
+    zs_opts o = { t, 0, { 0, 0, 0, 0 }, 0 };
     int r;
     size_t zsz = bus_fast_target(a, 12, byu_zs_encode_opt, &o, &r);
     if (r != TRZ_CODEC_OK) return r;
-    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (t != m) {
+        r = fm_trial(a, t, zsz);
+        if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+        zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
+    }
+    r = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (r == TRZ_CODEC_OK) {
         trz_buf *out = &a->streams[S_CM];
         bus_cm_head(out, BUS_CM_FAST, a->nrec);
         r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
         if (r == BUS_FAST_NOGAIN) out->n = 0;
     }
-    st_close(&m->st);
+    arith_close(m, a->chain && r == TRZ_CODEC_OK);
     return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
 }
 
@@ -376,9 +493,9 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
-    st_close(&m->st);
+    arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -387,11 +504,14 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    byu_model *m = (byu_model *)tm;
+    byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain); /* t: the trials' */
+    if (!t) return TRZ_CODEC_NOMEM;
     zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
-    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &o, cm_trial, m);
+    zs_opts ot = o;
+    ot.m = t;
+    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
 
@@ -412,6 +532,8 @@ void byu_arith_free(byu_model *m)
 {
     if (m->cm) {
         bus_hx_free(&m->cm->a);
+        if (m->cm->mt_hist) trz_big_free(m->cm->mt_hist, (size_t)MT_N * sizeof *m->cm->mt_hist);
+        if (m->cm->mt_tab) trz_big_free(m->cm->mt_tab, (size_t)MT_N * sizeof *m->cm->mt_tab);
         trz_big_free(m->cm, sizeof *m->cm);
     }
     if (m->fm) {

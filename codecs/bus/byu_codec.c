@@ -53,17 +53,37 @@ static trz_model *byu_model_create(int level, int know)
     return (trz_model *)m;
 }
 
-/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
- * carries over but the tables' memory. */
-static void byu_model_reset(trz_model *tm) { (void)tm; }
+/* Each chunk sets up what it uses (st_open, cm_open, fm_open): outside a
+ * chain nothing carries over but the tables' memory; in a chain, what the
+ * live flags name.  A reset ends the chain's state. */
+static void byu_model_reset(trz_model *tm)
+{
+    byu_model *m = (byu_model *)tm;
+    st_close(&m->st, 0);
+    m->cm_live = m->hx_live = m->fm_live = 0;
+}
 
 static void byu_model_free(trz_model *tm)
 {
     byu_model *m = (byu_model *)tm;
     if (!m) return;
+    byu_model_free((trz_model *)m->trial);
     st_free(&m->st);
     byu_arith_free(m);
     free(m);
+}
+
+/* Encoder: the model the trials of a chunk code with.  m itself outside
+ * a chain, or at its first chunk (m holds no chain's state yet: a trial
+ * codes as a chunk alone, which leaves none, and a path that gives up
+ * leaves none either, so the chunk starts from a fresh model whichever
+ * path codes it); else byu_model.trial, made at the first such chunk.
+ * NULL on no memory. */
+byu_model *byu_trial_model(byu_model *m, int chain)
+{
+    if (!chain || !m->st.live) return m;
+    if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
+    return m->trial;
 }
 
 /* ---- probe, names, dump -------------------------------------------------- */
@@ -169,6 +189,7 @@ const trz_codec trz_codec_byu = {
     .model_create = byu_model_create,
     .model_reset = byu_model_reset,
     .model_free = byu_model_free,
+    .chains = 1,
     .stream_name = byu_stream_name,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,

@@ -61,7 +61,15 @@ typedef struct byu_state {
     uint16_t khash[1 << K_HBITS];     /* kind hash -> id + 1 */
     unsigned nkinds;
     unsigned prevcls;
+    unsigned live;                    /* ST_*: what holds a chain's state (codec.h, "Chains") */
 } byu_state;
+
+/* byu_state.live: in a chain, the state that the chunk before left (the
+ * processors, kinds, lines, prevcls and the cache), and which address
+ * model's tables hold it; 0 outside a chain or before its first chunk. */
+#define ST_LIVE 1
+#define ST_AM 2
+#define ST_LN 4
 
 /* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
 typedef struct byu_level {
@@ -82,6 +90,12 @@ typedef struct byu_model {
     cm_coder coder;
     byu_cm *cm;
     byu_fm *fm;
+    /* In a chain: cm's and fm's tables hold the chain's state (hx: cm's
+     * hashed tables too); 0 otherwise. */
+    uint8_t cm_live, hx_live, fm_live;
+    /* Encoder in a chain: the model its trials code with (made at the
+     * first trial), so that they leave the chain's state alone. */
+    struct byu_model *trial;
 } byu_model;
 
 BYU_HELPER unsigned req_class(uint8_t req)
@@ -140,8 +154,10 @@ typedef struct zs_opts {
 } zs_opts;
 
 /* byu.c: the chunk's state, the cache choice and the stream paths */
-int st_open(byu_state *s, uint64_t nrec, int lean);
-void st_close(byu_state *s);
+int st_open(byu_state *s, uint64_t nrec, int lean, int chain);
+int st_cache(byu_state *s, int named, cs_geom g);
+void st_close(byu_state *s, int keep);
+byu_model *byu_trial_model(byu_model *m, int chain);
 void st_free(byu_state *s);
 int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets);
 int byu_zs_encode_opt(const trz_enc_args *a, const void *opts);

@@ -36,7 +36,21 @@ typedef struct pbus_state {
     uint8_t kid[256][9]; /* kind -> id + 1, 0 = none yet */
     uint16_t kinds[K_ESC]; /* id -> control byte | length << 8 */
     unsigned nkinds;
+    ln_proc lp;         /* the lean models' processor state between chunks */
+    unsigned live;      /* ST_*: what holds a chain's state (codec.h, "Chains") */
 } pbus_state;
+
+/* pbus_state.live: in a chain, the state that the chunk before left (the
+ * processor, byte enables and kinds), and which address model's tables
+ * and which arithmetic models (the range or mix model, its hashed tables,
+ * the fast model) hold it; 0 outside a chain or before its first chunk,
+ * so that a state begun afresh never keeps a model of an earlier one. */
+#define ST_LIVE 1
+#define ST_AM 2
+#define ST_LN 4
+#define ST_CM 8
+#define ST_HX 16
+#define ST_FM 32
 
 /* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
 typedef struct pbus_level {
@@ -56,6 +70,9 @@ typedef struct pbus_model {
     cm_coder coder;
     pbus_cm *cm;
     pbus_fm *fm;
+    /* Encoder in a chain: the model its trials code with (made at the
+     * first trial), so that they leave the chain's state alone. */
+    struct pbus_model *trial;
 } pbus_model;
 
 static unsigned ctl_class(uint8_t ctl)
@@ -97,17 +114,38 @@ static void kind_add(pbus_state *s, uint8_t ctl, unsigned len)
 }
 
 /* s ready for a chunk of nrec records, with the lean models' tables or
- * addrmodel.h's, kept in s from the chunk before where they fit.  0, or -1
- * on no memory. */
-static int st_open(pbus_state *s, uint64_t nrec, int lean)
+ * addrmodel.h's, kept in s from the chunk before where they fit.  In a
+ * chain (chain = 1) whose state s holds, the chunk starts from that state
+ * instead, the tables as the chain's first chunk sized them.  0, or -1 on
+ * no memory. */
+static int st_open(pbus_state *s, uint64_t nrec, int lean, int chain)
 {
+    unsigned need = lean ? ST_LN : ST_AM;
+    if (chain && s->live) {
+        if (!(s->live & need)) { /* the chain's first chunk with this model */
+            if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0) return -1;
+            s->live |= need;
+        }
+        return 0;
+    }
     am_model am = s->am;
     ln_model ln = s->ln;
     memset(s, 0, sizeof *s);
     s->am = am;
     s->ln = ln;
     s->proc.step = 8;
-    return lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec);
+    ln_proc_init(&s->lp);
+    if ((lean ? ln_init(&s->ln, nrec) : am_init(&s->am, nrec)) != 0) return -1;
+    s->live = chain ? ST_LIVE | need : 0;
+    return 0;
+}
+
+/* After a chunk: its state kept for a chain's next one (keep), or the
+ * chain's state ended (a chunk that fails ends it: the container drops
+ * the chain then). */
+static void st_close(pbus_state *s, int keep)
+{
+    if (!keep) s->live = 0;
 }
 
 /* Gives back all that s holds (with the model). */
@@ -160,7 +198,7 @@ TRZ_FORCE_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
 TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, int mode, int zl)
 {
     pbus_state *s = &m->st;
-    int rc = st_open(s, a->nrec, 0) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, 0, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
         enc_record(s, a->streams, a->in + i * 6);
@@ -171,7 +209,21 @@ TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, i
     }
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
+}
+
+/* Encoder: the model the trials of a chunk code with.  m itself outside
+ * a chain, or at its first chunk (m holds no chain's state yet: a trial
+ * codes as a chunk alone, which leaves none, and a path that gives up
+ * leaves none either, so the chunk starts from a fresh model whichever
+ * path codes it); else pbus_model.trial, made at the first such chunk.
+ * NULL on no memory. */
+static pbus_model *pbus_trial_model(pbus_model *m, int chain)
+{
+    if (!chain || !m->st.live) return m;
+    if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
+    return m->trial;
 }
 
 /* A stream-path model tried on a chunk's prefix (bus_trial's arg). */
@@ -194,6 +246,7 @@ static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
  * Returns the mode or a negative error code. */
 static int pick_mode(const trz_enc_args *a, pbus_model *m)
 {
+    if (!(m = pbus_trial_model(m, a->chain))) return TRZ_CODEC_NOMEM;
     static const int modes[2] = { M_CYCLE, M_EXACT };
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
@@ -226,14 +279,17 @@ TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, pbus_model *m, i
 {
     trz_buf *st = a->streams;
     pbus_state *s = &m->st;
-    int rc = st_open(s, a->nrec, 1) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0 ? TRZ_CODEC_NOMEM
-                                                                                            : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, 1, a->chain) != 0 || trz_buf_reserve(&st[S_CTL], 2 * a->nrec) != 0
+                 ? TRZ_CODEC_NOMEM
+                 : TRZ_CODEC_OK;
     uint8_t *kc = rc == TRZ_CODEC_OK ? st[S_CTL].p + st[S_CTL].n : NULL;
     if (kc) st[S_CTL].n += 2 * a->nrec;
     uint32_t *succ = s->ln.succ;
     ln_slot *slot = s->ln.slot;
     const unsigned sh = 32u - (unsigned)s->ln.bits;
-    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    uint32_t pc = s->lp.pc, step = s->lp.step, k = s->lp.k, last[AM_NCLS], stride[AM_NCLS];
+    memcpy(last, s->lp.last, sizeof last);
+    memcpy(stride, s->lp.stride, sizeof stride);
     const uint8_t *r = a->in, *end = a->in + (kc ? a->nrec * 6 : 0);
     for (; r < end; r += 6, kc += 2) {
         uint8_t ctl = r[5], be = r[4];
@@ -283,9 +339,13 @@ TRZ_HOT_CLONES static int ln_encode_mode(const trz_enc_args *a, pbus_model *m, i
         }
         kc[1] = (uint8_t)code;
     }
+    s->lp.pc = pc, s->lp.step = step, s->lp.k = k; /* for a chain's next chunk */
+    memcpy(s->lp.last, last, sizeof last);
+    memcpy(s->lp.stride, stride, sizeof stride);
     trz_put_u8(&st[S_MODE], exact ? M_LEAN_EXACT : M_LEAN_CYCLE);
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (st[i].oom) rc = TRZ_CODEC_NOMEM;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -301,10 +361,11 @@ static int ln_encode_cb(const trz_enc_args *a, const void *arg)
 static int ln_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
+    pbus_model *m = (pbus_model *)tm, *tr = pbus_trial_model(m, a->chain);
+    if (!tr) return TRZ_CODEC_NOMEM;
     size_t sz[2];
     for (int i = 0; i < 2; i++) {
-        pbus_try t = { m, i };
+        pbus_try t = { tr, i };
         int rc = bus_trial(a, 6, LN_MODE_SAMPLE, ln_encode_cb, &t, BUS_LAYOUT_ZLEVEL, &sz[i]);
         if (rc != TRZ_CODEC_OK) return rc;
     }
@@ -373,7 +434,9 @@ TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_arg
     uint32_t *succ = s->ln.succ;
     ln_slot *slot = s->ln.slot;
     const unsigned sh = 32u - (unsigned)s->ln.bits;
-    uint32_t pc = 0, step = 8, k = 0, last[AM_NCLS] = { 0 }, stride[AM_NCLS] = { 0 };
+    uint32_t pc = s->lp.pc, step = s->lp.step, k = s->lp.k, last[AM_NCLS], stride[AM_NCLS];
+    memcpy(last, s->lp.last, sizeof last);
+    memcpy(stride, s->lp.stride, sizeof stride);
     uint8_t *out = a->out, *end = a->out + a->nrec * 6;
     for (; out < end; out += 6, kc += 2) {
         uint8_t ctl, be = 0;
@@ -441,6 +504,9 @@ TRZ_HOT_CLONES static int ln_decode(pbus_state *s, trz_rd *rd, const trz_dec_arg
         out[4] = be;
         out[5] = ctl;
     }
+    s->lp.pc = pc, s->lp.step = step, s->lp.k = k; /* for a chain's next chunk */
+    memcpy(s->lp.last, last, sizeof last);
+    memcpy(s->lp.stride, stride, sizeof stride);
     rd[S_CTL].p = kc;
     return TRZ_CODEC_OK;
 }
@@ -461,17 +527,25 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
     }
     int lean = mode >= M_LEAN_CYCLE;
     pbus_state *s = &((pbus_model *)tm)->st;
-    int rc = st_open(s, a->nrec, lean) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    int rc = st_open(s, a->nrec, lean, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     s->mode = mode;
     if (rc == TRZ_CODEC_OK && lean) rc = ln_decode(s, rd, a);
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && !lean && i < a->nrec; i++)
         if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
+    st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
 /* ---- arithmetic-coded path: the range and mix variants ------------------------ */
+
+/* Variant 6 in a chain: the match model (pbus.md, "Chains") over the
+ * chain's last MT_N records, found by a hash of the last two. */
+#define MT_BITS 20
+#define MT_N (1u << MT_BITS)
+#define MT_NONE UINT32_MAX
+#define MT_MIN 16 /* records a guess must have got right in a row before it is coded */
 
 struct pbus_cm {
     bus_acm a;
@@ -483,6 +557,16 @@ struct pbus_cm {
     cm_p be[16][256];      /* by type */
     uint16_t apc[16][256 * CM_APM_N]; /* refinement of the control byte by the last type */
     uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
+    /* the match model: on (mt) for variant 6 in a chain; hist and tab are
+     * made at its first chunk and kept with the model */
+    int mt;
+    uint8_t (*mt_hist)[6];    /* record i of the chain at [i % MT_N] */
+    uint32_t *mt_tab;         /* hash of two records -> the index after them, 0 = none */
+    uint32_t mt_n;            /* records in the history */
+    uint32_t mt_ptr;          /* the index of the record predicted next, or MT_NONE */
+    uint32_t mt_len;          /* records predicted right in a row */
+    uint32_t mt_last;         /* hash of the last record */
+    cm_p mt_hit[8];           /* "the predicted record" by the bit length of mt_len / MT_MIN, at most 7 */
 };
 
 static void cm_model_init(pbus_cm *m)
@@ -496,11 +580,64 @@ static void cm_model_init(pbus_cm *m)
     cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
     m->t1 = m->t2 = m->t3 = 0;
     cm_apm_init(&m->apc[0][0], 16 * 256);
+    m->mt_n = m->mt_len = m->mt_last = 0;
+    m->mt_ptr = MT_NONE;
+    cm_init_probs(m->mt_hit, 8);
+    if (m->mt_tab) memset(m->mt_tab, 0, (size_t)MT_N * sizeof *m->mt_tab);
 }
 
+/* The match model's guess, once it has been right MT_MIN records in a
+ * row: a bit "the record is the one predicted" (r then receives it).  1
+ * when it was. */
+static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r)
+{
+    if (m->mt_ptr == MT_NONE || m->mt_len < MT_MIN) return 0;
+    const uint8_t *g = m->mt_hist[m->mt_ptr & (MT_N - 1)];
+    unsigned b = 0;
+    for (uint32_t l = m->mt_len / MT_MIN; l > 1 && b < 7; l >>= 1) b++;
+    if (!cm_bit(c, &m->mt_hit[b], !c->dec && memcmp(r, g, 6) == 0)) return 0;
+    memcpy(r, g, 6);
+    return 1;
+}
+
+/* After each record r: r into the history, and the guess for the next
+ * record: the one after the guess goes on while it is right (a guess not
+ * yet coded is checked against r), else the one after the last time the
+ * last two records came. */
+static void mt_next(pbus_cm *m, const uint8_t *r)
+{
+    int hit = m->mt_ptr != MT_NONE && memcmp(r, m->mt_hist[m->mt_ptr & (MT_N - 1)], 6) == 0;
+    memcpy(m->mt_hist[m->mt_n & (MT_N - 1)], r, 6);
+    m->mt_n++;
+    uint32_t hr = cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
+    uint32_t h = cm_mix32(hr ^ m->mt_last * 0x2545F491u) >> (32 - MT_BITS);
+    m->mt_last = hr;
+    if (hit) {
+        m->mt_ptr++;
+        m->mt_len++;
+    } else {
+        m->mt_len = 0;
+        m->mt_ptr = m->mt_tab[h] ? m->mt_tab[h] : MT_NONE;
+    }
+    if (m->mt_ptr != MT_NONE && m->mt_n - m->mt_ptr >= MT_N) m->mt_ptr = MT_NONE; /* out of the window */
+    m->mt_tab[h] = m->mt_n;
+}
+
+static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r);
+
 /* One record, both directions: r holds the record (encoding) or receives
- * it (decoding). */
+ * it (decoding).  A record the match model predicts is that bit alone:
+ * the models below neither code nor learn it. */
 static int cm_record(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
+{
+    if (!m->mt) return cm_fields(s, m, c, r);
+    int rc = mt_guess(m, c, r) ? TRZ_CODEC_OK : cm_fields(s, m, c, r);
+    if (rc == TRZ_CODEC_OK) mt_next(m, r);
+    return rc;
+}
+
+/* The record's fields through the models. */
+static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r)
 {
     am_proc *p = &s->proc;
     CM_FIELD(c, 1);
@@ -548,12 +685,15 @@ struct pbus_fm {
     uint8_t t1, t2;         /* types (ctl >> 4) of the last two records */
 };
 
-/* The state and the fast model ready for a chunk of nrec records.  0, or
- * -1 on no memory. */
-static int fm_open(pbus_model *mm, uint64_t nrec)
+/* The state and the fast model ready for a chunk of nrec records; in a
+ * chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int fm_open(pbus_model *mm, uint64_t nrec, int chain)
 {
-    if (st_open(&mm->st, nrec, 0) != 0) return -1;
+    if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
+    if (chain && (mm->st.live & ST_FM)) return 0;
+    if (chain) mm->st.live |= ST_FM;
     pbus_fm *m = mm->fm;
     if (bf_slots_open(&m->slots, nrec)) return -1;
     bf_acm_init(&m->a);
@@ -600,21 +740,33 @@ BUS_FAST_LOOPS(fm_enc_loop, fm_dec_loop, fm_record, 6, pbus_state, pbus_fm)
 
 BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 6, pbus_state, pbus_cm)
 
-/* The state and the range or mix model ready for a chunk of nrec records.
- * 0, or -1 on no memory. */
-static int cm_open(pbus_model *m, uint64_t nrec, int mix)
+/* The state and the range or mix model ready for a chunk of nrec records;
+ * in a chain (chain = 1), the chain's where it holds it.  0, or -1 on no
+ * memory. */
+static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (st_open(&m->st, nrec, 0) != 0) return -1;
+    if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    cm_model_init(m->cm);
-    return mix ? bus_hx_open(&m->cm->a, nrec) : 0;
+    if (!chain || !(m->st.live & ST_CM)) {
+        cm_model_init(m->cm);
+        m->st.live = (m->st.live | (chain ? ST_CM : 0)) & ~(unsigned)ST_HX;
+    }
+    pbus_cm *cm = m->cm;
+    cm->mt = chain && mix;
+    if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
+        if (!cm->mt_hist && !(cm->mt_hist = trz_big_malloc((size_t)MT_N * sizeof *cm->mt_hist))) return -1;
+        if (!cm->mt_tab && !(cm->mt_tab = trz_big_calloc((size_t)MT_N * sizeof *cm->mt_tab))) return -1;
+    }
+    if (!mix || (chain && (m->st.live & ST_HX))) return 0;
+    if (chain) m->st.live |= ST_HX;
+    return bus_hx_open(&m->cm->a, nrec);
 }
 
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
  * stop: as in BUS_CM_LOOPS. */
 static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t stop)
 {
-    int rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    int rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
@@ -623,6 +775,7 @@ static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t st
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
     }
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -642,12 +795,13 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
     int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK) {
         cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
         m->coder.mix = mix;
         rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     }
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
 
@@ -656,20 +810,41 @@ static int zs_encode_cb(const trz_enc_args *a, const void *arg) { return zs_enco
 
 /* range-fast: the fast model, unless the stream path (its cheap choices)
  * codes the chunk's prefix smaller; then the stream path. */
+/* In a chain, fm_enc_loop's test on the chunk's prefix as a trial of its
+ * own, coded with the trials' model t as a chunk alone: the chunk is then
+ * coded from the chain's state with the path it chose.  TRZ_CODEC_OK,
+ * BUS_FAST_NOGAIN or an error code. */
+static int fm_trial(const trz_enc_args *a, pbus_model *t, size_t zsz)
+{
+    trz_buf out = { 0 };
+    trz_enc_args b = bus_prefix(a, 6, BUS_SAMPLE, NULL);
+    int r = fm_open(t, b.nrec, 0) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (r == TRZ_CODEC_OK) r = fm_enc_loop(&t->st, t->fm, &b, &out, zsz);
+    free(out.p);
+    return r;
+}
+
 static int fm_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
+    pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain);
+    if (!t) return TRZ_CODEC_NOMEM;
     int r;
-    size_t zsz = bus_fast_target(a, 6, zs_encode_cb, m, &r);
+    size_t zsz = bus_fast_target(a, 6, zs_encode_cb, t, &r);
     if (r != TRZ_CODEC_OK) return r;
-    r = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (t != m) {
+        r = fm_trial(a, t, zsz);
+        if (r != TRZ_CODEC_OK) return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
+        zsz = SIZE_MAX; /* chosen: the loop below goes on to the end */
+    }
+    r = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
     if (r == TRZ_CODEC_OK) {
         trz_buf *out = &a->streams[S_CM];
         bus_cm_head(out, BUS_CM_FAST, a->nrec);
         r = fm_enc_loop(&m->st, m->fm, a, out, zsz);
         if (r == BUS_FAST_NOGAIN) out->n = 0;
     }
+    st_close(&m->st, a->chain && r == TRZ_CODEC_OK);
     return r == BUS_FAST_NOGAIN ? zs_encode(a, tm) : r;
 }
 
@@ -681,8 +856,10 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    rc = fm_open(m, a->nrec) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    return rc == TRZ_CODEC_OK ? fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd)) : rc;
+    rc = fm_open(m, a->nrec, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) rc = fm_dec_loop(&m->st, m->fm, a, hd.p, trz_rd_left(&hd));
+    st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
+    return rc;
 }
 
 /* mix: the mixed model where a trial on the chunk's prefix finds it
@@ -690,8 +867,9 @@ static int fm_decode(const trz_dec_args *a, trz_model *tm)
 static int mix_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
-    pbus_model *m = (pbus_model *)tm;
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, m, cm_trial, m);
+    pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain); /* t: the trials' */
+    if (!t) return TRZ_CODEC_NOMEM;
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode(a, tm);
 }
 
@@ -741,17 +919,24 @@ static trz_model *pbus_model_create(int level, int know)
     return (trz_model *)m;
 }
 
-/* Each chunk sets up what it uses (st_open, cm_open, fm_open): nothing
- * carries over but the tables' memory. */
-static void pbus_model_reset(trz_model *tm) { (void)tm; }
+/* Each chunk sets up what it uses (st_open, cm_open, fm_open): outside a
+ * chain nothing carries over but the tables' memory; in a chain, what the
+ * live flags name.  A reset ends the chain's state. */
+static void pbus_model_reset(trz_model *tm)
+{
+    st_close(&((pbus_model *)tm)->st, 0);
+}
 
 static void pbus_model_free(trz_model *tm)
 {
     pbus_model *m = (pbus_model *)tm;
     if (!m) return;
+    pbus_model_free((trz_model *)m->trial);
     st_free(&m->st);
     if (m->cm) {
         bus_hx_free(&m->cm->a);
+        if (m->cm->mt_hist) trz_big_free(m->cm->mt_hist, (size_t)MT_N * sizeof *m->cm->mt_hist);
+        if (m->cm->mt_tab) trz_big_free(m->cm->mt_tab, (size_t)MT_N * sizeof *m->cm->mt_tab);
         trz_big_free(m->cm, sizeof *m->cm);
     }
     if (m->fm) {
@@ -831,6 +1016,7 @@ const trz_codec trz_codec_pbus = {
     .model_create = pbus_model_create,
     .model_reset = pbus_model_reset,
     .model_free = pbus_model_free,
+    .chains = 1,
     .stream_name = pbus_stream_name,
     .dump_record = pbus_dump,
     .convert = pbus_convert,
