@@ -1168,15 +1168,12 @@ static TRZ_NOINLINE void step_quiet(model1 *m, uint8_t *buf, size_t *ip, size_t 
     step(m, &q, buf, ip, nrec, base, pair, 1);
 }
 
-/* One step, the repeat's decision first when it offers records; 1 when they
- * were its. */
+/* The repeat's decision when it offers records; 1 when they were its (the
+ * step is then coded, quietly), 0 when the step is still to code. */
 TRZ_FORCE_INLINE int gm_step(model1 *m, rc *c, uint8_t *buf, size_t *ip, size_t nrec, size_t base, const int enc)
 {
     size_t i = *ip, g = m->gptr;
-    if (!g || g + 1 > base + i) { /* the two records it may offer are not all known */
-        step(m, c, buf, ip, nrec, base, -1, enc);
-        return 0;
-    }
+    if (!g || g + 1 > base + i) return 0; /* the two records it may offer are not all known */
     const uint8_t *G = pos_rec(m, buf, base, g - 1), *G2 = pos_rec(m, buf, base, g);
     int gpair = G[0] == RT_PAVADIFF && i + 1 < nrec && G2[0] == RT_INSTR && rst_instr_cpu(G2) == rst_pv_cpu(G);
     /* the step's first decision's guess (run_all): it may tell the same */
@@ -1192,10 +1189,7 @@ TRZ_FORCE_INLINE int gm_step(model1 *m, rc *c, uint8_t *buf, size_t *ip, size_t 
         miss = pair != gpair || memcmp(r, G, RST_REC) != 0 || (pair && memcmp(r + RST_REC, G2, RST_REC) != 0);
     }
     unsigned gl = m->glen, ctx = (gl == 0 ? 0 : gl < 2 ? 1 : gl < 4 ? 2 : gl < 16 ? 3 : gl < 256 ? 4 : 5) + 6 * (unsigned)agree;
-    if (rcd_bit(c, enc, &m->p_gm[ctx], miss)) {
-        step(m, c, buf, ip, nrec, base, -1, enc);
-        return 0;
-    }
+    if (rcd_bit(c, enc, &m->p_gm[ctx], miss)) return 0;
     if (!enc) {
         memcpy(r, G, RST_REC);
         if (gpair) memcpy(r + RST_REC, G2, RST_REC);
@@ -1243,23 +1237,40 @@ TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const
     size_t i = 0, base = m->nhist;
     while (i < nrec) {
         if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
-        if (m->gm) {
-            size_t i0 = i;
-            int hit = gm_step(m, c, buf, &i, nrec, base, enc);
-            gm_after(m, buf, base, i0, i, hit);
-            continue;
-        }
         step(m, c, buf, &i, nrec, base, -1, enc);
     }
 }
 
+/* Chained: the same with the repeat model. */
+TRZ_FORCE_INLINE void run_all_gm(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
+{
+    size_t i = 0, base = m->nhist;
+    while (i < nrec) {
+        if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
+        size_t i0 = i;
+        int hit = gm_step(m, c, buf, &i, nrec, base, enc);
+        if (!hit) step(m, c, buf, &i, nrec, base, -1, enc);
+        gm_after(m, buf, base, i0, i, hit);
+    }
+}
+
+static TRZ_NOINLINE void enc_run_gm(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
+{
+    run_all_gm(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
+}
+static TRZ_NOINLINE void dec_run_gm(model1 *m, rc *c, uint8_t *buf, size_t nrec)
+{
+    run_all_gm(m, c, buf, nrec, 0);
+}
 static TRZ_NOINLINE void enc_run(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
+    if (m->gm) enc_run_gm(m, c, buf, nrec);
+    else run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
 }
 static TRZ_NOINLINE void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, buf, nrec, 0);
+    if (m->gm) dec_run_gm(m, c, buf, nrec);
+    else run_all(m, c, buf, nrec, 0);
 }
 
 int rst_v1_encode(const trz_enc_args *a, model1 *m)
