@@ -399,6 +399,174 @@ static void test_generated(void)
     free(le);
 }
 
+/* ---- chains ----------------------------------------------------------------- */
+
+/* Chunk k of a chain: nrec[k] records of buf from the end of chunk k-1. */
+static int chain_encode(trz_model *m, const uint8_t *buf, const size_t *nrec, int n, int bo, int level, streams *st)
+{
+    int ok = 1;
+    for (int k = 0, off = 0; k < n; off += (int)nrec[k], k++) {
+        memset(&st[k], 0, sizeof st[k]);
+        trz_enc_args ea = TEST_ENC_ARGS(buf + (size_t)off * RST_REC, nrec[k] * RST_REC, nrec[k], bo, level, st[k].s);
+        ea.chain = 1;
+        ok &= trz_codec_encode(&trz_codec_rst, &ea, m) == TRZ_CODEC_OK;
+    }
+    return ok;
+}
+
+static int chain_decode(trz_model *d, const streams *st, uint8_t *out, size_t nrec, int bo)
+{
+    const uint8_t *sp[TRZ_MAX_STREAMS];
+    size_t sl[TRZ_MAX_STREAMS];
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st->s[i].n ? st->s[i].p : NULL; sl[i] = st->s[i].n; }
+    trz_dec_args da = { sp, sl, out, nrec * RST_REC, nrec, bo, NULL, 1 };
+    return trz_codec_decode(&trz_codec_rst, &da, d);
+}
+
+/* Decode the whole chain with d and compare every chunk; 1 if all match. */
+static int chain_check(trz_model *d, const streams *st, const uint8_t *buf, const size_t *nrec, int n, int bo)
+{
+    size_t max = 0, off = 0;
+    for (int k = 0; k < n; k++) max = nrec[k] > max ? nrec[k] : max;
+    uint8_t *out = malloc(max * RST_REC + 1);
+    int ok = out != NULL;
+    for (int k = 0; k < n && ok; off += nrec[k], k++)
+        ok = chain_decode(d, &st[k], out, nrec[k], bo) == TRZ_CODEC_OK && memcmp(out, buf + off * RST_REC, nrec[k] * RST_REC) == 0;
+    free(out);
+    return ok;
+}
+
+/* What a chunk's streams take after the back-end at level. */
+static size_t chunk_cost(const streams *st, int level)
+{
+    size_t n = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+        if (st->s[i].n) n += test_packed_size(NULL, st->s[i].p, st->s[i].n, level);
+    return n;
+}
+
+/* A piece no model predicts alone: one CPU's loads at random PCs of random
+ * words from random addresses. */
+static void gen_random_piece(uint8_t *buf, size_t nrec)
+{
+    for (size_t i = 0; i < nrec; i++)
+        put_instr(buf + i * RST_REC, 0, 0x40, 0xc0000000u | (uint32_t)(rnd() & 0x3fffffff), 0x400000 + (rnd() % 65536) * 4,
+                  rnd() & ~7ull);
+}
+
+/* Chunks of different sizes and behaviour in one chain: decoded by a fresh
+ * decoder model, again after its reset; the encoder after its reset writes
+ * the same streams; a chunk that repeats an earlier one costs far less
+ * chained than alone; at level 9 a chunk the back-end codes better takes
+ * variant 0 and the chain goes on; a chunk decoded with a model that skipped
+ * the one before it, or damaged, must not crash. */
+static void test_chain_at(int level, int bo)
+{
+    enum { NCH = 6 };
+    static const size_t nrec[NCH] = { 7000, 3000, 1001, 3000, 6000, 5500 };
+    size_t total = 0, off[NCH];
+    for (int k = 0; k < NCH; k++) { off[k] = total; total += nrec[k]; }
+    uint8_t *buf = malloc(total * RST_REC);
+    rng_state = UNIT_RNG_SEED; /* the same records at every level and byte order */
+    gen_trace(buf + off[0] * RST_REC, nrec[0], 32, 0);
+    gen_random_piece(buf + off[1] * RST_REC, nrec[1]);
+    gen_trace(buf + off[2] * RST_REC, nrec[2], 1, 1);
+    memcpy(buf + off[3] * RST_REC, buf + off[1] * RST_REC, nrec[3] * RST_REC); /* chunk 1 again */
+    uint8_t *d4 = buf + off[4] * RST_REC; /* random records repeated: the back-end's */
+    for (size_t i = 0; i < 300 * RST_REC; i++) d4[i] = (uint8_t)rnd();
+    for (size_t i = 300; i < nrec[4]; i++) memcpy(d4 + i * RST_REC, d4 + (i % 300) * RST_REC, RST_REC);
+    gen_trace(buf + off[5] * RST_REC, nrec[5], 32, 0);
+    if (bo == TRZ_BO_LITTLE)
+        for (size_t i = 0; i < total; i++) {
+            uint8_t t[RST_REC];
+            rst_from_canon(t, buf + i * RST_REC);
+            memcpy(buf + i * RST_REC, t, RST_REC);
+        }
+    char what[128];
+    streams st[NCH], st2[NCH], one;
+    trz_model *m = NULL, *d = NULL;
+    int ok = trz_model_create(&trz_codec_rst, level, 0, &m) == TRZ_CODEC_OK &&
+             trz_model_create(&trz_codec_rst, 0, 0, &d) == TRZ_CODEC_OK;
+    ok = ok && chain_encode(m, buf, nrec, NCH, bo, level, st);
+    snprintf(what, sizeof what, "chain of %d chunks, level %d, bo %d: a fresh decoder model decodes it", NCH, level, bo);
+    check(ok && chain_check(d, st, buf, nrec, NCH, bo), what);
+    trz_model_reset(&trz_codec_rst, d);
+    snprintf(what, sizeof what, "chain, level %d, bo %d: decoded again after the decoder's reset", level, bo);
+    check(ok && chain_check(d, st, buf, nrec, NCH, bo), what);
+    trz_model_reset(&trz_codec_rst, m);
+    int same = ok && chain_encode(m, buf, nrec, NCH, bo, level, st2);
+    for (int k = 0; k < NCH && same; k++)
+        for (int i = 0; i < TRZ_MAX_STREAMS && same; i++)
+            same = st[k].s[i].n == st2[k].s[i].n && (!st[k].s[i].n || memcmp(st[k].s[i].p, st2[k].s[i].p, st[k].s[i].n) == 0);
+    snprintf(what, sizeof what, "chain, level %d, bo %d: the encoder after its reset writes the same streams", level, bo);
+    check(same, what);
+    /* chunk 3 repeats chunk 1 */
+    trz_enc_args ea = TEST_ENC_ARGS(buf + off[3] * RST_REC, nrec[3] * RST_REC, nrec[3], bo, level, one.s);
+    memset(&one, 0, sizeof one);
+    ok = ok && trz_codec_encode(&trz_codec_rst, &ea, NULL) == TRZ_CODEC_OK;
+    size_t alone = chunk_cost(&one, level), chained = chunk_cost(&st[3], level);
+    snprintf(what, sizeof what, "chain, level %d, bo %d: a repeated chunk costs %zu bytes chained, %zu alone", level, bo,
+             chained, alone);
+    check(ok && chained * 4 < alone, what);
+    free_streams(&one);
+    if (level >= 6) {
+        int v[NCH];
+        for (int k = 0; k < NCH; k++) v[k] = st[k].s[RST_S_RC].n != 0;
+        snprintf(what, sizeof what, "chain, level %d, bo %d: variants %d%d%d%d%d%d", level, bo, v[0], v[1], v[2], v[3], v[4], v[5]);
+        check(v[0] && v[1] && v[2] && v[3] && !v[4] && v[5], what);
+    }
+    /* a model that skipped chunk 1; then damaged chunks: no crash */
+    uint8_t *out = malloc(8000 * RST_REC);
+    for (int skip = 1; skip < NCH && ok; skip++) {
+        trz_model_reset(&trz_codec_rst, d);
+        for (int k = 0; k < NCH; k++) if (k != skip) (void)chain_decode(d, &st[k], out, nrec[k], bo);
+    }
+    for (int r = 0; r < 4 && ok; r++) {
+        trz_model_reset(&trz_codec_rst, d);
+        for (int k = 0; k < NCH; k++) {
+            for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+                if (st2[k].s[i].n && rnd() % 3 == 0) st2[k].s[i].p[rnd() % st2[k].s[i].n] ^= (uint8_t)(1 + rnd() % 255);
+            (void)chain_decode(d, &st2[k], out, nrec[k], bo);
+        }
+    }
+    free(out);
+    for (int k = 0; k < NCH; k++) { free_streams(&st[k]); free_streams(&st2[k]); }
+    trz_model_free(&trz_codec_rst, m);
+    trz_model_free(&trz_codec_rst, d);
+    free(buf);
+}
+
+/* A chain longer than variant 1's window (rst.md, "Chains"): a chunk
+ * shorter than it, one longer, then a short one; the window slides both
+ * ways. */
+static void test_chain_window(void)
+{
+    static const size_t nrec[3] = { 300000, 1100000, 50000 };
+    size_t total = nrec[0] + nrec[1] + nrec[2];
+    uint8_t *buf = malloc(total * RST_REC);
+    gen_trace(buf, total, 8, 1);
+    gen_random_piece(buf + (nrec[0] - 2000) * RST_REC, 2000);
+    memcpy(buf + (total - 2000) * RST_REC, buf + (nrec[0] - 2000) * RST_REC, 2000 * RST_REC);
+    streams st[3];
+    trz_model *m = NULL, *d = NULL;
+    int ok = trz_model_create(&trz_codec_rst, 6, 0, &m) == TRZ_CODEC_OK &&
+             trz_model_create(&trz_codec_rst, 0, 0, &d) == TRZ_CODEC_OK;
+    ok = ok && chain_encode(m, buf, nrec, 3, TRZ_BO_BIG, 6, st);
+    check(ok && chain_check(d, st, buf, nrec, 3, TRZ_BO_BIG), "a chain longer than variant 1's window");
+    for (int k = 0; k < 3; k++) free_streams(&st[k]);
+    trz_model_free(&trz_codec_rst, m);
+    trz_model_free(&trz_codec_rst, d);
+    free(buf);
+}
+
+static void test_chain(void)
+{
+    test_chain_at(1, TRZ_BO_BIG);
+    test_chain_at(9, TRZ_BO_BIG);
+    test_chain_at(9, TRZ_BO_LITTLE);
+    test_chain_window();
+}
+
 /* ---- corpus ---------------------------------------------------------------- */
 
 static uint8_t *load(const char *name, size_t *len)
@@ -443,6 +611,7 @@ int main(void)
     test_tlb_dump();
     test_every_rtype();
     test_variant_choice();
+    test_chain();
     test_corpus();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

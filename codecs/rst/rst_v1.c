@@ -60,6 +60,9 @@ __attribute__((destructor)) static void stat_print(void)
 #define MM_SCAN 64 /* records searched for a match's next INSTR of its CPU */
 #define AC_BITS 18 /* address correlation: the EA that followed (PC, EA) */
 #define HW_RECS (1u << 20) /* chained: the match model's window of records before the chunk */
+#define GM_BITS 20 /* chained: repeat model, record positions by the two records before */
+#define GM_MIN 16  /* records before a repeat's start that must equal those before the step */
+#define GM_DIST 32768 /* records back at least: nearer repeats (loops) the other models know */
 
 
 enum { K_INSTR, K_PV, K_OTHER };
@@ -124,6 +127,11 @@ typedef struct rst_v1_model {
      * (canonical), at positions 0..nhist-1, the chunk's following them. */
     uint8_t *hist;      /* HW_RECS records, made at the first chained chunk */
     size_t nhist;
+    /* Chained chunks: the repeat model (run_all), made at the first one. */
+    uint32_t *gm;       /* position + 1 of the record that followed two records, by their hash */
+    uint32_t gptr, glen, glast; /* the repeat's next position + 1, its steps so far, the last record's hash */
+    rc_prob p_gm[12];
+    trz_buf qbuf;       /* the output of steps coded quietly, dropped */
     uint64_t *ac;       /* address correlation: EA after (PC, EA) */
     uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
     uint16_t tctx[8];                    /* TLB: recent contexts */
@@ -965,6 +973,8 @@ static void model_free(model1 *m)
     model_reset(m);
     trz_big_free(m->link, m->nlink * sizeof *m->link);
     trz_big_free(m->hist, (size_t)HW_RECS * RST_REC);
+    trz_big_free(m->gm, ((size_t)1 << GM_BITS) * sizeof *m->gm);
+    free(m->qbuf.p);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
     trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
     trz_big_free(m->ick, ((size_t)1 << IC_BITS) * sizeof *m->ick);
@@ -1023,6 +1033,10 @@ static int hist_slide(model1 *m, const uint8_t *buf, size_t nrec)
     m->nhist = keep;
     if (!drop) return 0;
     for (size_t k = 0; k < (size_t)1 << MM_BITS; k++) m->mm[k] = slide_pos(m->mm[k], drop);
+    if (m->gm) {
+        for (size_t k = 0; k < (size_t)1 << GM_BITS; k++) m->gm[k] = slide_pos(m->gm[k], drop);
+        m->gptr = slide_pos(m->gptr, drop);
+    }
     for (unsigned k = 0; k < MAXCPU; k++) {
         cpu1 *cs = m->cpu[k];
         if (!cs) continue;
@@ -1030,6 +1044,17 @@ static int hist_slide(model1 *m, const uint8_t *buf, size_t nrec)
         cs->last_ins = slide_pos(cs->last_ins, drop);
     }
     return 0;
+}
+
+/* The repeat model, fresh, at a chain's first chunk; 0, or -1 if out of
+ * memory. */
+static int gm_make(model1 *m)
+{
+    if (m->gm) return 0;
+    m->gm = trz_big_calloc(((size_t)1 << GM_BITS) * sizeof *m->gm);
+    rc_init(m->p_gm, sizeof m->p_gm / sizeof m->p_gm[0]);
+    m->gptr = m->glen = m->glast = 0;
+    return m->gm ? 0 : -1;
 }
 
 struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
@@ -1040,94 +1065,212 @@ int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }
  * predicted CPU at the predicted PC with the cached word (kind, CPU, PC and
  * word as one decision, r_multi); else the first of them that is not is
  * coded, then the record: kind 0 an INSTR (with the PAVADIFF before it, if
- * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other. */
+ * any), 1 a PAVADIFF not followed by an INSTR of its CPU, 2 any other.
+ * From record *ip, which it moves past the step's records; fpair >= 0: the
+ * encoder's records pair as it says (a quiet step's, whose next record the
+ * decoder has not written). */
+TRZ_FORCE_INLINE void step(model1 *m, rc *c, uint8_t *buf, size_t *ip, size_t nrec, size_t base, int fpair,
+                           const int enc)
+{
+    size_t i = *ip;
+    uint8_t *r = buf + i * RST_REC;
+    unsigned kind = 0, cpu = 0, rt = 0;
+    int pair = 0;
+    if (enc) {
+        rt = r[0];
+        if (rt == RT_INSTR) { kind = K_INSTR; cpu = rst_instr_cpu(r); }
+        else if (rt == RT_PAVADIFF) {
+            cpu = rst_pv_cpu(r);
+            pair = fpair >= 0 ? fpair : i + 1 < nrec && r[24] == RT_INSTR && rst_instr_cpu(r + 24) == cpu;
+            kind = pair ? K_INSTR : K_PV;
+        } else kind = K_OTHER;
+    }
+    /* the predicted CPU's next instruction */
+    unsigned lk = m->last_kind, pcpu = cpu_stay(m) ? m->cur : m->curc->next;
+    cpu1 *ps = pcpu == m->cur ? m->curc : get_cpu(m, pcpu);
+    uint64_t pc0 = ps->pred_pc;
+    uint32_t iw0 = *ic_at(m, pc0);
+    rc_prob *pa[4] = { &m->p_special[lk], cpu_prob(m), pc_prob(m, ps), &m->p_iw[iw0 == 0] };
+    int fail = 4;
+    if (enc) {
+        const uint8_t *q = pair ? r + RST_REC : r;
+        fail = kind != K_INSTR ? 0 : cpu != pcpu ? 1 : trz_ld_be64(q + 8) != pc0 ? 2 : trz_ld_be32(q + 4) != iw0 ? 3 : 4;
+    }
+    RSTAT(ST_FAST);
+    fail = r_multi_s(c, enc, pa, 4, fail, m->sat ? &m->sat[SAT_STEP] : NULL);
+    if (fail == 0) {
+        RSTAT(ST_KIND);
+        kind = rcd_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
+    } else kind = K_INSTR;
+    m->last_kind = kind;
+    if (kind == K_OTHER) {
+        RSTAT(ST_OTHER);
+        if (rcd_bit(c, enc, &m->p_samert, rt != m->last_ort)) rt = rcd_tree(c, enc, m->t_rt, 8, rt);
+        else rt = m->last_ort;
+        if (rt == RT_INSTR || rt == RT_PAVADIFF) { m->err = 1; return; } /* the encoder never says so */
+        m->last_ort = rt;
+        other_code(m, c, r, rt, enc);
+        *ip = i + 1;
+        return;
+    }
+    cpu = cpu_code(m, c, cpu, kind == K_INSTR ? Q_OF(fail, 1) : Q_ANY, enc);
+    cpu1 *cs = m->curc;
+    if (kind == K_PV) {
+        pv_code(m, c, cs, cpu, r, NULL, 0, enc);
+        *ip = i + 1;
+        return;
+    }
+    uint32_t h = mm_hash(cs);
+    if (!cs->mm_ptr) {
+        cs->mm_ptr = m->mm[h >> (32 - MM_BITS)];
+        cs->mm_len = 0;
+    }
+    const uint8_t *P = NULL;
+    if (cs->mm_ptr) {
+        size_t j = cs->mm_ptr - 1;
+        P = TRZ_LIKELY(j >= base) ? buf + (j - base) * RST_REC : m->hist + j * RST_REC;
+    }
+    instr_info ii;
+    uint8_t *ri = pair ? r + RST_REC : r;
+    instr_code(m, c, cs, ri, &ii, P, cs->mm_len, Q_OF(fail, 2), Q_OF(fail, 3), pair, enc);
+    pair = pv_has(m, c, cs, &ii, pair, ii.qpv, enc);
+    if (pair) {
+        if (!enc) {
+            if (i + 1 >= nrec) { m->err = 1; return; }
+            memcpy(r + RST_REC, r, RST_REC);
+        }
+        pv_code(m, c, cs, cpu, r, &ii, 1, enc);
+        i++;
+    }
+    int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
+    mm_update(m, cs, P, hit, base + i, h, ii.pc, ii.ea);
+    *ip = i + 1;
+}
+
+/* ---- the repeat model (chained chunks) -------------------------------------- */
+
+/* A long stretch of records seen before (a program run again, a loop of
+ * many CPUs), record for record, CPUs interleaved alike: the record that
+ * followed the last two records the last time they occurred, then the ones
+ * after it.  Each step whose records it predicts costs one decision; the
+ * step is then coded quietly (its decisions to a dropped output), so that
+ * every other model learns from it as from any step. */
+TRZ_FORCE_INLINE const uint8_t *pos_rec(const model1 *m, const uint8_t *buf, size_t base, size_t j)
+{
+    return j >= base ? buf + (j - base) * RST_REC : m->hist + j * RST_REC;
+}
+
+static TRZ_NOINLINE void step_quiet(model1 *m, uint8_t *buf, size_t *ip, size_t nrec, size_t base, int pair)
+{
+    rc q;
+    m->qbuf.n = 0;
+    rc_enc_init(&q, &m->qbuf);
+    step(m, &q, buf, ip, nrec, base, pair, 1);
+}
+
+/* The repeat's decision when it offers records; 1 when they were its (the
+ * step is then coded, quietly), 0 when the step is still to code. */
+TRZ_FORCE_INLINE int gm_step(model1 *m, rc *c, uint8_t *buf, size_t *ip, size_t nrec, size_t base, const int enc)
+{
+    size_t i = *ip, g = m->gptr;
+    if (!g || g + 1 > base + i) return 0; /* the two records it may offer are not all known */
+    const uint8_t *G = pos_rec(m, buf, base, g - 1), *G2 = pos_rec(m, buf, base, g);
+    int gpair = G[0] == RT_PAVADIFF && i + 1 < nrec && G2[0] == RT_INSTR && rst_instr_cpu(G2) == rst_pv_cpu(G);
+    /* the step's first decision's guess (run_all): it may tell the same */
+    unsigned pcpu = cpu_stay(m) ? m->cur : m->curc->next;
+    cpu1 *ps = pcpu == m->cur ? m->curc : get_cpu(m, pcpu);
+    const uint8_t *GI = gpair ? G2 : G;
+    int agree = GI[0] == RT_INSTR && rst_instr_cpu(GI) == pcpu && trz_ld_be64(GI + 8) == ps->pred_pc &&
+                trz_ld_be32(GI + 4) == *ic_at(m, ps->pred_pc);
+    uint8_t *r = buf + i * RST_REC;
+    int miss = 1;
+    if (enc) {
+        int pair = r[0] == RT_PAVADIFF && i + 1 < nrec && r[RST_REC] == RT_INSTR && rst_instr_cpu(r + RST_REC) == rst_pv_cpu(r);
+        miss = pair != gpair || memcmp(r, G, RST_REC) != 0 || (pair && memcmp(r + RST_REC, G2, RST_REC) != 0);
+    }
+    unsigned gl = m->glen, ctx = (gl == 0 ? 0 : gl < 2 ? 1 : gl < 4 ? 2 : gl < 16 ? 3 : gl < 256 ? 4 : 5) + 6 * (unsigned)agree;
+    if (rcd_bit(c, enc, &m->p_gm[ctx], miss)) return 0;
+    if (!enc) {
+        memcpy(r, G, RST_REC);
+        if (gpair) memcpy(r + RST_REC, G2, RST_REC);
+    }
+    step_quiet(m, buf, ip, nrec, base, gpair);
+    return 1;
+}
+
+/* 1 when the GM_MIN records before position g - 1 equal those before
+ * position p (g - 1 < p). */
+static TRZ_NOINLINE int gm_verify(const model1 *m, const uint8_t *buf, size_t base, size_t g, size_t p)
+{
+    if (g - 1 < GM_MIN) return 0;
+    for (size_t k = 1; k <= GM_MIN; k++)
+        if (memcmp(pos_rec(m, buf, base, g - 1 - k), pos_rec(m, buf, base, p - k), RST_REC) != 0) return 0;
+    return 1;
+}
+
+/* After a step of records i0..i1-1: each record's context takes its
+ * position; the repeat goes on after a hit, else starts where the context
+ * of the step's last record points, if the records before agree. */
+TRZ_FORCE_INLINE void gm_after(model1 *m, const uint8_t *buf, size_t base, size_t i0, size_t i1, int hit)
+{
+    uint32_t cand = 0;
+    for (size_t q = i0; q < i1; q++) {
+        const uint8_t *r = buf + q * RST_REC;
+        uint32_t rh = rc_hash(trz_ld_be64(r) ^ (trz_ld_be64(r + 8) * 0x9E3779B97F4A7C15ull) ^
+                              (trz_ld_be64(r + 16) * 0xC2B2AE3D27D4EB4Full));
+        uint32_t k = rc_hash_add(m->glast, rh) >> (32 - GM_BITS);
+        cand = m->gm[k];
+        m->gm[k] = (uint32_t)(base + q + 2);
+        m->glast = rh;
+    }
+    if (hit) {
+        m->gptr += (uint32_t)(i1 - i0);
+        m->glen += m->glen < 0xFFFF;
+    } else {
+        m->gptr = cand && base + i1 - cand >= GM_DIST && gm_verify(m, buf, base, cand, base + i1) ? cand : 0;
+        m->glen = 0;
+    }
+}
+
 TRZ_FORCE_INLINE void run_all(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
 {
     size_t i = 0, base = m->nhist;
     while (i < nrec) {
         if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
-        uint8_t *r = buf + i * RST_REC;
-        unsigned kind = 0, cpu = 0, rt = 0;
-        int pair = 0;
-        if (enc) {
-            rt = r[0];
-            if (rt == RT_INSTR) { kind = K_INSTR; cpu = rst_instr_cpu(r); }
-            else if (rt == RT_PAVADIFF) {
-                cpu = rst_pv_cpu(r);
-                pair = i + 1 < nrec && r[24] == RT_INSTR && rst_instr_cpu(r + 24) == cpu;
-                kind = pair ? K_INSTR : K_PV;
-            } else kind = K_OTHER;
-        }
-        /* the predicted CPU's next instruction */
-        unsigned lk = m->last_kind, pcpu = cpu_stay(m) ? m->cur : m->curc->next;
-        cpu1 *ps = pcpu == m->cur ? m->curc : get_cpu(m, pcpu);
-        uint64_t pc0 = ps->pred_pc;
-        uint32_t iw0 = *ic_at(m, pc0);
-        rc_prob *pa[4] = { &m->p_special[lk], cpu_prob(m), pc_prob(m, ps), &m->p_iw[iw0 == 0] };
-        int fail = 4;
-        if (enc) {
-            const uint8_t *q = pair ? r + RST_REC : r;
-            fail = kind != K_INSTR ? 0 : cpu != pcpu ? 1 : trz_ld_be64(q + 8) != pc0 ? 2 : trz_ld_be32(q + 4) != iw0 ? 3 : 4;
-        }
-        RSTAT(ST_FAST);
-        fail = r_multi_s(c, enc, pa, 4, fail, m->sat ? &m->sat[SAT_STEP] : NULL);
-        if (fail == 0) {
-            RSTAT(ST_KIND);
-            kind = rcd_bit(c, enc, &m->p_other[lk], kind == K_OTHER) ? K_OTHER : K_PV;
-        } else kind = K_INSTR;
-        m->last_kind = kind;
-        if (kind == K_OTHER) {
-            RSTAT(ST_OTHER);
-            if (rcd_bit(c, enc, &m->p_samert, rt != m->last_ort)) rt = rcd_tree(c, enc, m->t_rt, 8, rt);
-            else rt = m->last_ort;
-            if (rt == RT_INSTR || rt == RT_PAVADIFF) { m->err = 1; return; } /* the encoder never says so */
-            m->last_ort = rt;
-            other_code(m, c, r, rt, enc);
-            i++;
-            continue;
-        }
-        cpu = cpu_code(m, c, cpu, kind == K_INSTR ? Q_OF(fail, 1) : Q_ANY, enc);
-        cpu1 *cs = m->curc;
-        if (kind == K_PV) {
-            pv_code(m, c, cs, cpu, r, NULL, 0, enc);
-            i++;
-            continue;
-        }
-        uint32_t h = mm_hash(cs);
-        if (!cs->mm_ptr) {
-            cs->mm_ptr = m->mm[h >> (32 - MM_BITS)];
-            cs->mm_len = 0;
-        }
-        const uint8_t *P = NULL;
-        if (cs->mm_ptr) {
-            size_t j = cs->mm_ptr - 1;
-            P = TRZ_LIKELY(j >= base) ? buf + (j - base) * RST_REC : m->hist + j * RST_REC;
-        }
-        instr_info ii;
-        uint8_t *ri = pair ? r + RST_REC : r;
-        instr_code(m, c, cs, ri, &ii, P, cs->mm_len, Q_OF(fail, 2), Q_OF(fail, 3), pair, enc);
-        pair = pv_has(m, c, cs, &ii, pair, ii.qpv, enc);
-        if (pair) {
-            if (!enc) {
-                if (i + 1 >= nrec) { m->err = 1; return; }
-                memcpy(r + RST_REC, r, RST_REC);
-            }
-            pv_code(m, c, cs, cpu, r, &ii, 1, enc);
-            i++;
-        }
-        int hit = P && trz_ld_be64(P + 8) == ii.pc && trz_ld_be64(P + 16) == ii.ea;
-        mm_update(m, cs, P, hit, base + i, h, ii.pc, ii.ea);
-        i++;
+        step(m, c, buf, &i, nrec, base, -1, enc);
     }
 }
 
+/* Chained: the same with the repeat model. */
+TRZ_FORCE_INLINE void run_all_gm(model1 *m, rc *c, uint8_t *buf, size_t nrec, const int enc)
+{
+    size_t i = 0, base = m->nhist;
+    while (i < nrec) {
+        if (!enc && TRZ_UNLIKELY(rc_dec_bad(c) || m->err)) { m->err = 1; return; }
+        size_t i0 = i;
+        int hit = gm_step(m, c, buf, &i, nrec, base, enc);
+        if (!hit) step(m, c, buf, &i, nrec, base, -1, enc);
+        gm_after(m, buf, base, i0, i, hit);
+    }
+}
+
+static TRZ_NOINLINE void enc_run_gm(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
+{
+    run_all_gm(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
+}
+static TRZ_NOINLINE void dec_run_gm(model1 *m, rc *c, uint8_t *buf, size_t nrec)
+{
+    run_all_gm(m, c, buf, nrec, 0);
+}
 static TRZ_NOINLINE void enc_run(model1 *m, rc *c, const uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
+    if (m->gm) enc_run_gm(m, c, buf, nrec);
+    else run_all(m, c, (uint8_t *)(uintptr_t)buf, nrec, 1);
 }
 static TRZ_NOINLINE void dec_run(model1 *m, rc *c, uint8_t *buf, size_t nrec)
 {
-    run_all(m, c, buf, nrec, 0);
+    if (m->gm) dec_run_gm(m, c, buf, nrec);
+    else run_all(m, c, buf, nrec, 0);
 }
 
 int rst_v1_encode(const trz_enc_args *a, model1 *m)
@@ -1138,7 +1281,7 @@ int rst_v1_encode(const trz_enc_args *a, model1 *m)
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
-    if (!m->oom && link_fit(m, a->nrec) == 0 && src) {
+    if (!m->oom && link_fit(m, a->nrec) == 0 && src && (!a->chain || gm_make(m) == 0)) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
         rcd_direct(&c, 1, a->know ? RST_V_KNOW : 1, 8); /* the variant */
@@ -1166,7 +1309,7 @@ int rst_v1_decode(const trz_dec_args *a, model1 *m)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    if (m->oom || link_fit(m, a->nrec)) return TRZ_CODEC_NOMEM;
+    if (m->oom || link_fit(m, a->nrec) || (a->chain && gm_make(m))) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
