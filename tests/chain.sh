@@ -97,8 +97,11 @@ for s in "$ROOT"/corpus/loops-4cpu.rst "$ROOT"/corpus/mix.champsimtrace "$ROOT"/
          "$ROOT"/corpus/sjeng-like.trace; do
     head -c 196608 "$s" > "$W/piece"
     for i in 1 2 3 4 5 6; do cat "$W/piece"; done > "$W/rep"
-    ch=$("$TRZ" -q -f -c --chunk-size 64K "$W/rep" | wc -c)
-    alone=$("$TRZ" -q -f -c --chunk-size 64K --restart 0 "$W/rep" | wc -c)
+    # (BYU's default level writes byte streams, which the back-end sees one
+    # chunk at a time: its mixing levels hold the chain's records)
+    l=-9; case $s in *.byu) l=-12 ;; esac
+    ch=$("$TRZ" $l -q -f -c --chunk-size 64K "$W/rep" | wc -c)
+    alone=$("$TRZ" $l -q -f -c --chunk-size 64K --restart 0 "$W/rep" | wc -c)
     [ "$ch" -le $((alone * 6 / 10)) ] && ok "$(basename "$s"): repeats cost $ch bytes chained, $alone alone" ||
         bad "$(basename "$s"): repeats" "$ch bytes chained, $alone with every chunk alone"
 done
