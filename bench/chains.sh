@@ -46,10 +46,9 @@ for f in "$@"; do
         "$TRZ" -l -v "$W/a.trz" | awk 'NF == 8 && $1 ~ /^[0-9]+$/ { print $1, $2 }' > "$W/chunks"
         n=$(wc -l < "$W/chunks")
         per=1
-        if [ "$g" != nochain ]; then
-            per=$(awk -v g="$g" -v c="$(awk 'NR == 1' "$W/chunks" | cut -d' ' -f1)" 'BEGIN {
-                u = substr(g, length(g)); v = g + 0; if (u == "M") v *= 1048576; if (u == "K") v *= 1024;
-                print int(v / 16777216) > 0 ? int(v / 16777216) : 1 }')
+        if [ "$g" != nochain ]; then # chunks of 16 MiB (less a partial record) per group
+            v=${g%[KkMm]}; case $g in *[Mm]) v=$((v * 1048576)) ;; *[Kk]) v=$((v * 1024)) ;; esac
+            per=$((v / 16777216)); [ $per -ge 1 ] || per=1
         fi
         mid=$((n / 2)); last=$((mid - mid % per + per - 1)); [ $last -ge $n ] && last=$((n - 1))
         rec=$(awk -v k=$last '$1 == k { print $2 }' "$W/chunks")
