@@ -40,7 +40,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -64,7 +64,7 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0 }, g;
     size_t len;
     struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
         { 4, 2, TRZ_ERR_VERSION, "version 2" },
@@ -128,7 +128,7 @@ static void chunk_header(void)
     check(trz_chunk_payload_ok(&h, p), "the payload check");
     uint8_t out[5000];
     char err[100];
-    check(trz_chunk_decode(&h, p, job.out.n, out, z, NULL, err, sizeof err) == TRZ_OK && memcmp(out, raw, sizeof raw) == 0,
+    check(trz_chunk_decode(&h, p, job.out.n, out, z, NULL, NULL, err, sizeof err) == TRZ_OK && memcmp(out, raw, sizeof raw) == 0,
           "the chunk decodes");
     int bad = 0;
     for (size_t k = 0; k < h.hdr_len; k++) {

@@ -728,7 +728,7 @@ static void test_selfcheck(void)
         size_t need;
         char err[160] = "";
         int rc = job.result == TRZ_OK ? trz_chunk_parse_hdr(job.out.p, job.out.n, &h, &need) : job.result;
-        if (rc == TRZ_OK) rc = trz_chunk_decode(&h, job.out.p, job.out.n, out, z, NULL, err, sizeof err);
+        if (rc == TRZ_OK) rc = trz_chunk_decode(&h, job.out.p, job.out.n, out, z, NULL, NULL, err, sizeof err);
         if (verify)
             check(rc == TRZ_OK && h.codec == TRZ_CODEC_RAW && memcmp(out, src, len) == 0,
                   "self-check, level %d: a codec whose output decodes to other data falls back to raw (rc %d)",

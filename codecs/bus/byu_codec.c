@@ -190,6 +190,7 @@ const trz_codec trz_codec_byu = {
     .model_reset = byu_model_reset,
     .model_free = byu_model_free,
     .chains = 1,
+    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = byu_stream_name,
     .dump_record = byu_dump,
     .cpus_seen = byu_cpus,

@@ -1017,6 +1017,7 @@ const trz_codec trz_codec_pbus = {
     .model_reset = pbus_model_reset,
     .model_free = pbus_model_free,
     .chains = 1,
+    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = pbus_stream_name,
     .dump_record = pbus_dump,
     .convert = pbus_convert,

@@ -143,6 +143,7 @@ const trz_codec trz_codec_champsim = {
     .know_encode = cs_know_enc64,
     .know_decode = cs_know_dec64,
     .chains = 1,
+    .chain_bytes = 128u << 20, /* a seek decodes at most 128 MiB (bench/notes/2026-11-29-chains.md) */
 };
 
 const trz_codec trz_codec_champsim_cloudsuite = {
@@ -166,4 +167,5 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .know_encode = cs_know_enc96,
     .know_decode = cs_know_dec96,
     .chains = 1,
+    .chain_bytes = 128u << 20, /* a seek decodes at most 128 MiB (bench/notes/2026-11-29-chains.md) */
 };

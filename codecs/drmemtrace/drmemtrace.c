@@ -224,6 +224,7 @@ const trz_codec trz_codec_drmemtrace = {
     .model_reset = dr_model_reset,
     .model_free = dr_model_destroy,
     .chains = 1,
+    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = dr_stream_name,
     .dump_record = dr_dump,
     .convert = dr_convert,

@@ -1065,6 +1065,7 @@ const trz_codec trz_codec_rst = {
     .model_reset = rst_model_reset,
     .model_free = rst_model_free,
     .chains = 1,
+    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = rst_stream_name,
     .dump_record = rst_dump,
     .cpus_seen = rst_cpus_seen,

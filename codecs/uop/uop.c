@@ -978,6 +978,7 @@ const trz_codec trz_codec_uop = {
     .model_reset = uop_model_reset,
     .model_free = uop_model_free,
     .chains = 1,
+    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = uop_stream_name,
     .dump_record = NULL,
     .learn = uop_cm_learn,
