@@ -114,6 +114,23 @@ if [ -f tests/fuzz/corpus/drfile/dr.zip ]; then # a restore block before chunks 
     mv "$W/k.zip.trz" "$W/drfile-dr-zip-know.trz"
     add drfile-dr-zip-know
 fi
+# chains (container version 4, from 0.16): groups of two or three chunks,
+# each chunk continuing the models of the one before
+for l in 1 9 19; do
+    arc chain-rst-l$l "$W/be.rst" -$l --chunk-records=500 --restart=32K
+    arc chain-byu-l$l "$W/a.byu" -$l --chunk-records=1000 --restart=24K
+    arc chain-pbus-l$l "$W/grain.pbus" -$l --chunk-size=8K --restart=16K
+    arc chain-uop-l$l "$W/a.trace" -$l --chunk-size=16K --restart=32K
+    arc chain-champsim-l$l "$W/a.champsim" --format=champsim -$l --chunk-records=500 --restart=64K
+    arc chain-drmemtrace-l$l "$W/a.drmemtrace" --format=drmemtrace -$l --chunk-records=2000 --restart=48000
+done
+arc chain-champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-records=400 --restart=80K
+if [ -z "$ONLY" ] || [ "$ONLY" = chain ]; then
+    badc() { ONLY= bad "$@"; }
+    "$TRZ" -q -f -c --chunk-records=500 --restart=32K "$W/be.rst" > "$W/c.trz"
+    "$W/reseal" "$W/c.trz" "$W/chain-group-moved.trz" flags 1 2; badc chain-group-moved  # chunk 1 starts afresh: it was coded continuing chunk 0
+    "$W/reseal" "$W/c.trz" "$W/chain-first-no-restart.trz" flags 0 2; badc chain-first-no-restart
+fi
 if [ -n "$ONLY" ]; then echo "$(grep -c . "$F/MANIFEST") lines in $F/MANIFEST"; exit 0; fi
 cat "$F/$V-rst-be-l9.trz" "$F/$V-byu-l1.trz" "$F/$V-uop-l9.trz" > "$W/concat-mixed.trz"; add concat-mixed
 split -b 24000 -d "$W/be.rst" "$W/part."

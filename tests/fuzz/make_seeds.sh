@@ -72,7 +72,7 @@ arc rst-one-record "$W/one.rst"
 arc rst-v1-4chunks "$W/a.rst" --chunk-records=25             # range-coded (model variant 1) chunks
 arc rst-v1-le "$W/le.rst" --chunk-records=40
 slice $S/loops-4cpu.rst 48000 24000 > "$W/k.rst"
-arc rst-know-groups "$W/k.rst" --chunk-records=40 --restart=4K       # RST knowledge restarted every 5 chunks
+arc rst-know-groups "$W/k.rst" --chunk-records=40 --restart=4K --no-chain # RST knowledge restarted every 5 chunks
 arc rst-no-know "$W/a.rst" --chunk-records=25 --restart=0          # version 1
 arc byu-tail "$W/t.byu" --chunk-records=30
 arc byu-grouped "$W/g.byu" -1                          # 2 processors, the grouped layout
@@ -83,21 +83,31 @@ arc uop-8lines "$W/a.trace" --chunk-records=8
 arc uop-tabs "$W/tabs.trace" -3
 arc uop-midline "$W/long.trace" --chunk-size=4096
 slice $S/sjeng-like.trace 60000 40000 > "$W/k.trace"
-arc uop-know-groups "$W/k.trace" --chunk-size=4096 --restart=16K      # uop knowledge restarted every 4 chunks
-arc uop-know-fast "$W/k.trace" -3 --chunk-size=6000                  # the zstd variant with knowledge
+arc uop-know-groups "$W/k.trace" --chunk-size=4096 --restart=16K --no-chain # uop knowledge restarted every 4 chunks
+arc uop-know-fast "$W/k.trace" -3 --chunk-size=6000 --no-chain       # the zstd variant with knowledge
 arc uop-no-know "$W/a.trace" --chunk-records=8 --restart=0            # version 1
 arc raw-2chunks "$W/a.raw" --format=raw --chunk-size=4096
 arc rst-as-raw "$W/a.rst" --format=raw --chunk-records=500
 arc champsim-3chunks "$W/a.champsim" --chunk-records=50
-arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K   # knowledge restarted every 3 chunks
+arc champsim-know-groups "$W/a.champsim" --chunk-records=40 --restart=8K --no-chain # knowledge restarted every 3 chunks
 arc cloudsuite-tail "$W/t.cloudsuite" --chunk-records=25
 # the fast levels' variants: ChampSim's byte streams with byte-form
 # knowledge, the bus codecs' lean models
-arc champsim-fast-know "$W/a.champsim" -1 --chunk-records=40 --restart=8K
+arc champsim-fast-know "$W/a.champsim" -1 --chunk-records=40 --restart=8K --no-chain
 arc cloudsuite-fast-tail "$W/t.cloudsuite" -2 --chunk-records=25
 arc byu-lean-tail "$W/t.byu" -1 --chunk-records=30
 arc pbus-lean "$W/a.pbus" -1 --chunk-records=60
-arc drmemtrace-know-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K  # knowledge restarted every 2 chunks
+arc drmemtrace-know-groups "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K --no-chain # knowledge restarted every 2 chunks
+# chains (container version 4): groups of a few chunks, each continuing the one before
+arc rst-chain "$W/k.rst" --chunk-records=40 --restart=4K
+arc rst-chain-l1 "$W/k.rst" -1 --chunk-records=40 --restart=4K
+arc byu-chain "$W/g.byu" --chunk-records=300 --restart=8K
+arc byu-chain-l19 "$W/g.byu" -19 --chunk-records=300 --restart=8K
+arc pbus-chain "$W/a.pbus" --chunk-records=60 --restart=4K
+arc uop-chain "$W/k.trace" --chunk-size=4096 --restart=16K
+arc champsim-chain "$W/a.champsim" --chunk-records=40 --restart=8K
+arc champsim-chain-l1 "$W/a.champsim" -1 --chunk-records=40 --restart=8K
+arc drmemtrace-chain "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K
 arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=1000 --restart=0
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
