@@ -119,7 +119,7 @@ fi
 for l in 1 9 19; do
     arc chain-rst-l$l "$W/be.rst" -$l --chunk-records=500 --restart=32K
     arc chain-byu-l$l "$W/a.byu" -$l --chunk-records=1000 --restart=24K
-    arc chain-pbus-l$l "$W/grain.pbus" -$l --chunk-size=8K --restart=16K
+    arc chain-pbus-l$l "$W/a.pbus" -$l --chunk-size=8K --restart=16K
     arc chain-uop-l$l "$W/a.trace" -$l --chunk-size=16K --restart=32K
     arc chain-champsim-l$l "$W/a.champsim" --format=champsim -$l --chunk-records=500 --restart=64K
     arc chain-drmemtrace-l$l "$W/a.drmemtrace" --format=drmemtrace -$l --chunk-records=2000 --restart=48000
