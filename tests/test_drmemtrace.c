@@ -509,6 +509,7 @@ static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t resta
     trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 48 << 10);
     trz_cctx_set(c, TRZ_C_THREADS, threads);
     trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set(c, TRZ_C_CHAIN, 0); /* carried knowledge (version 3), not chains */
     trz_cctx_set_format(c, "drmemtrace");
     fz_in fi;
     trz_io iio, oio;

@@ -66,9 +66,18 @@ static void file_header(void)
     uint8_t h[TRZ_FILE_HDR_MAX];
     trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0 }, g;
     size_t len;
+    /* versions 1, 3 and 4: chains (4) and knowledge (3) as written */
+    for (int v = 0; v < 3; v++) {
+        f.know = v == 1, f.chain = v == 2;
+        trz_file_hdr_write(h, &f);
+        check(h[4] == (v == 0 ? 1 : v == 1 ? 3 : 4) && trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_OK &&
+                  g.know == f.know && g.chain == f.chain,
+              "header of version %d: written and parsed", h[4]);
+    }
+    f.know = f.chain = 0;
     struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
         { 4, 2, TRZ_ERR_VERSION, "version 2" },
-        { 4, 4, TRZ_ERR_VERSION, "version 4" },
+        { 4, 5, TRZ_ERR_VERSION, "version 5" },
         { 5, 200, TRZ_ERR_UNSUPPORTED, "an unknown codec" },
         { 6, 3, TRZ_ERR_CORRUPT, "byte order 3" },
         { 7, 1, TRZ_ERR_CORRUPT, "a reserved flag" },

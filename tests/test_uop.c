@@ -503,6 +503,7 @@ static ksink kcompress(const uint8_t *in, size_t n, int level, int threads, int6
     trz_cctx_set(c, TRZ_C_CHUNK_BYTES, chunk);
     trz_cctx_set(c, TRZ_C_THREADS, threads);
     trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set(c, TRZ_C_CHAIN, 0); /* carried knowledge (version 3), not chains */
     ksrc s = { in, n, 0 };
     trz_io iio = { &s, ksrc_read, NULL, NULL, NULL }, oio = { &a, NULL, ksink_write, NULL, NULL };
     if (trz_compress(c, &iio, &oio) != TRZ_OK) {
