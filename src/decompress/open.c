@@ -9,7 +9,9 @@
  * and records, trz_seek); ahead.c (the chunk queue and decode-ahead
  * threads); sequential.c (reading without an index) and seek.c (the
  * index); salvage.c (reading past damage); knowledge.c (carried
- * knowledge); base.c (errors, the raw input, member headers, a chunk
+ * knowledge) and chain.c (chains: a group's chunks decoded in order, from
+ * the group's start after a seek); base.c (errors, the raw input, member
+ * headers, a chunk
  * fetched through the index).  reader.h holds what they share. */
 #include <errno.h>
 #include <fcntl.h>
