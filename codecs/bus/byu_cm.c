@@ -2,15 +2,11 @@
  * and mix variants' context-mixing model (bus_cm.h) and range-fast's fast
  * model (bus_fast.h), each record loop with all it inlines. */
 #include "byu_int.h"
+#include "bus_match.h"
 
 /* ---- arithmetic-coded path: the range and mix variants ------------------------ */
 
-/* Variant 6 in a chain: the match model (byu.md, "Chains") over the
- * chain's last MT_N records, found by a hash of the last two. */
-#define MT_BITS 20
-#define MT_N (1u << MT_BITS)
-#define MT_NONE UINT32_MAX
-#define MT_MIN 16 /* records a guess must have got right in a row before it is coded */
+/* Variant 6 in a chain: the match model (bus_match.h). */
 
 struct byu_cm {
     bus_acm a;
@@ -36,13 +32,7 @@ struct byu_cm {
     /* the match model: on (mt) for variant 6 in a chain; hist and tab are
      * made at its first chunk and kept with the model */
     int mt;
-    uint8_t (*mt_hist)[12];   /* record i of the chain at [i % MT_N] */
-    uint32_t *mt_tab;         /* hash of two records -> the index after them, 0 = none */
-    uint32_t mt_n;            /* records in the history */
-    uint32_t mt_ptr;          /* the index of the record predicted next, or MT_NONE */
-    uint32_t mt_len;          /* records predicted right in a row */
-    uint32_t mt_last;         /* hash of the last record */
-    cm_p mt_hit[8];           /* "the predicted record" by the bit length of mt_len / MT_MIN, at most 7 */
+    bus_match match;
 };
 
 static void cm_model_init(byu_cm *m)
@@ -68,47 +58,17 @@ static void cm_model_init(byu_cm *m)
     memset(m->lastq, 0, sizeof m->lastq);
     cm_apm_init(&m->apk[0][0][0], KC * KC * 8);
     cm_apm_init(&m->apt[0][0][0], KC * BUS_NB * 128);
-    m->mt_n = m->mt_len = m->mt_last = 0;
-    m->mt_ptr = MT_NONE;
-    cm_init_probs(m->mt_hit, 8);
-    if (m->mt_tab) memset(m->mt_tab, 0, (size_t)MT_N * sizeof *m->mt_tab);
+    bus_match_reset(&m->match);
 }
 
-/* The match model's guess, once it has been right MT_MIN records in a
- * row: a bit "the record is the one predicted" (r then receives it).  1
- * when it was. */
-static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r)
-{
-    if (m->mt_ptr == MT_NONE || m->mt_len < MT_MIN) return 0;
-    const uint8_t *g = m->mt_hist[m->mt_ptr & (MT_N - 1)];
-    unsigned b = 0;
-    for (uint32_t l = m->mt_len / MT_MIN; l > 1 && b < 7; l >>= 1) b++;
-    if (!cm_bit(c, &m->mt_hit[b], !c->dec && memcmp(r, g, 12) == 0)) return 0;
-    memcpy(r, g, 12);
-    return 1;
-}
+static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(&m->match, c, r, 12); }
 
-/* After each record r: r into the history, and the guess for the next
- * record: the one after the guess goes on while it is right (a guess not
- * yet coded is checked against r), else the one after the last time the
- * last two records came. */
+/* After each record r: the match model's history and guess, by the
+ * record's hash. */
 static void mt_next(byu_cm *m, const uint8_t *r)
 {
-    int hit = m->mt_ptr != MT_NONE && memcmp(r, m->mt_hist[m->mt_ptr & (MT_N - 1)], 12) == 0;
-    memcpy(m->mt_hist[m->mt_n & (MT_N - 1)], r, 12);
-    m->mt_n++;
     uint32_t hr = cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
-    uint32_t h = cm_mix32(hr ^ m->mt_last * 0x2545F491u) >> (32 - MT_BITS);
-    m->mt_last = hr;
-    if (hit) {
-        m->mt_ptr++;
-        m->mt_len++;
-    } else {
-        m->mt_len = 0;
-        m->mt_ptr = m->mt_tab[h] ? m->mt_tab[h] : MT_NONE;
-    }
-    if (m->mt_ptr != MT_NONE && m->mt_n - m->mt_ptr >= MT_N) m->mt_ptr = MT_NONE; /* out of the window */
-    m->mt_tab[h] = m->mt_n;
+    bus_match_next(&m->match, r, 12, hr);
 }
 
 /* proc byte: "same as the last record" bit, else the byte. */
@@ -255,8 +215,7 @@ static int cm_open(byu_model *m, uint64_t nrec, int mix, int chain)
     byu_cm *cm = m->cm;
     cm->mt = chain && mix;
     if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
-        if (!cm->mt_hist && !(cm->mt_hist = trz_big_malloc((size_t)MT_N * sizeof *cm->mt_hist))) return -1;
-        if (!cm->mt_tab && !(cm->mt_tab = trz_big_calloc((size_t)MT_N * sizeof *cm->mt_tab))) return -1;
+        if (bus_match_alloc(&cm->match, 12)) return -1;
     }
     if (!mix || (chain && m->hx_live)) return 0;
     m->hx_live = (uint8_t)chain;
@@ -532,8 +491,7 @@ void byu_arith_free(byu_model *m)
 {
     if (m->cm) {
         bus_hx_free(&m->cm->a);
-        if (m->cm->mt_hist) trz_big_free(m->cm->mt_hist, (size_t)MT_N * sizeof *m->cm->mt_hist);
-        if (m->cm->mt_tab) trz_big_free(m->cm->mt_tab, (size_t)MT_N * sizeof *m->cm->mt_tab);
+        bus_match_free(&m->cm->match, 12);
         trz_big_free(m->cm, sizeof *m->cm);
     }
     if (m->fm) {

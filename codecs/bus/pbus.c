@@ -8,6 +8,7 @@
 #include "hot.h"
 #include "addrmodel.h"
 #include "bus_cm.h"
+#include "bus_match.h"
 #include "lean.h"
 
 enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_DNEAR, S_MODE, S_COUNT, S_CM = 15 };
@@ -540,12 +541,7 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
 
 /* ---- arithmetic-coded path: the range and mix variants ------------------------ */
 
-/* Variant 6 in a chain: the match model (pbus.md, "Chains") over the
- * chain's last MT_N records, found by a hash of the last two. */
-#define MT_BITS 20
-#define MT_N (1u << MT_BITS)
-#define MT_NONE UINT32_MAX
-#define MT_MIN 16 /* records a guess must have got right in a row before it is coded */
+/* Variant 6 in a chain: the match model (bus_match.h). */
 
 struct pbus_cm {
     bus_acm a;
@@ -560,13 +556,7 @@ struct pbus_cm {
     /* the match model: on (mt) for variant 6 in a chain; hist and tab are
      * made at its first chunk and kept with the model */
     int mt;
-    uint8_t (*mt_hist)[6];    /* record i of the chain at [i % MT_N] */
-    uint32_t *mt_tab;         /* hash of two records -> the index after them, 0 = none */
-    uint32_t mt_n;            /* records in the history */
-    uint32_t mt_ptr;          /* the index of the record predicted next, or MT_NONE */
-    uint32_t mt_len;          /* records predicted right in a row */
-    uint32_t mt_last;         /* hash of the last record */
-    cm_p mt_hit[8];           /* "the predicted record" by the bit length of mt_len / MT_MIN, at most 7 */
+    bus_match match;
 };
 
 static void cm_model_init(pbus_cm *m)
@@ -580,47 +570,17 @@ static void cm_model_init(pbus_cm *m)
     cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
     m->t1 = m->t2 = m->t3 = 0;
     cm_apm_init(&m->apc[0][0], 16 * 256);
-    m->mt_n = m->mt_len = m->mt_last = 0;
-    m->mt_ptr = MT_NONE;
-    cm_init_probs(m->mt_hit, 8);
-    if (m->mt_tab) memset(m->mt_tab, 0, (size_t)MT_N * sizeof *m->mt_tab);
+    bus_match_reset(&m->match);
 }
 
-/* The match model's guess, once it has been right MT_MIN records in a
- * row: a bit "the record is the one predicted" (r then receives it).  1
- * when it was. */
-static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r)
-{
-    if (m->mt_ptr == MT_NONE || m->mt_len < MT_MIN) return 0;
-    const uint8_t *g = m->mt_hist[m->mt_ptr & (MT_N - 1)];
-    unsigned b = 0;
-    for (uint32_t l = m->mt_len / MT_MIN; l > 1 && b < 7; l >>= 1) b++;
-    if (!cm_bit(c, &m->mt_hit[b], !c->dec && memcmp(r, g, 6) == 0)) return 0;
-    memcpy(r, g, 6);
-    return 1;
-}
+static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(&m->match, c, r, 6); }
 
-/* After each record r: r into the history, and the guess for the next
- * record: the one after the guess goes on while it is right (a guess not
- * yet coded is checked against r), else the one after the last time the
- * last two records came. */
+/* After each record r: the match model's history and guess, by the
+ * record's hash. */
 static void mt_next(pbus_cm *m, const uint8_t *r)
 {
-    int hit = m->mt_ptr != MT_NONE && memcmp(r, m->mt_hist[m->mt_ptr & (MT_N - 1)], 6) == 0;
-    memcpy(m->mt_hist[m->mt_n & (MT_N - 1)], r, 6);
-    m->mt_n++;
     uint32_t hr = cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
-    uint32_t h = cm_mix32(hr ^ m->mt_last * 0x2545F491u) >> (32 - MT_BITS);
-    m->mt_last = hr;
-    if (hit) {
-        m->mt_ptr++;
-        m->mt_len++;
-    } else {
-        m->mt_len = 0;
-        m->mt_ptr = m->mt_tab[h] ? m->mt_tab[h] : MT_NONE;
-    }
-    if (m->mt_ptr != MT_NONE && m->mt_n - m->mt_ptr >= MT_N) m->mt_ptr = MT_NONE; /* out of the window */
-    m->mt_tab[h] = m->mt_n;
+    bus_match_next(&m->match, r, 6, hr);
 }
 
 static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r);
@@ -754,8 +714,7 @@ static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
     pbus_cm *cm = m->cm;
     cm->mt = chain && mix;
     if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
-        if (!cm->mt_hist && !(cm->mt_hist = trz_big_malloc((size_t)MT_N * sizeof *cm->mt_hist))) return -1;
-        if (!cm->mt_tab && !(cm->mt_tab = trz_big_calloc((size_t)MT_N * sizeof *cm->mt_tab))) return -1;
+        if (bus_match_alloc(&cm->match, 6)) return -1;
     }
     if (!mix || (chain && (m->st.live & ST_HX))) return 0;
     if (chain) m->st.live |= ST_HX;
@@ -935,8 +894,7 @@ static void pbus_model_free(trz_model *tm)
     st_free(&m->st);
     if (m->cm) {
         bus_hx_free(&m->cm->a);
-        if (m->cm->mt_hist) trz_big_free(m->cm->mt_hist, (size_t)MT_N * sizeof *m->cm->mt_hist);
-        if (m->cm->mt_tab) trz_big_free(m->cm->mt_tab, (size_t)MT_N * sizeof *m->cm->mt_tab);
+        bus_match_free(&m->cm->match, 6);
         trz_big_free(m->cm, sizeof *m->cm);
     }
     if (m->fm) {

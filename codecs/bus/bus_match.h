@@ -1,0 +1,88 @@
+/* bus_match.h - the match model of the bus codecs' mixing variant in a
+ * chain (byu.md and pbus.md, "Chains"): the chain's last BUS_MT_N records,
+ * found again by a hash of the last two; once its guess has been right
+ * BUS_MT_MIN records in a row, one bit says "the record is the guessed
+ * one".  One copy for both codecs, records of rs bytes (12 BYU, 6 PEL);
+ * each codec hashes its own record (its fields' byte order). */
+#ifndef TRZ_BUS_MATCH_H
+#define TRZ_BUS_MATCH_H
+
+#include "bus_cm.h"
+
+#define BUS_MT_BITS 20
+#define BUS_MT_N (1u << BUS_MT_BITS)
+#define BUS_MT_NONE UINT32_MAX
+#define BUS_MT_MIN 16 /* records a guess must have got right in a row before it is coded */
+
+typedef struct bus_match {
+    uint8_t *hist;  /* record i of the chain at [(i % BUS_MT_N) * rs] */
+    uint32_t *tab;  /* hash of two records -> the index after them, 0 = none */
+    uint32_t n;     /* records in the history */
+    uint32_t ptr;   /* the index of the record predicted next, or BUS_MT_NONE */
+    uint32_t len;   /* records predicted right in a row */
+    uint32_t last;  /* hash of the last record */
+    cm_p hit[8];    /* "the predicted record" by the bit length of len / BUS_MT_MIN, at most 7 */
+} bus_match;
+
+/* As a fresh model: nothing seen (the tables, once made, are kept). */
+static inline void bus_match_reset(bus_match *t)
+{
+    t->n = t->len = t->last = 0;
+    t->ptr = BUS_MT_NONE;
+    cm_init_probs(t->hit, 8);
+    if (t->tab) memset(t->tab, 0, (size_t)BUS_MT_N * sizeof *t->tab);
+}
+
+/* The history and the table, made at the chain's first chunk (the table
+ * zeroed, as bus_match_reset leaves it); -1 if out of memory. */
+static inline int bus_match_alloc(bus_match *t, size_t rs)
+{
+    if (!t->hist && !(t->hist = trz_big_malloc((size_t)BUS_MT_N * rs))) return -1;
+    if (!t->tab && !(t->tab = trz_big_calloc((size_t)BUS_MT_N * sizeof *t->tab))) return -1;
+    return 0;
+}
+
+static inline void bus_match_free(bus_match *t, size_t rs)
+{
+    if (t->hist) trz_big_free(t->hist, (size_t)BUS_MT_N * rs);
+    if (t->tab) trz_big_free(t->tab, (size_t)BUS_MT_N * sizeof *t->tab);
+    t->hist = NULL;
+    t->tab = NULL;
+}
+
+/* The guess, once it has been right BUS_MT_MIN records in a row: a bit
+ * "the record is the one predicted" (r then receives it).  1 when it was. */
+static inline int bus_match_guess(bus_match *t, cm_coder *c, uint8_t *r, size_t rs)
+{
+    if (t->ptr == BUS_MT_NONE || t->len < BUS_MT_MIN) return 0;
+    const uint8_t *g = t->hist + (size_t)(t->ptr & (BUS_MT_N - 1)) * rs;
+    unsigned b = 0;
+    for (uint32_t l = t->len / BUS_MT_MIN; l > 1 && b < 7; l >>= 1) b++;
+    if (!cm_bit(c, &t->hit[b], !c->dec && memcmp(r, g, rs) == 0)) return 0;
+    memcpy(r, g, rs);
+    return 1;
+}
+
+/* After each record r (hr: its hash): r into the history, and the guess
+ * for the next record: the one after the guess goes on while it is right
+ * (a guess not yet coded is checked against r), else the one after the
+ * last time the last two records came. */
+static inline void bus_match_next(bus_match *t, const uint8_t *r, size_t rs, uint32_t hr)
+{
+    int hit = t->ptr != BUS_MT_NONE && memcmp(r, t->hist + (size_t)(t->ptr & (BUS_MT_N - 1)) * rs, rs) == 0;
+    memcpy(t->hist + (size_t)(t->n & (BUS_MT_N - 1)) * rs, r, rs);
+    t->n++;
+    uint32_t h = cm_mix32(hr ^ t->last * 0x2545F491u) >> (32 - BUS_MT_BITS);
+    t->last = hr;
+    if (hit) {
+        t->ptr++;
+        t->len++;
+    } else {
+        t->len = 0;
+        t->ptr = t->tab[h] ? t->tab[h] : BUS_MT_NONE;
+    }
+    if (t->ptr != BUS_MT_NONE && t->n - t->ptr >= BUS_MT_N) t->ptr = BUS_MT_NONE; /* out of the window */
+    t->tab[h] = t->n;
+}
+
+#endif
