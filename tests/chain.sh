@@ -78,6 +78,11 @@ for s in "$ROOT"/corpus/*; do
         got=$(stat -c %s "$W/salv")
         [ "$got" = "$want" ] && ok "$b: salvage loses the rest of the group only" ||
             bad "$b: salvage" "$got bytes, want $want (3 chunks lost): $(head -c 300 "$W/salv.err")"
+        # from a pipe (no index to replay from): the same loss, named
+        cat "$W/d.trz" | "$TRZ" -dc --salvage > "$W/salvp" 2> "$W/salvp.err"; rc=$?
+        [ $rc = 1 ] && [ "$(stat -c %s "$W/salvp")" = "$want" ] && grep -q "chunk 6 damaged" "$W/salvp.err" &&
+            ok "$b: salvage from a pipe loses the rest of the group only" ||
+            bad "$b: salvage from a pipe" "exit $rc, $(stat -c %s "$W/salvp") bytes, want $want: $(head -c 300 "$W/salvp.err")"
         read o8 s8 < <(chunk_at "$W/a.trz" 8)
         first8=$("$TRZ" -l -v "$W/a.trz" | awk 'NF == 8 && $1 == 8 { print $2 }')
         "$TRZ" -dc --from=$first8 --count=50 "$W/d.trz" > "$W/p8" 2> /dev/null &&
