@@ -259,8 +259,10 @@ typedef enum trz_rparam {
                              calling thread, when reached).  With N >= 2, N
                              background threads decode the chunks that follow
                              while the caller works on the current one; up to
-                             N + 1 chunks are held ahead, each a chunk's
-                             memory, as long as the sizes their headers
+                             N + 1 chunks are held ahead (2N + 2 in chains:
+                             a group's chunks decode one after another, so
+                             the threads take the groups that follow), each
+                             a chunk's memory, as long as the sizes their headers
                              declare fit about 1 GiB together (a larger
                              chunk is decoded alone), so that a hostile
                              archive costs no more memory with N threads

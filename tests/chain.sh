@@ -39,7 +39,9 @@ for s in "$ROOT"/corpus/*; do
     "$TRZ" -t "$W/a.trz" && ok "$b: -t" || bad "$b: -t"
     "$TRZ" -dc -T1 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip" || bad "$b: round trip"
     "$TRZ" -dc -T2 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip, 2 threads" || bad "$b: round trip, 2 threads"
+    "$TRZ" -dc -T3 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip, 3 threads" || bad "$b: round trip, 3 threads"
     cat "$W/a.trz" | "$TRZ" -dc | cmp -s - "$s" && ok "$b: from a pipe" || bad "$b: from a pipe"
+    cat "$W/a.trz" | "$TRZ" -dc -T2 | cmp -s - "$s" && ok "$b: from a pipe, 2 threads" || bad "$b: from a pipe, 2 threads"
     "$TRZ" $OPT -T2 -c "$s" | cmp -s - "$W/a.trz" && ok "$b: same archive with 2 threads" ||
         bad "$b: the archive differs with 2 threads"
     "$TRZ" $OPT --no-chain -c "$s" > "$W/n.trz" && [ "$(version "$W/n.trz")" != 4 ] &&
@@ -57,6 +59,10 @@ for s in "$ROOT"/corpus/*; do
         "$TRZ" -dc --from=$from --count=100 "$W/a.trz" > "$W/part" 2> /dev/null
         slice "$W/all" "$rs" $from 100 | cmp -s - "$W/part" && ok "$b: seek into a group's third chunk" ||
             bad "$b: seek into a group's third chunk"
+        # with threads, and on to the end: the groups after it decode on the other lanes
+        "$TRZ" -dc -T2 --from=$from "$W/a.trz" > "$W/part" 2> /dev/null
+        tail -c +$(( $(slice "$W/all" "$rs" 0 $from | wc -c) + 1 )) "$W/all" | cmp -s - "$W/part" &&
+            ok "$b: seek, 2 threads, to the end" || bad "$b: seek, 2 threads, to the end"
     fi
 
     # damage in chunk 5 (the second of group 4-7): chunks 5-7 are lost,
@@ -68,16 +74,18 @@ for s in "$ROOT"/corpus/*; do
         at=$((off + size - 3))
         printf "\\$(printf %o $(( ($(od -An -tu1 -j$at -N1 "$W/d.trz") + 1) % 256 )))" |
             dd of="$W/d.trz" bs=1 seek=$at conv=notrunc status=none
-        msg=$("$TRZ" -t "$W/d.trz" 2>&1); rc=$?
-        [ $rc = 1 ] && echo "$msg" | grep -q "chunk 5" && ok "$b: damage names chunk 5" ||
-            bad "$b: damage in chunk 5" "exit $rc: $msg"
-        "$TRZ" -dc --salvage "$W/d.trz" > "$W/salv" 2> "$W/salv.err"
         lost=0
         for c in 5 6 7; do lost=$((lost + $("$TRZ" -l -v "$W/a.trz" | awk -v n=$c 'NF == 8 && $1 == n { print $4 }'))); done
         want=$(( $(stat -c %s "$s") - lost ))
-        got=$(stat -c %s "$W/salv")
-        [ "$got" = "$want" ] && ok "$b: salvage loses the rest of the group only" ||
-            bad "$b: salvage" "$got bytes, want $want (3 chunks lost): $(head -c 300 "$W/salv.err")"
+        for T in 1 2 3; do
+            msg=$("$TRZ" -t -T$T "$W/d.trz" 2>&1); rc=$?
+            [ $rc = 1 ] && echo "$msg" | grep -q "chunk 5" && ok "$b: damage names chunk 5, $T thread(s)" ||
+                bad "$b: damage in chunk 5, $T thread(s)" "exit $rc: $msg"
+            "$TRZ" -dc -T$T --salvage "$W/d.trz" > "$W/salv" 2> "$W/salv.err"
+            got=$(stat -c %s "$W/salv")
+            [ "$got" = "$want" ] && ok "$b: salvage loses the rest of the group only, $T thread(s)" ||
+                bad "$b: salvage, $T thread(s)" "$got bytes, want $want (3 chunks lost): $(head -c 300 "$W/salv.err")"
+        done
         # from a pipe (no index to replay from): the same loss, named
         cat "$W/d.trz" | "$TRZ" -dc --salvage > "$W/salvp" 2> "$W/salvp.err"; rc=$?
         [ $rc = 1 ] && [ "$(stat -c %s "$W/salvp")" = "$want" ] && grep -q "chunk 6 damaged" "$W/salvp.err" &&

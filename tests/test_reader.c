@@ -104,10 +104,14 @@ static uint8_t *load(const char *path, size_t *len)
     return p;
 }
 
+/* The group length the samples are written with (0: the default). */
+static int64_t g_restart;
+
 static uint8_t *compress(const uint8_t *src, size_t len, const char *format, int level, int64_t chunk_records,
                          int64_t chunk_bytes, size_t *out_len)
 {
     trz_cctx *c = trz_cctx_create();
+    if (g_restart) trz_cctx_set(c, TRZ_C_RESTART_BYTES, g_restart);
     mio in = { src, len, 0, 0, { 0 } }, out = { 0 };
     trz_io iin = mio_io(&in, 0), iout = mio_io(&out, 0);
     trz_cctx_set(c, TRZ_C_LEVEL, level);
@@ -903,7 +907,7 @@ int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/trz-test-reader.XXXXXX");
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
-    sample S[8];
+    sample S[10];
     int n = 0;
     n += add_file_sample(&S[n], "rst-be", "corpus/loops-4cpu.rst", "rst", 1000, 0);
     if (add_file_sample(&S[n], "rst-le", "corpus/blaze-like-1cpu-le.rst", "rst", 1000, 0)) S[n++].seeks = 1000;
@@ -917,6 +921,13 @@ int main(void)
     n += make_sample(&S[n], "raw", "raw", rb, len, 0, 4096);
     uint8_t *tx = text_with_long_lines(&len);
     n += make_sample(&S[n], "long-lines", "uop", tx, len, 0, 4096);
+    /* chains of three chunks: with threads, groups decode on lanes of their
+     * own while earlier ones are served */
+    g_restart = 3 * 24000;
+    n += add_file_sample(&S[n], "rst-groups", "corpus/loops-4cpu.rst", "rst", 1000, 0);
+    g_restart = 3 * 16384;
+    n += add_file_sample(&S[n], "uop-groups", "corpus/sjeng-like.trace", "uop", 0, 16384);
+    g_restart = 0;
     for (int i = 0; i < n; i++) {
         const sample *s = &S[i];
         test_info(s);

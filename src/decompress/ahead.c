@@ -95,6 +95,7 @@ static int fetch_one(trz_reader *r, dchunk *d)
         } else {
             rc = rd_seq_fetch(r, d);
         }
+        if (rc > 0 && d->mchain) rd_chain_fetched(r, d);
         if (rc > 0 && (rc = rd_know_fetched(r, d)) == TRZ_OK) rc = 1;
         else if (rc == TRZ_ERR_NOMEM) rc = rd_err(r, rc, "chunk %llu: out of memory", (unsigned long long)d->no);
         return rc < 0 ? rc : rc > 0;
@@ -175,6 +176,26 @@ static trz_zctx *zctx_at(trz_reader *r, int i)
 }
 
 /* ---- decode-ahead workers ---- */
+/* The queue slot a worker decodes next (under the mutex), or MAXQ: the
+ * first pending chunk that stands alone, or that is of a chain and next
+ * on its lane, the lane standing at it (rd_chain_ready). */
+static size_t pick(const trz_reader *r)
+{
+    unsigned blocked = 0; /* lanes with an earlier chunk not decoded yet */
+    for (size_t i = 0; i < r->qlen; i++) {
+        size_t slot = (r->qhead + i) % MAXQ;
+        const dchunk *d = &r->q[slot];
+        int st = r->qstate[slot];
+        if (!d->mchain) {
+            if (st == Q_PENDING) return slot;
+            continue;
+        }
+        if (st == Q_PENDING && !(blocked >> d->lane & 1) && rd_chain_ready(r, d)) return slot;
+        if (st != Q_DONE) blocked |= 1u << d->lane;
+    }
+    return MAXQ;
+}
+
 static void *worker(void *arg)
 {
     const struct wref *w = arg;
@@ -184,21 +205,22 @@ static void *worker(void *arg)
     for (;;) {
         size_t slot = MAXQ;
         while (!r->stop) {
-            /* (a chunk of a chain is the caller's: wait_head) */
-            for (size_t i = 0; i < r->qlen && slot == MAXQ; i++)
-                if (r->qstate[(r->qhead + i) % MAXQ] == Q_PENDING && !r->q[(r->qhead + i) % MAXQ].mchain)
-                    slot = (r->qhead + i) % MAXQ;
+            slot = pick(r);
             if (slot != MAXQ) break;
             pthread_cond_wait(&r->work_cv, &r->mu);
         }
         if (r->stop) break;
+        dchunk *d = &r->q[slot];
         r->qstate[slot] = Q_DECODING;
+        if (d->mchain) r->lane[d->lane].busy = 1;
         pthread_mutex_unlock(&r->mu);
-        decode_one(r, &r->q[slot], r->z[id]);
+        decode_one(r, d, r->z[id]);
         pthread_mutex_lock(&r->mu);
-        rd_know_done(r, &r->q[slot]);
+        rd_know_done(r, d);
+        if (d->mchain) r->lane[d->lane].busy = 0;
         r->qstate[slot] = Q_DONE;
         pthread_cond_broadcast(&r->done_cv);
+        if (d->mchain) pthread_cond_broadcast(&r->work_cv); /* its lane's next chunk may go now */
     }
     pthread_mutex_unlock(&r->mu);
     return NULL;
@@ -252,7 +274,14 @@ void rd_pool_stop(trz_reader *r)
  * fit. */
 static void fetch_ahead(trz_reader *r)
 {
-    while (r->qlen < (size_t)r->nworkers + 1 && !r->held) {
+    size_t want = (size_t)r->nworkers + 1;
+    /* chains: a group's chunks decode one after another, so the workers
+     * are busy only when the queue reaches into the groups that follow:
+     * twice as deep (with 2 threads and groups of 8 chunks, the next
+     * group is 5 chunks on when its turn comes) */
+    if (r->qlen && r->q[(r->qhead + r->qlen - 1) % MAXQ].mchain) want *= 2;
+    if (want > MAXQ) want = MAXQ;
+    while (r->qlen < want && !r->held) {
         if (r->seekable && r->next_chunk < r->nchunks) {
             const rchunk *c = &r->chunks[r->next_chunk];
             if (!fits(r, (uint64_t)c->stored + c->raw)) break;
@@ -270,16 +299,20 @@ static int wait_head(trz_reader *r)
     if (r->qlen == 0) return fetch_end_rc(r);
     pthread_mutex_lock(&r->mu);
     dchunk *d = &r->q[r->qhead];
-    if (d->mchain && r->qstate[r->qhead] == Q_PENDING) {
-        /* chunks of a chain decode in order, on one model: here, as the
-         * head is reached, while the workers decode what stands alone */
+    if (d->mchain && r->qstate[r->qhead] == Q_PENDING && !r->lane[d->lane].busy) {
+        /* the head, of a chain, not taken by a worker (its lane did not
+         * stand at it: a replay through the index, or a broken chain to
+         * report): here */
         r->qstate[r->qhead] = Q_DECODING;
+        r->lane[d->lane].busy = 1;
         pthread_mutex_unlock(&r->mu);
         trz_zctx *z = zctx_at(r, r->nworkers);
         if (z) decode_one(r, d, z);
         else d->rc = TRZ_ERR_NOMEM, snprintf(d->err, sizeof d->err, "out of memory");
         pthread_mutex_lock(&r->mu);
+        r->lane[d->lane].busy = 0;
         r->qstate[r->qhead] = Q_DONE;
+        pthread_cond_broadcast(&r->work_cv);
     }
     while (r->qstate[r->qhead] != Q_DONE) pthread_cond_wait(&r->done_cv, &r->mu);
     pthread_mutex_unlock(&r->mu);

@@ -1,22 +1,50 @@
 /* chain.c - the reader's side of chains (FORMAT.md, "Chains"): a chunk
  * of a chain decodes with the model its group's earlier chunks left, so
- * chunks of chains are decoded in order, on the caller's thread, with one
- * model kept from chunk to chunk.  A chunk reached by a seek first has its
- * group's earlier chunks decoded (through the index, into a buffer of the
- * reader's, handed to no one).  A chunk whose chain broke cannot be
- * decoded: it is reported, and what follows the next group start decodes
- * again. */
+ * the chunks of one group are decoded in order, with one model kept from
+ * chunk to chunk: a lane.  Groups take the lanes in turn, so that with
+ * decode-ahead threads the next group decodes while this one is served.  A
+ * chunk reached by a seek first has its group's earlier chunks decoded
+ * (through the index, into a buffer of its lane's, handed to no one; on
+ * the caller's thread).  A chunk whose chain broke cannot be decoded: it is
+ * reported, and what follows the next group start decodes again. */
 #include "reader.h"
 
-void rd_chain_lost(trz_reader *r) { r->cvalid = 0; }
+void rd_chain_lost(trz_reader *r)
+{
+    for (int i = 0; i < MAXLANE; i++) r->lane[i].cvalid = 0;
+}
 
 void rd_chain_free(trz_reader *r)
 {
-    if (r->ccodec) trz_model_free(r->ccodec, r->cmodel);
-    r->cmodel = NULL;
-    r->ccodec = NULL;
-    r->cvalid = r->cbroken = 0;
-    rd_dchunk_free(&r->cfetch);
+    for (int i = 0; i < MAXLANE; i++) {
+        clane *l = &r->lane[i];
+        if (l->ccodec) trz_model_free(l->ccodec, l->cmodel);
+        l->cmodel = NULL;
+        l->ccodec = NULL;
+        l->cvalid = l->cbroken = 0;
+        rd_dchunk_free(&l->cfetch);
+    }
+}
+
+static int starts_group(const dchunk *d)
+{
+    return (d->h.flags & TRZ_CHUNK_RESTART) != 0;
+}
+
+void rd_chain_fetched(trz_reader *r, dchunk *d)
+{
+    int nl = r->threads < 2 ? 1 : r->threads < MAXLANE ? r->threads : MAXLANE;
+    if (starts_group(d) || d->mfirst) r->flane = (r->flane + 1) % nl;
+    else if (r->flane >= nl) r->flane = 0;
+    d->lane = r->flane;
+}
+
+int rd_chain_ready(const trz_reader *r, const dchunk *d)
+{
+    const clane *l = &r->lane[d->lane];
+    if (l->busy) return 0;
+    if (starts_group(d)) return 1;
+    return l->cmodel && l->ccodec == d->mcodec && l->cvalid && d->numbers_ok && l->cnext == d->no;
 }
 
 /* The first chunk of chunk n's group, through the index. */
@@ -26,33 +54,33 @@ static uint64_t group_of(const trz_reader *r, uint64_t n)
     return n;
 }
 
-/* Decode d (its stored bytes fetched) into d->data with the chain's
- * model, and move the chain past it. */
-static int step(trz_reader *r, dchunk *d, trz_zctx *z)
+/* Decode d (its stored bytes fetched) into d->data with lane l's model,
+ * and move the chain past it. */
+static int step(trz_reader *r, clane *l, dchunk *d, trz_zctx *z)
 {
-    if (d->h.flags & TRZ_CHUNK_RESTART) trz_model_reset(r->ccodec, r->cmodel);
-    int own = d->h.codec == r->ccodec->id;
-    int rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, NULL, own ? r->cmodel : NULL, d->err,
+    if (starts_group(d)) trz_model_reset(l->ccodec, l->cmodel);
+    int own = d->h.codec == l->ccodec->id;
+    int rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, NULL, own ? l->cmodel : NULL, d->err,
                               sizeof d->err);
     __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
     /* a chunk stored with another codec (raw: the guard, a partial record)
      * leaves the next one starting afresh, as the writer's did */
-    if (!own) trz_model_reset(r->ccodec, r->cmodel);
-    r->cvalid = rc == TRZ_OK;
-    r->cnext = d->no + 1;
+    if (!own) trz_model_reset(l->ccodec, l->cmodel);
+    l->cvalid = rc == TRZ_OK;
+    l->cnext = d->no + 1;
     return rc;
 }
 
-/* Bring the chain to chunk n from the first chunk of its group, g:
- * decode chunks g..n-1 into the reader's own buffer. */
-static int replay(trz_reader *r, uint64_t g, uint64_t n, trz_zctx *z, char *err, size_t errlen)
+/* Bring lane l's chain to chunk n from the first chunk of its group, g:
+ * decode chunks g..n-1 into the lane's own buffer. */
+static int replay(trz_reader *r, clane *l, uint64_t g, uint64_t n, trz_zctx *z, char *err, size_t errlen)
 {
-    dchunk *f = &r->cfetch;
+    dchunk *f = &l->cfetch;
     for (uint64_t i = g; i < n; i++) {
         int rc = rd_idx_fetch(r, i, f);
         if (rc < 0) {
             snprintf(err, errlen, "chunk %llu of its chain is damaged (%.60s)", (unsigned long long)i, r->err);
-            r->cbad = i, r->cbad_rc = rc;
+            l->cbad = i, l->cbad_rc = rc;
             return rc;
         }
         if (f->cap < f->h.raw) {
@@ -62,9 +90,9 @@ static int replay(trz_reader *r, uint64_t g, uint64_t n, trz_zctx *z, char *err,
             if (!f->data) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
         }
         f->err[0] = 0;
-        if ((rc = step(r, f, z))) {
+        if ((rc = step(r, l, f, z))) {
             snprintf(err, errlen, "chunk %llu of its chain is damaged (%.60s)", (unsigned long long)i, f->err);
-            r->cbad = i, r->cbad_rc = rc;
+            l->cbad = i, l->cbad_rc = rc;
             return rc;
         }
     }
@@ -73,21 +101,22 @@ static int replay(trz_reader *r, uint64_t g, uint64_t n, trz_zctx *z, char *err,
 
 void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z)
 {
+    clane *l = &r->lane[d->lane >= 0 && d->lane < MAXLANE ? d->lane : 0];
     d->err[0] = 0;
-    if (!r->cmodel || r->ccodec != d->mcodec) {
-        if (r->ccodec) trz_model_free(r->ccodec, r->cmodel);
-        r->cmodel = NULL;
-        r->ccodec = d->mcodec;
-        r->cvalid = r->cbroken = 0;
-        if (trz_model_create(d->mcodec, 0, 0, &r->cmodel) != TRZ_CODEC_OK) {
-            r->ccodec = NULL;
+    if (!l->cmodel || l->ccodec != d->mcodec) {
+        if (l->ccodec) trz_model_free(l->ccodec, l->cmodel);
+        l->cmodel = NULL;
+        l->ccodec = d->mcodec;
+        l->cvalid = l->cbroken = 0;
+        if (trz_model_create(d->mcodec, 0, 0, &l->cmodel) != TRZ_CODEC_OK) {
+            l->ccodec = NULL;
             d->rc = TRZ_ERR_NOMEM;
             snprintf(d->err, sizeof d->err, "out of memory");
             return;
         }
     }
-    int start = (d->h.flags & TRZ_CHUNK_RESTART) != 0;
-    if (!start && !(r->cvalid && d->numbers_ok && r->cnext == d->no)) {
+    int start = starts_group(d);
+    if (!start && !(l->cvalid && d->numbers_ok && l->cnext == d->no)) {
         /* not where the chain stands (a seek, or a loss before it): only
          * the index can bring it there */
         if (!r->seekable || !d->numbers_ok) {
@@ -96,28 +125,28 @@ void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z)
             return;
         }
         uint64_t g = group_of(r, d->no);
-        if (r->cbroken && r->cgroup == g && r->cbad < d->no) {
-            d->rc = r->cbad_rc;
+        if (l->cbroken && l->cgroup == g && l->cbad < d->no) {
+            d->rc = l->cbad_rc;
             snprintf(d->err, sizeof d->err, "the chain it continues is lost (chunk %llu is damaged)",
-                     (unsigned long long)r->cbad);
+                     (unsigned long long)l->cbad);
             return;
         }
-        r->cbroken = 0;
-        r->cgroup = g;
-        int rc = replay(r, g, d->no, z, d->err, sizeof d->err);
+        l->cbroken = 0;
+        l->cgroup = g;
+        int rc = replay(r, l, g, d->no, z, d->err, sizeof d->err);
         if (rc) {
-            r->cbroken = 1;
-            r->cvalid = 0;
+            l->cbroken = 1;
+            l->cvalid = 0;
             d->rc = rc == TRZ_ERR_NOMEM ? rc : TRZ_ERR_CORRUPT;
             return;
         }
     }
-    if (start) r->cgroup = d->no, r->cbroken = 0;
-    d->rc = step(r, d, z);
+    if (start) l->cgroup = d->no, l->cbroken = 0;
+    d->rc = step(r, l, d, z);
     if (d->rc && d->numbers_ok) {
-        r->cbroken = 1;
-        r->cbad = d->no;
-        r->cbad_rc = d->rc;
-        if (!r->seekable) r->cgroup = d->no; /* (sequential: only the next start resumes) */
+        l->cbroken = 1;
+        l->cbad = d->no;
+        l->cbad_rc = d->rc;
+        if (!r->seekable) l->cgroup = d->no; /* (sequential: only the next start resumes) */
     }
 }

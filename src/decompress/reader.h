@@ -38,7 +38,8 @@ typedef struct dchunk { /* a decoded chunk */
      * own bytes being intact) */
     int mknow, kstore, krc, kprior;
     trz_know kview;
-    int mchain;            /* a chunk of a chain: decoded in order, on the caller's thread */
+    int mchain;            /* a chunk of a chain: decoded in order, by its group's lane (chain.c) */
+    int lane;              /* which of the reader's lanes (clane) decodes it */
     /* decode inputs */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
@@ -48,6 +49,21 @@ typedef struct dchunk { /* a decoded chunk */
 } dchunk;
 
 #define MAXQ 64
+#define MAXLANE 8 /* chains decoded at once (chain.c) */
+
+/* A lane: the decoder model of one chain, the member codec it is of, and
+ * the chunk whose decoding it is ready for (cvalid), or the group whose
+ * chain broke at chunk cbad (cbroken; cbad_rc why).  A group's chunks all
+ * go to one lane, in order; groups take the lanes in turn, so that with
+ * threads the next group decodes while the caller is served this one. */
+typedef struct clane {
+    trz_model *cmodel;
+    const trz_codec *ccodec;
+    int cvalid, cbroken, cbad_rc;
+    int busy;             /* a thread is decoding with it (under the reader's mutex) */
+    uint64_t cnext, cgroup, cbad;
+    dchunk cfetch;        /* a group's earlier chunks, decoded to reach a chunk after a seek */
+} clane;
 enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state; held: fetched, waiting for memory */
 #define UNKNOWN UINT64_MAX /* in a trz_lost_range: not known */
 
@@ -146,14 +162,10 @@ struct trz_reader {
     trz_buf ktmp;         /* a knowledge stream, decompressed */
     trz_zctx *kz;
     dchunk kfetch;        /* chunks read for their knowledge alone */
-    /* chains (members of version 4): the decoder model, the member codec
-     * it is of, and the chunk whose decoding it is ready for (cvalid), or
-     * the group whose chain broke at chunk cbad (cbroken; cbad_rc why) */
-    trz_model *cmodel;
-    const trz_codec *ccodec;
-    int cvalid, cbroken, cbad_rc;
-    uint64_t cnext, cgroup, cbad;
-    dchunk cfetch;        /* a group's earlier chunks, decoded to reach a chunk after a seek */
+    /* chains (members of version 4): one lane per chain being decoded;
+     * the lane the last chunk fetched went to */
+    clane lane[MAXLANE];
+    int flane;
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -196,7 +208,13 @@ void rd_know_done(trz_reader *r, dchunk *d);
 void rd_know_free(trz_reader *r);
 
 /* ---- chain.c ---- */
-/* Decode chunk d of a chain (d->mchain) into d->data with the chain's
+/* Chunk d of a chain was just fetched, in order: give it its lane. */
+void rd_chain_fetched(trz_reader *r, dchunk *d);
+/* Whether a decode-ahead thread may decode chunk d of a chain now: its
+ * lane is free and stands at d, or d starts a group (else the caller
+ * decodes it when it heads the queue: a replay reads through the index). */
+int rd_chain_ready(const trz_reader *r, const dchunk *d);
+/* Decode chunk d of a chain (d->mchain) into d->data with its lane's
  * model: from where the chain stands, or replayed from the group's first
  * chunk through the index (after a seek).  Sets d->rc and d->err. */
 void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z);
