@@ -266,8 +266,11 @@ typedef struct trz_codec {
      * TRZ_CHAIN_LONG_LEVEL when the caller sets none: a seek decodes from
      * its group's start, so the faster the codec decodes, the longer its
      * chains may be for the same seek time.  0: TRZ_C_RESTART_BYTES's
-     * default (256 MiB), as at the strong levels. */
+     * default (256 MiB). */
     uint32_t chain_bytes;
+    /* The same at the strong levels (TRZ_CHAIN_LONG_LEVEL and up), where
+     * size comes before seek time.  0: 256 MiB. */
+    uint32_t chain_long_bytes;
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */

@@ -124,9 +124,11 @@ typedef enum trz_cparam {
                               chunk's models start from what its group's
                               earlier chunks left them (TRZ_C_CHAIN) or taught
                               them (carried knowledge), afresh at each group:
-                              4 KiB..256 MiB.  Default 256 MiB, except for the
-                              chains of levels 1-11, whose length is the
-                              format's (what a seek decodes stays short).
+                              4 KiB..1 GiB.  Default: the format's chain
+                              length (what a seek decodes stays short at
+                              levels 1-11, longer at 12-19), else 256 MiB;
+                              carried knowledge starts afresh every 256 MiB
+                              at the most.
                               Shorter bounds what a seek decodes or reads and
                               what a damaged chunk costs.  0: every chunk
                               starts from nothing (archives that trz 0.11

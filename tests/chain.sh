@@ -118,5 +118,13 @@ for s in "$ROOT"/corpus/loops-4cpu.rst "$ROOT"/corpus/mix.champsimtrace "$ROOT"/
     [ "$ch" -le $((alone * 6 / 10)) ] && ok "$(basename "$s"): repeats cost $ch bytes chained, $alone alone" ||
         bad "$(basename "$s"): repeats" "$ch bytes chained, $alone with every chunk alone"
 done
+# Groups up to 1 GiB (--restart); past that a clear refusal.  Knowledge
+# (--no-chain) starts afresh every 256 MiB whatever is asked.
+s=$ROOT/corpus/loops-4cpu.rst
+"$TRZ" -q -f -c --restart 1G "$s" | "$TRZ" -dc | cmp -s - "$s" && ok "--restart 1G" || bad "--restart 1G"
+msg=$("$TRZ" -q -f -c --restart 2G "$s" 2>&1 > /dev/null); rc=$?
+[ $rc = 1 ] && echo "$msg" | grep -q "4K..1G" && ok "--restart 2G refused" || bad "--restart 2G" "exit $rc: $msg"
+"$TRZ" -q -f -c --no-chain --restart 1G "$s" | cmp -s - <("$TRZ" -q -f -c --no-chain --restart 256M "$s") &&
+    ok "--no-chain: knowledge over 256 MiB at most" || bad "--no-chain --restart 1G differs from 256M"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -238,7 +238,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
     }
     if (!rc && o->chunk_records) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, o->chunk_records);
     if (!rc && o->restart_bytes >= 0 && trz_cctx_set(c, TRZ_C_RESTART_BYTES, o->restart_bytes)) {
-        msg_error("--restart must be 0 or 4K..256M");
+        msg_error("--restart must be 0 or 4K..1G");
         trz_cctx_free(c);
         return 1;
     }

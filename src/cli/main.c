@@ -34,7 +34,7 @@ static void usage(FILE *f)
         "                     champsim-cloudsuite, drmemtrace\n"
         "  --backend NAME     zstd (default), zlib --no-verify       skip self-check\n"
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
-        "  --restart S        new models every S (0: each chunk)  --no-chain  no chains\n"
+        "  --restart S        groups of S, to 1G   --no-chain        chunks not chained\n"
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"

@@ -54,7 +54,7 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
         c->verify = v != 0;
         return TRZ_OK;
     case TRZ_C_RESTART_BYTES:
-        if (v != 0 && (v < TRZ_MIN_CHUNK_RAW || v > TRZ_KNOW_PERIOD)) return TRZ_ERR_PARAM;
+        if (v != 0 && (v < TRZ_MIN_CHUNK_RAW || v > TRZ_GROUP_MAX)) return TRZ_ERR_PARAM;
         c->restart_bytes = (uint64_t)v;
         c->restart_set = 1;
         return TRZ_OK;

@@ -368,9 +368,8 @@ static int start(wstate *w)
     /* a chain's length: the codec's at the default levels, where a seek
      * decodes from the group's start and should stay quick; the longest
      * at the strong ones; what the caller set, when it set one */
-    w->chain_bytes = c->restart_set || c->level >= TRZ_CHAIN_LONG_LEVEL || !c->chosen->chain_bytes
-                         ? c->restart_bytes
-                         : c->chosen->chain_bytes;
+    uint64_t mine = c->level >= TRZ_CHAIN_LONG_LEVEL ? c->chosen->chain_long_bytes : c->chosen->chain_bytes;
+    w->chain_bytes = c->restart_set || !mine ? c->restart_bytes : mine;
     if (w->chain && (trz_model_create(c->chosen, c->level, 0, &w->em) != TRZ_CODEC_OK ||
                      (c->verify && trz_model_create(c->chosen, 0, 0, &w->dm) != TRZ_CODEC_OK)))
         return fail(w, TRZ_ERR_NOMEM, "model");
@@ -403,7 +402,9 @@ static int start(wstate *w)
 static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, int is_tail)
 {
     ring *r = w->r;
-    if (seq == 0 || w->kbytes + j->raw_len > w->c->restart_bytes) {
+    /* (knowledge is carried over at most TRZ_KNOW_PERIOD: the store's bound) */
+    uint64_t period = w->c->restart_bytes < TRZ_KNOW_PERIOD ? w->c->restart_bytes : TRZ_KNOW_PERIOD;
+    if (seq == 0 || w->kbytes + j->raw_len > period) {
         int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
         while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */
             int rc = ring_finish(r);

@@ -33,6 +33,10 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 /* ---- decoder limits: every size read from a file is checked first ---- */
 #define TRZ_MAX_CHUNK_RAW (256u << 20)
 #define TRZ_MIN_CHUNK_RAW 4096u
+/* The longest group a writer is asked for (TRZ_C_RESTART_BYTES): chains
+ * may be that long; carried knowledge starts afresh every TRZ_KNOW_PERIOD
+ * at the most. */
+#define TRZ_GROUP_MAX (1u << 30)
 #define TRZ_DEFAULT_CHUNK_RAW (16u << 20)
 #define TRZ_MAX_RECORD_SIZE 4096u
 /* A stream may be larger than the chunk (escapes, varints) but not without bound. */
