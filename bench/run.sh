@@ -3,7 +3,8 @@
 # traces of ../shared/corpus (when present; .xz files are unpacked to a
 # temporary directory, never into the project) and on the samples in corpus/,
 # the core measurements (raw codec against plain zstd, container overhead,
-# thread scaling), the reader (bench/reader_bench.sh), drmemtrace
+# thread scaling), chains (bench/chains.sh: group length; bench/chains_scale.sh:
+# large traces), the reader (bench/reader_bench.sh), drmemtrace
 # (bench/drmemtrace.sh), the plots, the machine and its load, and how the
 # results compare with targets.  Every section is written by this script or
 # a script it calls; measurements taken by hand live in bench/notes/ and in
@@ -84,6 +85,33 @@ shared_files() { # DIR...: the traces in those subdirectories of the shared corp
     done
 }
 
+# ---- chains: what a group's length buys and costs (bench/chains.sh), and
+# large traces (bench/chains_scale.sh: threads, memory, a seek) ----
+chain_runs=5; scale_runs=11; lengths="32M 64M 128M 256M"; scale_levels="9 19"
+[ $quick = 1 ] && { chain_runs=1; scale_runs=3; lengths="64M 128M 256M"; scale_levels=9; }
+chains_run() { # OUT SCRIPT ARGS...: a script's table into OUT, or its failure
+    local out=$1; shift
+    note "$(basename "$1")"
+    "$@" > "$work/$out" 2> "$work/$out.err" ||
+        { failed=1; { echo; echo "**$(basename "$1") failed:**"; echo; sed 's/^/    /' "$work/$out.err"; } >> "$work/$out"; }
+}
+by_name() { # PATTERN FILE...: the files whose name matches
+    local p=$1 f; shift
+    for f in "$@"; do case ${f##*/} in $p) echo "$f" ;; esac; done
+}
+chains_cs() { # the ChampSim traces
+    mapfile -t pick < <(by_name 'cc1*' "$@"; by_name 'python3*' "$@")
+    [ ${#pick[@]} -gt 0 ] && chains_run chains_cs.md bench/chains.sh --trz "$TRZ" --runs "$chain_runs" --lengths "$lengths" "${pick[@]}"
+    chains_run scale_cs.md bench/chains_scale.sh --trz "$TRZ" --runs "$scale_runs" --levels "$scale_levels" \
+        "$(IFS=,; echo "$*")=champsim-$#-traces.champsimtrace"
+}
+chains_other() { # RST, uop and BYU traces
+    mapfile -t pick < <(by_name '*minigzip*' "${rst_files[@]}"; by_name '*gzip6*' "${uop_files[@]}"; by_name 'lackey*' "${bus_files[@]}")
+    [ ${#pick[@]} -gt 0 ] && chains_run chains_other.md bench/chains.sh --trz "$TRZ" --runs "$chain_runs" --lengths "$lengths" "${pick[@]}"
+    [ ${#rst_files[@]} -gt 0 ] && chains_run scale_rst.md bench/chains_scale.sh --trz "$TRZ" --runs "$scale_runs" \
+        --levels "$scale_levels" "$(IFS=,; echo "${rst_files[*]}")=rst-$((${#rst_files[@]}))-traces.rst"
+}
+
 # ---- the real traces and the samples ----
 have_shared=0
 if [ -d "$SHARED" ]; then
@@ -103,6 +131,7 @@ if [ -d "$SHARED" ]; then
         [ $quick = 1 ] && bench_opts+=(--quick)
         bench_group champsim "${cs_files[@]}"
         bench_opts=("${saved_opts[@]}")
+        chains_cs "${cs_files[@]}"
         rm -f "${cs_files[@]}"
     fi
 fi
@@ -149,7 +178,9 @@ fi
 note "core: threads on 100 MB"
 "$TRZ" bench --runs "$runs" --only-trz --levels 9 --threads 1,2 --csv "$work/threads.csv" "$big" \
     > "$work/threads.md" 2> "$work/threads.err" || { failed=1; sed 's/^/    /' "$work/threads.err" >> "$work/threads.md"; }
-rm -f "$big" "$work"/in/*
+rm -f "$big"
+[ $have_shared = 1 ] && chains_other
+rm -f "$work"/in/*
 
 # ---- drmemtrace: bench/drmemtrace.sh on the shared corpus's .trace.zip files ----
 dr_md=""
@@ -336,6 +367,9 @@ machine() {
     echo "- run time of bench/run.sh: $(((SECONDS - t_start) / 60)) min $(((SECONDS - t_start) % 60)) s"
 }
 
+# tables run together: their first header only
+one_header() { awk '/^\| trace \|/ { if (h++) { getline; next } } { print }'; }
+
 section() { # TITLE NAME PLOT-CAPTION
     [ -f "$work/$2.md" ] || return 0
     echo "## $1"; echo
@@ -410,6 +444,30 @@ section() { # TITLE NAME PLOT-CAPTION
     echo "whole core, so this speed-up is only meaningful on an otherwise idle machine."
     echo
     cat "$work/threads.md"
+    if [ -f "$work/chains_cs.md" ] || [ -f "$work/chains_other.md" ]; then
+        echo "## Chains: group length"; echo
+        echo "Within a group a chunk continues the models of the chunk before (FORMAT.md, \"Chains\"), so"
+        echo "longer groups compress better and a seek decodes more: from its group's first chunk."
+        echo "\`bench/chains.sh\`, one thread, -9, with \`--restart\` set to each group length"
+        echo "(\`--no-chain\`: every chunk from its group's carried knowledge, as trz 0.15 wrote). Seek: 1,000"
+        echo "records from the last chunk of the group that holds the middle of the trace (the worst place,"
+        echo "where the whole group before it is decoded), whole process, wall clock, median of $chain_runs."
+        echo "The default group lengths (levels 1-11) are ChampSim 128 MiB and 64 MiB for the other formats;"
+        echo "levels 12-19 use 512 MiB for ChampSim and 256 MiB for the others. Traces shorter than a length"
+        echo "are one group."
+        echo
+        cat "$work/chains_cs.md" "$work/chains_other.md" 2> /dev/null | one_header; echo
+    fi
+    if [ -f "$work/scale_cs.md" ] || [ -f "$work/scale_rst.md" ]; then
+        echo "## Chains: large traces"; echo
+        echo "\`bench/chains_scale.sh\`: the shared ChampSim traces concatenated into one trace, and the"
+        echo "shared RST traces likewise; default groups. Wall clock of the whole process (output"
+        echo "discarded), peak RSS; \"gain\" is one thread's time over two threads'; the archive must be the"
+        echo "same for both. Seek: 1,000 records from the middle of the trace, median of $scale_runs. Wall"
+        echo "clock means little when the load average (under Machine) is above $(nproc)."
+        echo
+        cat "$work/scale_cs.md" "$work/scale_rst.md" 2> /dev/null | one_header; echo
+    fi
     if [ -n "$reader_md" ]; then
         case $reader_md in "#"*) ;; *) echo "## Reader"; echo ;; esac
         echo "$reader_md"; echo
