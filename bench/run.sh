@@ -87,8 +87,8 @@ shared_files() { # DIR...: the traces in those subdirectories of the shared corp
 
 # ---- chains: what a group's length buys and costs (bench/chains.sh), and
 # large traces (bench/chains_scale.sh: threads, memory, a seek) ----
-chain_runs=5; scale_runs=11; lengths="32M 64M 128M 256M"; scale_levels="9 19"
-[ $quick = 1 ] && { chain_runs=1; scale_runs=3; lengths="64M 128M 256M"; scale_levels=9; }
+chain_runs=5; scale_runs=11; lengths="32M 64M 128M 176M 256M"; scale_levels="9 19"
+[ $quick = 1 ] && { chain_runs=1; scale_runs=3; lengths="64M 176M 256M"; scale_levels=9; }
 chains_run() { # OUT SCRIPT ARGS...: a script's table into OUT, or its failure
     local out=$1; shift
     note "$(basename "$1")"
@@ -452,7 +452,7 @@ section() { # TITLE NAME PLOT-CAPTION
         echo "(\`--no-chain\`: every chunk from its group's carried knowledge, as trz 0.15 wrote). Seek: 1,000"
         echo "records from the last chunk of the group that holds the middle of the trace (the worst place,"
         echo "where the whole group before it is decoded), whole process, wall clock, median of $chain_runs."
-        echo "The default group lengths (levels 1-11) are ChampSim 128 MiB and 64 MiB for the other formats;"
+        echo "The default group lengths (levels 1-11) are ChampSim 176 MiB and 64 MiB for the other formats;"
         echo "levels 12-19 use 512 MiB for ChampSim and 256 MiB for the others. Traces shorter than a length"
         echo "are one group."
         echo
