@@ -505,6 +505,31 @@ static void test_threads(const sample *s)
     }
 }
 
+/* The thread count changed while reading from a stream (no index to
+ * replay a chain from): every group goes on with the lane it began on, and
+ * every byte comes once, in order. */
+static void test_thread_change(const sample *s)
+{
+    mio m = { s->trz, s->trz_len, 0, 1000, { 0 } };
+    trz_io io = mio_io(&m, 0);
+    trz_reader *r;
+    if (!check(trz_reader_open_io(&r, &io) == TRZ_OK, "%s: open (no seek)", s->name)) { trz_reader_close(r); return; }
+    static const int th[] = { 3, 1, 2, 4, 1 };
+    trz_buf b = { 0 };
+    uint8_t *tmp = malloc(7777);
+    int64_t k = 1;
+    for (unsigned i = 0; k > 0; i++) {
+        if (i % 5 == 0) trz_reader_set(r, TRZ_R_THREADS, th[(i / 5) % 5]);
+        if ((k = trz_read_bytes(r, tmp, 7777)) > 0) trz_put_bytes(&b, tmp, (size_t)k);
+    }
+    check(k == 0 && b.n == s->len && memcmp(b.p, s->src, b.n) == 0,
+          "%s: threads changed while reading a stream: rc %lld, %zu of %zu bytes (%s)", s->name, (long long)k, b.n,
+          s->len, k < 0 ? trz_reader_error(r) : "bytes differ");
+    free(tmp);
+    free(b.p);
+    trz_reader_close(r);
+}
+
 /* ---- host byte order ---- */
 static int host_order(void)
 {
@@ -935,6 +960,7 @@ int main(void)
         test_seeks(s, 1, s->seeks);
         test_seek_foreach(s);
         test_threads(s);
+        test_thread_change(s);
         test_damage(s);
         if (s->rs > 1) test_host_order(s);
         if (!strcmp(s->name, "rst-be") || !strcmp(s->name, "uop")) { test_real_pipe(s); test_members(s); }

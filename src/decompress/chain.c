@@ -33,9 +33,10 @@ static int starts_group(const dchunk *d)
 
 void rd_chain_fetched(trz_reader *r, dchunk *d)
 {
+    /* (a group stays on its lane to its end, even when the thread count
+     * changes on the way) */
     int nl = r->threads < 2 ? 1 : r->threads < MAXLANE ? r->threads : MAXLANE;
     if (starts_group(d) || d->mfirst) r->flane = (r->flane + 1) % nl;
-    else if (r->flane >= nl) r->flane = 0;
     d->lane = r->flane;
 }
 
