@@ -3,10 +3,12 @@
  * decide it.  Flow, static-field checks, branch outcomes and targets go to
  * one range-coded stream, the fields of instructions seen for the first
  * time to a second, memory addresses to a third.  The model is written
- * once (cm_line) and inlined into the encoder's and the decoder's loops,
- * each with the direction a constant; the knowledge stream codes its facts
- * with the same steps.  Set-up is in uop_cm_model.c, learn in uop_learn.c,
- * what they share in uop_cm_int.h.  Spec: uop.md, "Context model". */
+ * once (cm_line, in named steps: line_flow, line_entry, line_branch,
+ * line_target, line_addr, line_after) and inlined into the encoder's and
+ * the decoder's loops, each with the direction a constant; the knowledge
+ * stream codes its entries with the same coder of static fields
+ * (code_static).  Set-up is in uop_cm_model.c, learn in uop_learn.c, what
+ * they share in uop_cm_int.h.  Spec: uop.md, "Context model". */
 #include "uop_cm_int.h"
 
 #ifdef UOP_STATS
@@ -332,15 +334,14 @@ TRZ_FORCE_INLINE void match_next(cm_t *m, uint32_t key, uint64_t addr, uint8_t c
     m->mt[h] = (uint32_t)m->mpos;
 }
 
-/* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
- * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
-TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+/* 1. flow: the kind of successor in the context of the kinds that followed
+ * the previous line's entry; in a match (mlc, its length class; mctl, its
+ * line's flow kind and branch), first the kind of the match's line.  Sets
+ * x->u and x->pc; returns the kind. */
+TRZ_FORCE_INLINE unsigned line_flow(cm_t *m, cm_rc *r, const int enc, uop_t *x, unsigned mlc, unsigned mctl)
 {
     const uop_t *p = &m->prev;
     cent *pe = m->pe;
-
-    /* 1. flow: the kind of successor in the context of the kinds that
-     * followed the previous line's entry */
     uint64_t npc = p->ch[1] == 'T' ? p->tgt : p->ft;
     unsigned kind = 0;
     if (enc) {
@@ -350,13 +351,6 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         else kind = F_EXPL;
     }
     FLD(0);
-    /* the match model's next line (chains): its flow kind and branch */
-    unsigned mlc = 0, mctl = 0, mon = m->mh_addr && m->mlen;
-    if (mon && m->mlen >= ML_MIN) {
-        mlc = (unsigned)rc_bitlen64(m->mlen);
-        mlc = mlc < ML_N ? mlc : ML_N - 1;
-        mctl = m->mh_ctl[(uint32_t)m->mptr & MH_MASK];
-    }
     {
         /* the kind that followed the previous entry last time, else a tree;
          * first, in a match, the kind of the match's line */
@@ -375,22 +369,27 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         x->pc = npc + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[1], m->xbits[1], (int64_t)(x->pc - npc));
     }
     if (pe) pe->nh = (uint8_t)((pe->nh << 2 | kind) & 63);
+    return kind;
+}
 
-    /* 2. the entry and its static fields */
-    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u), tag = key | 1;
+/* 2. the entry of (x->pc, x->u), its hash key, and its static fields into
+ * x; *fresh when the entry is new.  NULL on a corrupt stream. */
+TRZ_FORCE_INLINE cent *line_entry(cm_t *m, cm_rc *r, const int enc, uop_t *x, uint32_t key, int *fresh)
+{
+    uint32_t tag = key | 1;
     cent *set = &m->tab[(key >> 7) & m->emask & ~1u], *e = set;
-    int fresh = 0;
+    *fresh = 0;
     if (set[0].tag == tag) set[0].mru = 0;
     else if (set[1].tag == tag) e = &set[1], set[0].mru = 1;
     else {
-        fresh = 1;
+        *fresh = 1;
         e = &set[set[0].mru ^ 1];
         set[0].mru ^= 1;
     }
 #ifdef UOP_STATS
-    if (enc) { uop_st[0]++; uop_st[1] += fresh; uop_st[3] += fresh && e->tag; if (!fresh) uop_st[2] += !static_same(m, e, x); }
+    if (enc) { uop_st[0]++; uop_st[1] += *fresh; uop_st[3] += *fresh && e->tag; if (!*fresh) uop_st[2] += !static_same(m, e, x); }
 #endif
-    if (fresh) {
+    if (*fresh) {
         uint8_t mru = set[0].mru;
         memset(e, 0, sizeof *e);
         set[0].mru = mru;
@@ -400,15 +399,15 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         if (m->know && fact_fill(m, e, x->pc, x->u)) {
             FLD(1);
             int miss = rcd_bit_s(&r->ctl, enc, &m->same[1], enc ? !static_same(m, e, x) : 0, 5);
-            if (miss && code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+            if (miss && code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return NULL;
         } else if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u))
-            return -1;
+            return NULL;
         memcpy(m->micch[e->op[1]], e->ch, 3);
         m->micch[e->op[1]][3] = 1;
     } else {
         FLD(1);
         int miss = rcd_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
-        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return -1;
+        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return NULL;
     }
     x->ft = x->pc + (uint64_t)e->ftl;
     x->s[0] = e->s[0];
@@ -420,8 +419,13 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     x->ch[2] = e->ch[2];
     x->op[0] = e->op[0];
     x->op[1] = e->op[1];
+    return e;
+}
 
-    /* 3. branch outcome: local and global histories, mixed */
+/* 3. branch outcome: local and global histories, mixed; in a match, the
+ * match's outcome too, with weights by its length. */
+TRZ_FORCE_INLINE void line_branch(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, unsigned mlc, unsigned mctl)
+{
     if (e->ch[1] == 'T') {
         uint32_t k = hash_key(x->pc, x->u);
         uint32_t il = (uint32_t)(hmix(k, e->lh & 0x3FF) >> 20) & m->bmask;
@@ -430,7 +434,7 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         int st[4] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])], 0 };
         u_mixw *w = &m->bw[(e->lh & 7) << 3 | (m->gh & 7)];
         rc_prob *mb = &m->mbr[mlc][mctl >> 2 & 1];
-        if (mlc) { /* in a match, the match's outcome too, with weights by its length */
+        if (mlc) {
             st[3] = m->str[rc_p12(*mb)];
             w = &m->mbw[mlc];
         }
@@ -444,163 +448,187 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         m->gh = m->gh << 1 | (uint64_t)t;
         x->ch[1] = t ? 'T' : 'N';
     } else x->ch[1] = e->ch[1];
+}
 
-    /* 4. target */
-    {
-        uint64_t fti = x->ft + (uint64_t)x->imm;
-        uint32_t ii = (uint32_t)(hmix(hash_key(x->pc, x->u), m->path) >> 32) & m->imask;
-        unsigned tk = 0;
-        if (enc) {
-            uint64_t t = x->tgt;
-            tk = t == 0 ? K_ZERO : t == fti ? K_FTIMM : (m->rsp && t == ras_top(m)) ? K_RAS
-               : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
-        }
-        FLD(3);
-        unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
-        if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
-        else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
-        switch (tk) {
-        case K_ZERO: x->tgt = 0; break;
-        case K_FTIMM: x->tgt = fti; break;
-        case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
-        case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
-        case K_IND: x->tgt = m->itab[ii]; break;
-        case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
-        default: return -1;
-        }
-        e->th = (uint8_t)tk;
-        e->tgt = x->tgt;
-        if (tk >= K_RAS) {
-            m->itab[ii] = x->tgt;
-            m->path = (m->path << 16 | (x->tgt & 0xFFFF)) & 0xFFFFFFFFFFFFull;
+/* 4. target: its kind (zero, fall-through + imm, the return stack, the
+ * entry's last, the indirect table, explicit) in the context of the
+ * entry's last kind.  0, or -1 on a corrupt stream. */
+TRZ_FORCE_INLINE int line_target(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, int fresh)
+{
+    uint64_t fti = x->ft + (uint64_t)x->imm;
+    uint32_t ii = (uint32_t)(hmix(hash_key(x->pc, x->u), m->path) >> 32) & m->imask;
+    unsigned tk = 0;
+    if (enc) {
+        uint64_t t = x->tgt;
+        tk = t == 0 ? K_ZERO : t == fti ? K_FTIMM : (m->rsp && t == ras_top(m)) ? K_RAS
+           : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
+    }
+    FLD(3);
+    unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
+    if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
+    else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
+    switch (tk) {
+    case K_ZERO: x->tgt = 0; break;
+    case K_FTIMM: x->tgt = fti; break;
+    case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
+    case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
+    case K_IND: x->tgt = m->itab[ii]; break;
+    case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
+    default: return -1;
+    }
+    e->th = (uint8_t)tk;
+    e->tgt = x->tgt;
+    if (tk >= K_RAS) {
+        m->itab[ii] = x->tgt;
+        m->path = (m->path << 16 | (x->tgt & 0xFFFF)) & 0xFFFFFFFFFFFFull;
+    }
+    return 0;
+}
+
+/* 5a. the match's address: the entry learns as from a hit. */
+TRZ_FORCE_INLINE void addr_match(cm_t *m, uop_t *x, cent *e, uint64_t mpred)
+{
+    uint64_t a = mpred;
+    x->addr = a;
+    uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+    unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+    uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+    int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+    e->alen = 0;
+    m->fol[fi] = a;
+    int64_t sd = (int64_t)(a - e->last);
+    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+    e->last = a;
+    m->rb[ri] = a - (uint64_t)x->imm;
+    m->glob = a;
+    recent_push(m, a);
+}
+
+/* 5b. an address no candidate gave: its kind (0 a recent address, 1 last
+ * + delta, 2 register base + imm + delta, 3 a recent address + delta),
+ * then the recent address, the delta or both.  a: the encoder's address;
+ * base: the register base + imm (cand[3]); *d: the delta coded. */
+TRZ_FORCE_INLINE uint64_t addr_miss(cm_t *m, cm_rc *r, const int enc, const uop_t *x, cent *e, int fresh, uint64_t a,
+                                    uint64_t base, int64_t *d)
+{
+    unsigned ri2 = 0, k = 0;
+    if (enc) {
+        k = 4;
+        for (unsigned i = 0; i < RECENT_N; i++)
+            if (a == m->recent[i]) { k = 0; ri2 = i; break; }
+        if (k) {
+            int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - base);
+            int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
+            int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
+            int64_t d3 = 0;
+            for (unsigned i = 0; i < RECENT_N; i++) {
+                int64_t dd = (int64_t)(a - m->recent[i]);
+                int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
+                if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
+            }
+            if (b1 <= b2 && b1 <= b3) k = 1, *d = d1;
+            else if (b2 <= b3) k = 2, *d = d2;
+            else k = 3, *d = d3;
         }
     }
+    FLD(6);
+    k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
+    e->ak = (uint8_t)(k + 1);
+    if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
+    if (k == 0) return m->recent[ri2];
+    unsigned dk = k - 1;
+    unsigned lc = e->alen < 23 ? e->alen : 23;
+    FLD(7);
+    *d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], *d);
+    return (k == 1 ? e->last : k == 2 ? base : m->recent[ri2]) + (uint64_t)*d;
+}
 
-    /* 5. address: zero or not; then the candidates in turn (stride, last,
-     * follower, register base + imm), each a hit bit in the context of its
-     * own record at this entry, skipping values already refused; then a
-     * recent address or a delta */
-    {
-        /* the match model's line, when its key is this line's */
-        int mact = 0;
-        uint64_t mpred = 0;
-        if (mon) {
-            uint32_t sl = (uint32_t)m->mptr & MH_MASK;
-            if (m->mh_key[sl] == key) {
-                mact = 1;
-                mpred = m->mh_addr[sl];
-            } else m->mlen = 0;
+/* 5c. the candidates in turn (stride, last, follower, register base +
+ * imm), each a hit bit in the context of its own record at this entry,
+ * skipping values already refused; then addr_miss. */
+TRZ_FORCE_INLINE void addr_coded(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, int fresh)
+{
+    unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+    uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+    uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+    int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+    uint64_t a = enc ? x->addr : 0;
+    int sym = 4;
+    FLD(5);
+    for (int i = 0; i < 4; i++) {
+        if (!valid[i]) continue;
+        for (int j = 0; j < i; j++)
+            if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
+        if (!valid[i]) continue;
+        unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
+        uint32_t k = hash_key(x->pc, x->u);
+        rc_prob *q[3] = { &m->ahit[i][cx],
+                          &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
+                          &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
+        int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
+        int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
+        for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
+        if (hb) {
+            sym = i;
+            a = cand[i];
+            break;
         }
-        unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
-        FLD(4);
-        int nz = mact && mlc ? rcd_bit(&r->addr, enc, &m->maz[mlc][mpred != 0][ls_ctx(x->ch[2])], enc ? x->addr != 0 : 0)
-                      : rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
-        if (!nz) x->addr = 0;
-        else if (mact && mlc && mpred && !(e->last && (mpred == e->last + (uint64_t)e->stride || mpred == e->last)) && /* else the candidates say it for less */
-                 rcd_bit(&r->addr, enc, &m->mhit[mlc][ls_ctx(x->ch[2])], enc ? x->addr == mpred : 0)) {
-            /* the match's address: the entry learns as from a hit */
-            uint64_t a = mpred;
-            x->addr = a;
-            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
-            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
-            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
-            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
-            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
-            e->alen = 0;
-            m->fol[fi] = a;
-            int64_t sd = (int64_t)(a - e->last);
-            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-            e->last = a;
-            m->rb[ri] = a - (uint64_t)x->imm;
-            m->glob = a;
-            recent_push(m, a);
-        } else {
-            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
-            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
-            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
-            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
-            uint64_t a = enc ? x->addr : 0;
-            int sym = 4;
-            FLD(5);
-            for (int i = 0; i < 4; i++) {
-                if (!valid[i]) continue;
-                for (int j = 0; j < i; j++)
-                    if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
-                if (!valid[i]) continue;
-                unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
-                uint32_t k = hash_key(x->pc, x->u);
-                rc_prob *q[3] = { &m->ahit[i][cx],
-                                  &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
-                                  &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
-                int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
-                int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
-                for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
-                if (hb) {
-                    sym = i;
-                    a = cand[i];
-                    break;
-                }
-            }
-            int64_t d = 0;
-            if (sym == 4) {
-                /* kinds: 0 a recent address, 1 last + delta, 2 register base
-                 * + imm + delta, 3 a recent address + delta */
-                unsigned ri2 = 0, k = 0;
-                if (enc) {
-                    k = 4;
-                    for (unsigned i = 0; i < RECENT_N; i++)
-                        if (a == m->recent[i]) { k = 0; ri2 = i; break; }
-                    if (k) {
-                        int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - cand[3]);
-                        int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
-                        int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
-                        int64_t d3 = 0;
-                        for (unsigned i = 0; i < RECENT_N; i++) {
-                            int64_t dd = (int64_t)(a - m->recent[i]);
-                            int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
-                            if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
-                        }
-                        if (b1 <= b2 && b1 <= b3) k = 1, d = d1;
-                        else if (b2 <= b3) k = 2, d = d2;
-                        else k = 3, d = d3;
-                    }
-                }
-                FLD(6);
-                k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
-                e->ak = (uint8_t)(k + 1);
-                if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
-                if (k == 0) a = m->recent[ri2];
-                else {
-                    unsigned dk = k - 1;
-                    unsigned lc = e->alen < 23 ? e->alen : 23;
-                    FLD(7);
-                    d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
-                    a = (k == 1 ? e->last : k == 2 ? cand[3] : m->recent[ri2]) + (uint64_t)d;
-                }
-            }
-            x->addr = a;
-            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
-            uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
-            e->alen = (uint8_t)rc_bitlen64(ad);
-            m->fol[fi] = a;
-            int64_t sd = (int64_t)(a - e->last);
-            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-            e->last = a;
-            m->rb[ri] = a - (uint64_t)x->imm;
-            m->glob = a;
-            recent_push(m, a);
-        }
-        if (m->mh_addr) match_next(m, key, x->addr, (uint8_t)(kind | (x->ch[1] == 'T') << 2), mact && x->addr == mpred);
     }
+    int64_t d = 0;
+    if (sym == 4) a = addr_miss(m, r, enc, x, e, fresh, a, cand[3], &d);
+    x->addr = a;
+    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+    uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+    e->alen = (uint8_t)rc_bitlen64(ad);
+    m->fol[fi] = a;
+    int64_t sd = (int64_t)(a - e->last);
+    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+    e->last = a;
+    m->rb[ri] = a - (uint64_t)x->imm;
+    m->glob = a;
+    recent_push(m, a);
+}
 
-    /* 6. the rest of the model */
+/* 5. address: zero or not; then the match's address (chains), or the
+ * candidates (addr_coded); then the match model moves on. */
+TRZ_FORCE_INLINE void line_addr(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, uint32_t key, unsigned kind,
+                                unsigned mon, unsigned mlc, int fresh)
+{
+    /* the match model's line, when its key is this line's */
+    int mact = 0;
+    uint64_t mpred = 0;
+    if (mon) {
+        uint32_t sl = (uint32_t)m->mptr & MH_MASK;
+        if (m->mh_key[sl] == key) {
+            mact = 1;
+            mpred = m->mh_addr[sl];
+        } else m->mlen = 0;
+    }
+    unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
+    FLD(4);
+    int nz = mact && mlc ? rcd_bit(&r->addr, enc, &m->maz[mlc][mpred != 0][ls_ctx(x->ch[2])], enc ? x->addr != 0 : 0)
+                  : rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
+    if (!nz) x->addr = 0;
+    else if (mact && mlc && mpred && !(e->last && (mpred == e->last + (uint64_t)e->stride || mpred == e->last)) && /* else the candidates say it for less */
+             rcd_bit(&r->addr, enc, &m->mhit[mlc][ls_ctx(x->ch[2])], enc ? x->addr == mpred : 0))
+        addr_match(m, x, e, mpred);
+    else
+        addr_coded(m, r, enc, x, e, fresh);
+    if (m->mh_addr) match_next(m, key, x->addr, (uint8_t)(kind | (x->ch[1] == 'T') << 2), mact && x->addr == mpred);
+}
+
+/* 6. the rest of the model: the return stack, the macro-op before, the
+ * entry of the likeliest next line (ahead of its use), the line itself. */
+TRZ_FORCE_INLINE void line_after(cm_t *m, const uop_t *x, cent *e)
+{
+    const uop_t *p = &m->prev;
     m->stored = (uint8_t)((x->u > 1 && x->pc == p->pc ? m->stored : 0) | (x->ch[2] == 'S'));
     if (x->ch[1] == 'T') {
         if (m->rsp && x->tgt == ras_top(m)) m->rsp--;
         else if (m->stored) m->ras[m->rsp++ & (RAS_N - 1)] = x->ft;
     }
     if (x->u == 1) m->hmac = p->op[0];
-    /* the entry of the likeliest next line, ahead of its use */
     {
         unsigned nk = e->nh & 3;
         m->npc = nk == F_NEW ? (x->ch[1] == 'T' ? x->tgt : x->ft) : x->pc;
@@ -610,6 +638,29 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     }
     m->prev = *x;
     m->pe = e;
+}
+
+/* One line, in the steps above.  Encoding: x holds the parsed line.
+ * Decoding: x is filled (string pointers excepted).  Returns 0, or -1 on a
+ * corrupt stream. */
+TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+{
+    /* the match model's next line (chains): its flow kind and branch */
+    unsigned mlc = 0, mctl = 0, mon = m->mh_addr && m->mlen;
+    if (mon && m->mlen >= ML_MIN) {
+        mlc = (unsigned)rc_bitlen64(m->mlen);
+        mlc = mlc < ML_N ? mlc : ML_N - 1;
+        mctl = m->mh_ctl[(uint32_t)m->mptr & MH_MASK];
+    }
+    unsigned kind = line_flow(m, r, enc, x, mlc, mctl);
+    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u);
+    int fresh;
+    cent *e = line_entry(m, r, enc, x, key, &fresh);
+    if (!e) return -1;
+    line_branch(m, r, enc, x, e, mlc, mctl);
+    if (line_target(m, r, enc, x, e, fresh)) return -1;
+    line_addr(m, r, enc, x, e, key, kind, mon, mlc, fresh);
+    line_after(m, x, e);
     return 0;
 }
 
