@@ -1,6 +1,8 @@
-/* rst_int.h - internals shared by the RST codec files (rst.c, rst_util.c):
- * record-type constants, canonical (big-endian) field access and the
- * byte-order permutation that maps little-endian records onto the BE layout. */
+/* rst_int.h - internals shared by the RST codec files (rst.c, rst_codec.c,
+ * rst_util.c and model variant 1's): record-type constants, canonical
+ * (big-endian) field access, the byte-order permutation that maps
+ * little-endian records onto the BE layout, the model's parts and variant
+ * 0's entry points. */
 #ifndef TRZ_RST_INT_H
 #define TRZ_RST_INT_H
 #include "../codec.h"
@@ -48,13 +50,13 @@ void rst_ic_fill(const trz_know *k, rst_ic_ent *e, uint64_t pc);
 int rst_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
               void *ctx);
 
-/* ---- the codec's table (rst.c): variants, levels, model state ----------
+/* ---- the codec's table (rst_codec.c): variants, levels, model state ----
  * Variant 0 (id 0) codes fields into byte streams for the back-end (rst.c);
  * variant 1 (id 1, stated as 2 in a member with knowledge) range-codes
  * every field (rst_v1.c).  Indices in rst_variants: */
 enum { RST_VAR_STREAMS, RST_VAR_RANGE };
 
-/* A level's parameters (rst_levels in rst.c). */
+/* A level's parameters (rst_levels in rst_codec.c). */
 typedef struct rst_level {
     uint8_t variant; /* RST_VAR_* */
     /* range: the back-end level at which variant 0's streams are sized
@@ -63,7 +65,7 @@ typedef struct rst_level {
 } rst_level;
 
 /* The model (trz_model): a part per variant, each made for a member with
- * or without knowledge (they differ in their I-cache); see rst.c. */
+ * or without knowledge (they differ in their I-cache); see rst_codec.c. */
 struct rst_v0_model;
 struct rst_v0_in;
 struct rst_v1_model;
@@ -75,6 +77,19 @@ typedef struct rst_model {
     struct rst_v1_model *v1;  /* variant 1 (rst_v1.c) */
     int used;                 /* has coded a chunk since made or reset */
 } rst_model;
+
+/* Variant 0 (rst.c): its model part for a member with knowledge or without
+ * (NULL if out of memory; its tables' failure shows at its first chunk),
+ * which of the two it is, its decoder's input tails, its chunk coders and
+ * its streams' names (NULL for an id it does not write). */
+struct rst_v0_model *rst_v0_new(int know);
+void rst_v0_free(struct rst_v0_model *m); /* accepts NULL */
+int rst_v0_knows(const struct rst_v0_model *m);
+struct rst_v0_in *rst_v0_in_new(void);
+void rst_v0_in_free(struct rst_v0_in *d); /* accepts NULL */
+int rst_v0_encode(const trz_enc_args *a, struct rst_v0_model *m);
+int rst_v0_decode(const trz_dec_args *a, struct rst_v0_model *m, struct rst_v0_in *d);
+const char *rst_v0_stream_name(unsigned id);
 
 /* cpuid carried by a canonical record, or -1 when the rtype has none. */
 int rst_rec_cpu(const uint8_t *r);

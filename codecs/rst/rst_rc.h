@@ -21,6 +21,7 @@ extern double rst_pc_cost[65536];
 extern uint64_t rst_pc_pc[65536], rst_pc_n[65536];
 extern uint32_t rst_pc_iw[65536];
 extern unsigned rst_pc_cur;
+extern uint32_t rst_pc_k[65536][8];
 #define RSTAT(f) (rst_stat_field = (f))
 #define RSTAT_COUNT(f) (rst_stat_count[f]++)
 static inline void rst_stat_add(double bits)

@@ -3,203 +3,10 @@
  * bit with the shared range coder (../common/rc.h), each decision in the
  * context that decides it.  One range-coded stream (id 21) holds every
  * record, text and unknown rtypes included.  The model is written once
- * (`enc` is a constant in each of the two instances).
- * Spec: rst.md, "Model variant 1". */
-#include "rst_int.h"
-#include "rst_rc.h"
-#include "sparc.h"
-#include "rst_v1.h"
-
-#ifdef RST_STATS
-double rst_pc_cost[65536];
-uint64_t rst_pc_pc[65536], rst_pc_n[65536];
-uint32_t rst_pc_iw[65536];
-unsigned rst_pc_cur;
-uint32_t rst_pc_k[65536][8];
-__attribute__((destructor)) static void pc_print(void)
-{
-    for (int k = 0; k < 30; k++) {
-        int best = 0;
-        for (int i = 1; i < 65536; i++) if (rst_pc_cost[i] > rst_pc_cost[best]) best = i;
-        if (rst_pc_cost[best] <= 0) break;
-        fprintf(stderr, "pc %10llx iw %08x n %8llu cost %9.0f B  %.2f bits each  k: %u %u %u %u %u %u %u %u\n", (unsigned long long)rst_pc_pc[best], rst_pc_iw[best],
-                (unsigned long long)rst_pc_n[best], rst_pc_cost[best] / 8, rst_pc_cost[best] / rst_pc_n[best],
-                rst_pc_k[best][0], rst_pc_k[best][1], rst_pc_k[best][2], rst_pc_k[best][3], rst_pc_k[best][4], rst_pc_k[best][5], rst_pc_k[best][6], rst_pc_k[best][7]);
-        rst_pc_cost[best] = -1;
-    }
-}
-double rst_stat_cost[ST_N];
-uint64_t rst_stat_count[ST_N];
-int rst_stat_field;
-static const char *const stat_names[ST_N] = { "kind", "cpu", "pc", "iword", "bt", "flags", "ea_mem_hit",
-                                              "ea_mem_delta", "ea_cti", "ea_inv", "pv_has", "pv", "other", "tlb", "match", "fast",
-                                              "know_gap", "know_iw" };
-__attribute__((destructor)) static void stat_print(void)
-{
-    double t = 0;
-    for (int i = 0; i < ST_N; i++) t += rst_stat_cost[i];
-    if (t == 0) return;
-    for (int i = 0; i < ST_N; i++)
-        fprintf(stderr, "  %-13s %10.0f B %5.1f%%  n=%llu\n", stat_names[i], rst_stat_cost[i] / 8,
-                100 * rst_stat_cost[i] / t, (unsigned long long)rst_stat_count[i]);
-    fprintf(stderr, "  %-13s %10.0f B\n", "total", t / 8);
-}
-#endif
-
-
-/* Table sizes are part of the format (rst.md). */
-#define MAXCPU 1024
-#define RAS_N 16
-#define PE_BITS 16 /* per-PC entries */
-#define IC_BITS 18 /* instruction words */
-#define BH_BITS 16 /* branch contexts, each table */
-#define JT_BITS 14
-#define PT_BITS 15
-#define TD_BITS 14
-#define MM_BITS 20 /* match model: record positions by context */
-#define MM_SCAN 64 /* records searched for a match's next INSTR of its CPU */
-#define AC_BITS 18 /* address correlation: the EA that followed (PC, EA) */
-#define HW_RECS (1u << 20) /* chained: the match model's window of records before the chunk */
-#define GM_BITS 20 /* chained: repeat model, record positions by the two records before */
-#define GM_MIN 16  /* records before a repeat's start that must equal those before the step */
-#define GM_DIST 32768 /* records back at least: nearer repeats (loops) the other models know */
-
-
-enum { K_INSTR, K_PV, K_OTHER };
-/* Sites of sure decisions (variant 2): the step's first decision, the
- * INSTR's second with 1 or 3 members, the memory EA's hit, the PAVADIFF's
- * presence when coded alone. */
-enum { SAT_STEP, SAT_FL1, SAT_FL3, SAT_EAH, SAT_PVHAS, SAT_N };
-#define EA_NC 7 /* memory EA candidates */
-
-/* Per (PC, CPU) state. */
-typedef struct {
-    uint64_t last;   /* last EA */
-    int64_t stride;  /* last EA - the one before */
-    uint64_t prevl;  /* the CPU's memory EA before the last one here */
-    uint16_t lhist;  /* local branch history, newest outcome in bit 0 */
-    uint8_t hitk;    /* EA candidate that hit last time (0..6), 7 = none */
-    uint8_t hhist;   /* EA hit history, newest in bit 0 */
-    uint8_t lastlen; /* bit length of the last EA delta */
-    uint8_t base;    /* base of the last EA delta */
-    uint8_t lsh;     /* the EA moves by the CPU's previous EA's move << lsh */
-    uint8_t pad;
-} pc_ent;
-
-typedef struct { uint64_t key, val; } pt_ent;
-typedef struct { uint64_t tag, data; } tlb_ent;
-
-typedef struct cpu1 {
-    uint64_t pred_pc, last_pc, pend_tgt, inv_ea, last_mea;
-    uint64_t pv_pc, pv_ea, pv_eav; /* last PAVADIFF's values; pv_eav: its last valid ea_pa_va */
-    uint64_t pv_pcpage, pv_eapage; /* pages known to map with pv_pc / pv_eav */
-    uint32_t trap_key, ras_top, runlen, next, eah, ghist;
-    uint32_t hdr; /* bytes 0..3 of its INSTR records, flags and notused3 zero */
-    uint16_t pv_ictx, pv_dctx, pv_nu13;
-    uint8_t pv_ev, pv_known, pv_eknown, last_flags, last_nu3, annul_next, pend_valid, last_cls, last_tr,
-        untaken_mode;
-    uint32_t mm_ptr, mm_len; /* match model: position + 1 of the predicted INSTR, hits in a row */
-    uint32_t mm_h[3];        /* hashes of its last three INSTRs */
-    uint32_t last_ins;       /* position + 1 of its last INSTR */
-    uint8_t mm_hist;
-    uint64_t ras[RAS_N];
-    uint64_t regbase[32];
-} cpu1;
-
-typedef RC_INT(1) int1_t;
-
-typedef struct rst_v1_model {
-    int oom, err;
-    unsigned cur, run, last_kind, last_ort;
-    cpu1 *curc;
-    pc_ent *pe;
-    uint32_t *icache;   /* without knowledge */
-    rst_ic_ent *ick;    /* with knowledge, instead of icache */
-    const trz_know *know;
-    uint64_t *jt;
-    pt_ent *pt;
-    tlb_ent *tlbd;
-    rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
-    uint32_t *mm;       /* match model: position + 1 after a context hash */
-    size_t nlink;       /* records link was made for */
-    uint8_t *link;      /* per INSTR record (window, then chunk): the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
-    /* Chained chunks: the last records of the chain before this chunk
-     * (canonical), at positions 0..nhist-1, the chunk's following them. */
-    uint8_t *hist;      /* HW_RECS records, made at the first chained chunk */
-    size_t nhist;
-    /* Chained chunks: the repeat model (run_all), made at the first one. */
-    uint32_t *gm;       /* position + 1 of the record that followed two records, by their hash */
-    uint32_t gptr, glen, glast; /* the repeat's next position + 1, its steps so far, the last record's hash */
-    rc_prob p_gm[12];
-    trz_buf qbuf;       /* the output of steps coded quietly, dropped */
-    uint64_t *ac;       /* address correlation: EA after (PC, EA) */
-    uint64_t tref_vp[16], tref_data[16]; /* TLB: recent regions (virtual page, data), most recent first */
-    uint16_t tctx[8];                    /* TLB: recent contexts */
-    uint8_t cls[SPARC_CLS_N];
-    uint8_t ftab[C_NCLASS * 4];
-    int16_t str[4096];
-    r_sat *sat;           /* variant 2: satv, else NULL */
-    r_sat satv[SAT_N];    /* sure decisions, by site */
-    /* ---- probabilities ---- */
-    rc_prob p_special[3], p_other[3]; /* by the last step's kind */
-    rc_prob p_cpu[2][4], p_cpu2[2][4], t_cpu[1 << 10];
-    rc_prob p_pc[C_NCLASS][2][2], p_pcjt[2], p_pcp2[2];
-    int1_t i_pc;
-    rc_prob p_iw[2];
-    rc_prob t_op[4], t_op2[8][8], t_op3[4][64], t_rd[2][64][32], t_rs1[2][64][32], p_i[2][64];
-    rc_prob t_rs2[32], t_asi[256], t_cond[2][32];
-    RC_INT(64) i_simm;
-    RC_INT(8) i_disp;
-    rc_prob t_imm22[1 << 10]; /* sethi: the top 10 bits of the immediate */
-    rc_prob p_fl[C_NCLASS][2], p_flb[8][2], p_nu3;
-    int32_t bw[48][4]; /* branch mixer weights, by the match's guess and the local history's last 4 outcomes */
-    rc_prob p_eah[EA_NC + 1][4][4], t_eak[EA_NC + 1][4][8], t_base[4][4];
-    RC_INT(41 * 4) i_eam;
-    RC_INT(41 * 4) i_eax;
-    rc_prob p_cti[C_NCLASS][2][2], p_ctim[C_NCLASS], p_cti2[C_NCLASS], p_inv[C_NCLASS], p_inv0;
-    int1_t i_cti, i_inv;
-    rc_prob p_pvhas[3][3][2];
-    rc_prob p_pvev[3], p_pvnu, p_pvctx[2], p_pvpt[2][2], p_pvlast[2][2], p_pvz[2], p_pvpg[2];
-    RC_INT(2) i_pva;
-    rc_prob t_rt[256], p_samert, t_byte[24][256], t_text[256][256];
-    RC_INT(64 * 3) i_oth;
-    rc_prob p_ob[64][2], p_tlb[2];
-    rc_prob p_mbt[3][4];
-    rc_prob p_tb1, t_tb1[256], p_tidx, p_tw, t_tctx[8], t_tref[16], p_thi, p_tlo;
-    RC_INT(4) i_tvp;
-    RC_INT(2) i_tpa;
-    cpu1 *cpu[MAXCPU];
-    cpu1 dummy;
-    uint8_t lastrec[256][RST_REC];
-} model1;
-
-/* ---- helpers ---------------------------------------------------------------- */
-
-static inline uint64_t hash64(uint64_t x, int bits) { return (x * 0x9E3779B97F4A7C15ull) >> (64 - bits); }
-static inline uint64_t pcidx(uint64_t pc, int bits)
-{
-    uint64_t w = pc >> 2;
-    return (w ^ (w >> bits)) & ((1ull << bits) - 1);
-}
-
-TRZ_FORCE_INLINE unsigned classify(const model1 *m, uint32_t iw) { return sparc_classify(m->cls, iw); }
-
-static TRZ_NOINLINE cpu1 *new_cpu(model1 *m, unsigned id)
-{
-    cpu1 *c = calloc(1, sizeof *c);
-    if (!c) { m->oom = 1; return &m->dummy; }
-    c->next = (id + 1) & (MAXCPU - 1);
-    c->runlen = 0xFFFFFFFFu; /* until it is seen to switch, a CPU stays */
-    c->eah = (uint32_t)hash64(id, PE_BITS);
-    c->hdr = (uint32_t)RT_INSTR << 24 | ((id & 0x3f) << 2 | id >> 8) << 8 | ((id >> 6) & 3) << 6;
-    m->cpu[id] = c;
-    return c;
-}
-TRZ_FORCE_INLINE cpu1 *get_cpu(model1 *m, unsigned id)
-{
-    id &= MAXCPU - 1;
-    return m->cpu[id] ? m->cpu[id] : new_cpu(m, id);
-}
+ * (`enc` is a constant in each of the two instances).  Set-up is in
+ * rst_v1_model.c, the knowledge stream in rst_v1_know.c, what they share
+ * in rst_v1_int.h.  Spec: rst.md, "Model variant 1". */
+#include "rst_v1_int.h"
 
 /* ---- the page table of PA-VA differences ---------------------------------------- */
 
@@ -878,7 +685,7 @@ TRZ_FORCE_INLINE unsigned cpu_code(model1 *m, rc *c, unsigned actual, int q, con
  * that followed the CPU's last three INSTRs (pc, EA) the last time they
  * occurred, then the ones after it, predict whole records.  Positions are
  * record indexes in the window (chained chunks: the chain's last records
- * before this chunk, hist_slide) followed by the chunk, so the records
+ * before this chunk, rst_v1_hist_slide) followed by the chunk, so the records
  * themselves are the history. */
 TRZ_FORCE_INLINE uint32_t mm_hash(const cpu1 *cs)
 {
@@ -915,151 +722,6 @@ TRZ_FORCE_INLINE void mm_update(model1 *m, cpu1 *cs, const uint8_t *P, int hit, 
     /* the next lookup's slot: start loading it now (the table is larger than the caches) */
     if (!cs->mm_ptr) TRZ_PREFETCH(&m->mm[mm_hash(cs) >> (32 - MM_BITS)]);
 }
-
-/* ---- driver ---------------------------------------------------------------------- */
-
-static void model_reset(model1 *m)
-{
-    for (unsigned i = 0; i < MAXCPU; i++) free(m->cpu[i]);
-    memset(m->cpu, 0, sizeof m->cpu);
-    m->cur = m->run = m->last_kind = m->last_ort = 0;
-    m->err = 0;
-}
-
-static void probs_init(model1 *m)
-{
-    /* every probability array of the model, from p_special to i_tpa */
-    uint8_t *a = (uint8_t *)&m->p_special, *b = (uint8_t *)(&m->i_tpa + 1);
-    size_t n = (size_t)(b - a) / sizeof(rc_prob);
-    rc_prob *p = (rc_prob *)a;
-    for (size_t i = 0; i < n; i++) p[i] = RC_P0;
-    for (int i = 0; i < 48; i++) { m->bw[i][0] = 1 << 15; m->bw[i][1] = 1 << 15; m->bw[i][2] = 1 << 14; m->bw[i][3] = 0; }
-}
-
-/* The model's fixed tables, fresh; the per-record link is sized at each
- * chunk (link_fit). */
-static model1 *model_new(int know)
-{
-    model1 *m = calloc(1, sizeof *m);
-    if (!m) return NULL;
-    if (know) {
-        m->sat = m->satv;
-        for (int i = 0; i < SAT_N; i++) m->satv[i] = R_SAT0;
-    }
-    m->pe = trz_big_calloc(((size_t)1 << PE_BITS) * sizeof *m->pe);
-    if (know) m->ick = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->ick);
-    else m->icache = trz_big_calloc(((size_t)1 << IC_BITS) * sizeof *m->icache);
-    m->jt = trz_big_calloc(((size_t)1 << JT_BITS) * sizeof *m->jt);
-    m->pt = trz_big_calloc(((size_t)1 << PT_BITS) * sizeof *m->pt);
-    m->tlbd = trz_big_calloc(((size_t)1 << TD_BITS) * sizeof *m->tlbd);
-    m->bh1 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh1);
-    m->bh2 = trz_big_malloc(((size_t)1 << BH_BITS) * sizeof *m->bh2);
-    m->mm = trz_big_calloc(((size_t)1 << MM_BITS) * sizeof *m->mm);
-    m->ac = trz_big_calloc(((size_t)1 << AC_BITS) * sizeof *m->ac);
-    if (!m->pe || (!m->icache && !m->ick) || !m->jt || !m->pt || !m->tlbd || !m->bh1 || !m->bh2 || !m->mm || !m->ac) { m->oom = 1; return m; }
-    rc_init(m->bh1, (size_t)1 << BH_BITS);
-    rc_init(m->bh2, (size_t)1 << BH_BITS);
-    sparc_cls_init(m->cls);
-    rc_stretch_init(m->str);
-    probs_init(m);
-    for (size_t i = 0; i < sizeof m->ftab; i++) m->ftab[i] = 0;
-    m->curc = get_cpu(m, 0);
-    return m;
-}
-
-static void model_free(model1 *m)
-{
-    if (!m) return;
-    model_reset(m);
-    trz_big_free(m->link, m->nlink * sizeof *m->link);
-    trz_big_free(m->hist, (size_t)HW_RECS * RST_REC);
-    trz_big_free(m->gm, ((size_t)1 << GM_BITS) * sizeof *m->gm);
-    free(m->qbuf.p);
-    trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
-    trz_big_free(m->icache, ((size_t)1 << IC_BITS) * sizeof *m->icache);
-    trz_big_free(m->ick, ((size_t)1 << IC_BITS) * sizeof *m->ick);
-    trz_big_free(m->jt, ((size_t)1 << JT_BITS) * sizeof *m->jt);
-    trz_big_free(m->pt, ((size_t)1 << PT_BITS) * sizeof *m->pt);
-    trz_big_free(m->tlbd, ((size_t)1 << TD_BITS) * sizeof *m->tlbd);
-    trz_big_free(m->bh1, ((size_t)1 << BH_BITS) * sizeof *m->bh1);
-    trz_big_free(m->bh2, ((size_t)1 << BH_BITS) * sizeof *m->bh2);
-    trz_big_free(m->mm, ((size_t)1 << MM_BITS) * sizeof *m->mm);
-    trz_big_free(m->ac, ((size_t)1 << AC_BITS) * sizeof *m->ac);
-    free(m);
-}
-
-/* The link table for the window's records (kept) and a chunk of nrec
- * records (zero); 0, or -1 if out of memory. */
-static int link_fit(model1 *m, size_t nrec)
-{
-    size_t base = m->nhist, need = base + nrec;
-    if (m->link && m->nlink >= need) {
-        memset(m->link + base, 0, nrec * sizeof *m->link);
-        return 0;
-    }
-    uint8_t *old = m->link;
-    size_t nold = m->nlink;
-    if (!base) { /* nothing to keep: give the old table back first */
-        trz_big_free(old, nold * sizeof *old);
-        old = NULL;
-    }
-    m->link = trz_big_calloc(need * sizeof *m->link);
-    if (m->link && base) memcpy(m->link, old, base * sizeof *m->link);
-    trz_big_free(old, nold * sizeof *old);
-    m->nlink = m->link ? need : 0;
-    if (!m->link) m->nhist = 0;
-    return m->link ? 0 : -1;
-}
-
-/* A position of the window or chunk (record index + 1, 0 none) after the
- * first `drop` records left the window. */
-static inline uint32_t slide_pos(uint32_t v, size_t drop) { return v > drop ? (uint32_t)(v - drop) : 0; }
-
-/* After a chained chunk of nrec records (canonical, buf): the window takes
- * the last HW_RECS records of window and chunk, and every position the
- * match model holds moves with them (rst.md, "Chains").  0, or -1 if out
- * of memory (the window then stays as it was: the caller fails the chunk). */
-static int hist_slide(model1 *m, const uint8_t *buf, size_t nrec)
-{
-    if (!m->hist && !(m->hist = trz_big_malloc((size_t)HW_RECS * RST_REC))) return -1;
-    size_t base = m->nhist, tot = base + nrec, keep = tot < HW_RECS ? tot : HW_RECS, drop = tot - keep;
-    if (drop < base) {
-        memmove(m->hist, m->hist + drop * RST_REC, (base - drop) * RST_REC);
-        memcpy(m->hist + (base - drop) * RST_REC, buf, nrec * RST_REC);
-    } else {
-        memcpy(m->hist, buf + (drop - base) * RST_REC, keep * RST_REC);
-    }
-    memmove(m->link, m->link + drop, keep * sizeof *m->link);
-    m->nhist = keep;
-    if (!drop) return 0;
-    for (size_t k = 0; k < (size_t)1 << MM_BITS; k++) m->mm[k] = slide_pos(m->mm[k], drop);
-    if (m->gm) {
-        for (size_t k = 0; k < (size_t)1 << GM_BITS; k++) m->gm[k] = slide_pos(m->gm[k], drop);
-        m->gptr = slide_pos(m->gptr, drop);
-    }
-    for (unsigned k = 0; k < MAXCPU; k++) {
-        cpu1 *cs = m->cpu[k];
-        if (!cs) continue;
-        cs->mm_ptr = slide_pos(cs->mm_ptr, drop);
-        cs->last_ins = slide_pos(cs->last_ins, drop);
-    }
-    return 0;
-}
-
-/* The repeat model, fresh, at a chain's first chunk; 0, or -1 if out of
- * memory. */
-static int gm_make(model1 *m)
-{
-    if (m->gm) return 0;
-    m->gm = trz_big_calloc(((size_t)1 << GM_BITS) * sizeof *m->gm);
-    rc_init(m->p_gm, sizeof m->p_gm / sizeof m->p_gm[0]);
-    m->gptr = m->glen = m->glast = 0;
-    return m->gm ? 0 : -1;
-}
-
-struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
-void rst_v1_free(struct rst_v1_model *m) { model_free(m); }
-int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }
 
 /* One step.  Its first decision says whether it is an INSTR of the
  * predicted CPU at the predicted PC with the cached word (kind, CPU, PC and
@@ -1281,7 +943,7 @@ int rst_v1_encode(const trz_enc_args *a, model1 *m)
     uint8_t *canon;
     const uint8_t *src = rst_canon_input(a, &canon);
     int rcode = TRZ_CODEC_NOMEM;
-    if (!m->oom && link_fit(m, a->nrec) == 0 && src && (!a->chain || gm_make(m) == 0)) {
+    if (!m->oom && rst_v1_link_fit(m, a->nrec) == 0 && src && (!a->chain || rst_v1_gm_make(m) == 0)) {
         rc c;
         rc_enc_init(&c, &a->streams[RST_S_RC]);
         rcd_direct(&c, 1, a->know ? RST_V_KNOW : 1, 8); /* the variant */
@@ -1289,7 +951,7 @@ int rst_v1_encode(const trz_enc_args *a, model1 *m)
         rcd_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
-        if (rcode == TRZ_CODEC_OK && a->chain && hist_slide(m, src, a->nrec)) rcode = TRZ_CODEC_NOMEM;
+        if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, src, a->nrec)) rcode = TRZ_CODEC_NOMEM;
         trz_mark_coded(a, RST_S_RC);
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
@@ -1309,7 +971,7 @@ int rst_v1_decode(const trz_dec_args *a, model1 *m)
         if (a->stream_len[s] && s != RST_S_RC) return TRZ_CODEC_CORRUPT;
     if (a->len % RST_REC || a->nrec != a->len / RST_REC) return TRZ_CODEC_CORRUPT;
     if (a->nrec == 0) return TRZ_CODEC_CORRUPT; /* an empty chunk has no streams */
-    if (m->oom || link_fit(m, a->nrec) || (a->chain && gm_make(m))) return TRZ_CODEC_NOMEM;
+    if (m->oom || rst_v1_link_fit(m, a->nrec) || (a->chain && rst_v1_gm_make(m))) return TRZ_CODEC_NOMEM;
     m->know = a->know;
     rc c;
     rc_dec_init(&c, a->stream[RST_S_RC], a->stream_len[RST_S_RC]);
@@ -1319,97 +981,14 @@ int rst_v1_decode(const trz_dec_args *a, model1 *m)
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
-    if (rcode == TRZ_CODEC_OK && a->chain && hist_slide(m, a->out, a->nrec)) rcode = TRZ_CODEC_NOMEM;
+    if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, a->out, a->nrec)) rcode = TRZ_CODEC_NOMEM;
     if (rcode != TRZ_CODEC_OK) m->err = 1; /* a chain's later chunks fail until a reset */
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;
 }
 
-/* ---- carried knowledge (rst.md, "Knowledge") ----------------------------------- */
-/* The knowledge stream: the facts by increasing PC, range-coded; each PC as
- * its distance in words from the one before (mostly 1: the code of a
- * basic block), each word field by field with the record model's own
- * coder (iw_fields), its probabilities fresh as in a chunk. */
-#define KNOW_VARIANT 0
-typedef struct {
-    rc_prob p_next[4];
-    RC_INT(4) i_gap;
-    RC_INT(1) i_n;
-    RC_INT(1) i_first;
-} kmodel;
-
-static int know_code(const trz_fact *f, size_t n, trz_buf *out, const uint8_t *p, size_t plen, trz_know_add_fn add,
-                     void *ctx, const int enc)
+/* iw_fields for the knowledge stream (rst_v1_know.c). */
+uint32_t rst_v1_iw_fields(model1 *m, rc *c, uint32_t iw, int enc)
 {
-    rc c;
-    if (enc) rc_enc_init(&c, out);
-    else rc_dec_init(&c, p, plen);
-    if (rcd_direct(&c, enc, KNOW_VARIANT, 8) != KNOW_VARIANT) return TRZ_CODEC_UNSUPPORTED;
-    model1 *m = calloc(1, sizeof *m);
-    kmodel *k = malloc(sizeof *k);
-    if (!m || !k) { free(m); free(k); return TRZ_CODEC_NOMEM; }
-    probs_init(m);
-    sparc_cls_init(m->cls);
-    rc_init((rc_prob *)k, sizeof *k / sizeof(rc_prob));
-    int rcode = TRZ_CODEC_OK;
-    uint64_t count = rcd_uint(&c, enc, k->i_n.len[0], k->i_n.bits, n - 1) + 1;
-    if (!enc && (count == 0 || count > TRZ_KNOW_MAX_FACTS)) rcode = TRZ_CODEC_CORRUPT;
-    uint64_t w = 0;              /* the PC in words */
-    unsigned g1 = 0, pcls = 0; /* the last gap was 1 word; the class of the word before the last */
-    uint32_t piw = 0;
-    for (uint64_t i = 0; i < count && rcode == TRZ_CODEC_OK; i++) {
-        uint64_t kw = enc ? f[i].key >> 2 : 0;
-        if (i == 0) {
-            w = rcd_uint(&c, enc, k->i_first.len[0], k->i_first.bits, kw);
-        } else {
-            /* after a taken CTI's delay slot the next word is often never run */
-            unsigned x = g1 | ((TAKEN_MASK >> pcls) & 1) << 1;
-            RSTAT(ST_KGAP);
-            uint64_t g = kw - w;
-            if (rcd_bit(&c, enc, &k->p_next[x], g != 1) == 0) {
-                g = 1;
-            } else {
-                uint64_t u = rcd_uint(&c, enc, k->i_gap.len[x], k->i_gap.bits, g - 2);
-                if (u > (UINT64_MAX >> 2) - 2) { rcode = TRZ_CODEC_CORRUPT; break; }
-                g = u + 2;
-            }
-            if (g > (UINT64_MAX >> 2) - w) { rcode = TRZ_CODEC_CORRUPT; break; }
-            g1 = g == 1;
-            w += g;
-        }
-        if (w > UINT64_MAX >> 2) { rcode = TRZ_CODEC_CORRUPT; break; } /* a first PC past 2^64 */
-        RSTAT(ST_KIW);
-        uint32_t iw = enc ? iw_fields_enc(m, &c, trz_ld_be32(f[i].val)) : iw_fields_dec(m, &c);
-        pcls = classify(m, piw);
-        piw = iw;
-        if (!enc) {
-            if (rc_dec_bad(&c)) { rcode = TRZ_CODEC_CORRUPT; break; }
-            uint8_t v[RST_FACT_IW];
-            trz_st_be32(v, iw);
-            add(ctx, w << 2, v, sizeof v);
-        }
-    }
-    if (enc) {
-        if (rc_enc_flush(&c)) rcode = TRZ_CODEC_NOMEM;
-    } else if (rcode == TRZ_CODEC_OK && !rc_dec_ok(&c)) {
-        rcode = TRZ_CODEC_CORRUPT;
-    }
-    free(m);
-    free(k);
-    return rcode;
-}
-
-int rst_know_encode(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out)
-{
-    (void)k, (void)level;
-    if (n == 0 || n > TRZ_KNOW_MAX_FACTS) return TRZ_CODEC_UNSUPPORTED;
-    for (size_t i = 0; i < n; i++) /* only facts learn states */
-        if (f[i].len != RST_FACT_IW || (f[i].key & 3) || (i && f[i].key <= f[i - 1].key)) return TRZ_CODEC_UNSUPPORTED;
-    return know_code(f, n, out, NULL, 0, NULL, NULL, 1);
-}
-
-int rst_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx)
-{
-    (void)k;
-    return know_code(NULL, 0, NULL, p, n, add, ctx, 0);
+    return enc ? iw_fields_enc(m, c, iw) : iw_fields_dec(m, c);
 }

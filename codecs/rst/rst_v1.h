@@ -1,5 +1,5 @@
 /* rst_v1.h - model variant 1 of the RST codec (rst_v1.c): its stream ids,
- * its model part and the entry points rst.c's variant table calls. */
+ * its model part and the entry points rst_codec.c's variant table calls. */
 #ifndef TRZ_RST_V1_H
 #define TRZ_RST_V1_H
 #include "../codec.h"

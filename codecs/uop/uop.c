@@ -938,7 +938,7 @@ static trz_model *uop_model_create(int level, int know)
 }
 
 /* A chunk that stands alone sets up what it uses (model_init, the context
- * model's cm_open): nothing carries over but the tables' memory.  After a
+ * model's uop_cm_open): nothing carries over but the tables' memory.  After a
  * reset a chain's next chunk does the same, whichever its variant. */
 static void uop_model_reset(trz_model *tm)
 {

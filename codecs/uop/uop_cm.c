@@ -3,12 +3,13 @@
  * decide it.  Flow, static-field checks, branch outcomes and targets go to
  * one range-coded stream, the fields of instructions seen for the first
  * time to a second, memory addresses to a third.  The model is written
- * once (cm_line) and inlined into the encoder's and the decoder's loops,
- * each with the direction a constant.  Spec: uop.md, "Context model". */
-#include "uop_cm.h"
-#include "uop_rc.h"
-#include "uop_dict.h"
-#include "uop_know.h"
+ * once (cm_line, in named steps: line_flow, line_entry, line_branch,
+ * line_target, line_addr, line_after) and inlined into the encoder's and
+ * the decoder's loops, each with the direction a constant; the knowledge
+ * stream codes its entries with the same coder of static fields
+ * (code_static).  Set-up is in uop_cm_model.c, learn in uop_learn.c, what
+ * they share in uop_cm_int.h.  Spec: uop.md, "Context model". */
+#include "uop_cm_int.h"
 
 #ifdef UOP_STATS
 long uop_st[8];
@@ -21,276 +22,6 @@ static const char *fname[32] = {"flow","same","branch","target","azero","ahit","
 #else
 #define FLD(i) ((void)0)
 #endif
-
-/* ---- constants ------------------------------------------------------------- */
-
-enum { F_NEW = 0, F_CONT = 1, F_REP = 2, F_EXPL = 3 };
-enum { K_ZERO = 0, K_FTIMM = 1, K_RAS = 2, K_LAST = 3, K_IND = 4, K_EXPL = 5 };
-enum { A_STRIDE = 0, A_LAST = 1, A_RB = 2, A_FOL = 3, A_RECENT = 4, A_DLAST = 5, A_DRB = 6, A_DGLOB = 7 };
-
-#define RECENT_N 16
-#define RAS_N 16
-#define TMPL_BITS 12
-#define CS_LIM 60
-#define NREG 64
-#define HT_BITS 18 /* at most 2^18 slots of 16 count states (16 MiB) */
-/* The match model of a chain's chunks (uop.md, "Chains"): the lines it
- * looks back on, and its table of the positions that followed a context of
- * MC_N lines. */
-#define MH_BITS 19
-#define MT_BITS 18
-#define MH_MASK ((1u << MH_BITS) - 1)
-#define ML_N 12 /* match length classes */
-#define MC_N 8   /* lines of the context that finds a match */
-#define ML_MIN 16 /* a match predicts once it held this many lines */
-
-enum {
-    SF_MAC, SF_MIC, SF_CH0, SF_CH1, SF_CH2, SF_R0, SF_R1, SF_R2, SF_IL, SF_IS, SF_IM, SF_FT, SF_STRLEN,
-    SF_STRB, SF_KSAME, SF_KSEQ, SF_N
-};
-
-/* ---- state ------------------------------------------------------------------ */
-
-/* An entry: one cache line.  The tag is the 32-bit hash of (pc, u), so
- * two keys of one hash share an entry (in both directions alike); lines
- * whose registers or length do not fit 16 bits are escaped. */
-typedef struct {
-    int64_t imm;
-    uint64_t tgt, last;
-    uint32_t tag;           /* hash_key(pc, u) | 1; 0 = unused */
-    int32_t stride;         /* last - the address before it; 0 if outside 32 bits */
-    int16_t ftl, s[3];
-    uint16_t op[2];
-    uint16_t lh;            /* local branch history */
-    uint8_t ch[3], immu;
-    uint8_t nh;             /* flow kinds that followed this entry, 2 bits each */
-    uint8_t alen;           /* bit length of the last address delta (0: a hit) */
-    uint8_t th;             /* target kind of the last visit */
-    uint8_t ak;             /* kind of the last address no candidate gave, + 1 */
-    uint8_t mru;            /* way 0 of a set: the way used last */
-    uint8_t ahc[4];         /* per address candidate: hit (1) or not, last visits */
-} cent;
-_Static_assert(sizeof(cent) <= 64, "an entry is one cache line");
-
-/* The static fields of a (pc, u) entry. */
-typedef struct {
-    int64_t ftl, s[3], imm;
-    uint32_t op[2];
-    uint8_t ch[3], immu;
-} cstat;
-
-/* The blocks of the chunk-sized tables, kept from chunk to chunk. */
-enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_MHA, B_MHK, B_MHC, B_MT, B_N };
-
-struct uop_cm {
-    uop_block blk[B_N];
-    /* tables */
-    cent *tab;
-    uint32_t emask;
-    uint64_t *fol;          /* per (pc, u, last address): the address after it */
-    uint32_t fmask;
-    uint64_t *itab;         /* indirect targets by (pc, path) */
-    uint32_t imask;
-    rc_prob *bl, *bg, *bs; /* branch: local, global, short global */
-    uint32_t bmask;
-    u_cs *ht;               /* hashed contexts of first-seen fields: slots of 16 */
-    int hshift;
-    uint64_t hmac;          /* macro-op of the instruction before the previous one */
-    u_mixw sw[SF_N][16];
-    uop_dict dict[2];
-    uint8_t micch[DICT_MAX][4];/* chars last seen with a micro-op ([3] = seen) */
-    /* history */
-    uop_t prev;
-    cent *pe;
-    uint64_t glob, recent[RECENT_N], ras[RAS_N], rb[NREG];
-    uint64_t gh, path;
-    uint64_t npc;           /* the likeliest next line's pc, u and key */
-    int64_t nu;
-    uint32_t nkey;
-    unsigned rsp;
-    uint8_t stored;
-    /* contexts: ctl */
-    rc_prob flow1[64], flow[64][4];
-    rc_prob same[2];
-    u_mixw bw[64];
-    rc_prob tk1[4 * 8], tk[4 * 8][8];
-    rc_prob tlen[RC_ULEN], tbits[RC_UBITS];
-    rc_prob xlen[2][RC_ULEN], xbits[2][RC_UBITS];
-    /* contexts: static */
-    u_cs hit[8][16];           /* [field][context] */
-    u_cs snew[2][4];
-    rc_prob sidx[2][DICT_MAX];
-    u_cs slen[2][256], sbyte[2][256][256];
-    rc_prob chr[3][256];
-    rc_prob ilen[64][RC_ULEN], ibits[RC_UBITS];
-    u_cs ispec[2];
-    u_cs flen[256][16];
-    rc_prob llen[RC_ULEN], lbits[RC_UBITS];
-    rc_prob rlen[RC_ULEN], rbits[RC_UBITS];
-    /* contexts: address */
-    rc_prob az[16];
-    rc_prob ahit[4][128];
-    rc_prob *ap;            /* address hit contexts, hashed */
-    uint32_t apmask;
-    u_mixw aw[4][4];
-    rc_prob akind[8 * 5][4];
-    rc_prob arec[2][RECENT_N];
-    rc_prob alen[3][24][RC_ULEN], abits[3][RC_UBITS];
-    int16_t str[4096]; /* stretch */
-    int16_t cstr[4096]; /* stretch of a count state's P(1), by its top 12 bits (cs_stretch) */
-    const trz_know *know;   /* the member's facts, or NULL */
-    /* the match model (chains; mh_addr NULL otherwise): per line its
-     * address and key, 2^MH_BITS lines back; mt: per hash of MC_N lines,
-     * the position of the line after them; the line a match predicts
-     * (mptr) and how many lines it held (mlen, 0: none) */
-    uint64_t *mh_addr;
-    uint32_t *mh_key, *mt;
-    uint8_t *mh_ctl;        /* per line its flow kind, and 4 if its branch was taken */
-    uint64_t mpos, mptr;
-    uint32_t mlen, mctx[MC_N];
-    rc_prob maz[ML_N][2][4], mhit[ML_N][4];
-    rc_prob mflow[ML_N][2], mbr[ML_N][2];
-    u_mixw mbw[ML_N];
-};
-typedef struct uop_cm cm_t;
-
-/* ---- helpers ---------------------------------------------------------------- */
-
-static inline uint64_t hmix(uint64_t a, uint64_t b)
-{
-    uint64_t h = (a ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2))) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29) ^ (h >> 41);
-}
-
-static inline uint32_t hash_key(uint64_t pc, int64_t u)
-{
-    return rc_hash(pc ^ (uint64_t)u * 0xD6E8FEB86659FD93ull);
-}
-
-static inline int is_tn(uint8_t c) { return c == 'T' || c == 'N'; }
-static inline uint8_t ch_cls(uint8_t c) { return is_tn(c) ? 'T' : c; }
-static inline unsigned br_ctx(uint8_t c) { return c == '-' ? 0 : c == 'T' ? 1 : c == 'N' ? 2 : 3; }
-static inline unsigned ls_ctx(uint8_t c) { return c == '-' ? 0 : c == 'L' ? 1 : c == 'S' ? 2 : 3; }
-
-static inline uint64_t ras_top(const cm_t *m) { return m->ras[(m->rsp - 1) & (RAS_N - 1)]; }
-
-static int bits_for(uint64_t n, int lo, int hi)
-{
-    int b = lo;
-    while (b < hi && ((uint64_t)1 << b) < n) b++;
-    return b;
-}
-
-/* ---- set-up ----------------------------------------------------------------- */
-
-static void cm_free(cm_t *m)
-{
-    if (!m) return;
-    for (int i = 0; i < B_N; i++) uop_block_free(&m->blk[i]);
-    trz_big_free(m, sizeof *m);
-}
-
-void uop_cm_free(uop_cm *m) { cm_free(m); }
-
-/* The model m (NULL: a new one) ready for a chunk of nlines lines, its
- * tables in the blocks the chunk before left where they fit; NULL on no
- * memory (m freed).  kstream: the model of a knowledge stream, which codes
- * static fields only: its other tables take their least size, and its
- * hashed contexts at most a 16 MiB chunk's (so that it takes the block that
- * chunk's model gave back, and adds nothing to the peak memory). */
-static cm_t *cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, int chain)
-{
-    uop_block blk[B_N];
-    memset(blk, 0, sizeof blk);
-    if (m) memcpy(blk, m->blk, sizeof blk);
-    else if (!(m = trz_big_malloc(sizeof *m))) return NULL;
-    memset(m, 0, sizeof *m);
-    memcpy(m->blk, blk, sizeof blk);
-    m->know = know;
-    uint64_t nt = kstream ? 0 : nlines;
-    m->emask = (1u << bits_for(nt, 10, 16)) - 1;
-    m->fmask = (1u << bits_for(nt, 10, 17)) - 1;
-    m->imask = (1u << bits_for(nt / 4, 8, 14)) - 1;
-    m->bmask = (1u << bits_for(nt / 2, 10, 16)) - 1;
-    m->apmask = (1u << bits_for(nt / 2, 10, 18)) - 1;
-    m->ap = uop_block_get(&m->blk[B_AP], ((size_t)m->apmask + 1) * sizeof(rc_prob), 0);
-    m->tab = uop_block_get(&m->blk[B_TAB], ((size_t)m->emask + 1) * sizeof(cent), 1);
-    m->fol = uop_block_get(&m->blk[B_FOL], ((size_t)m->fmask + 1) * sizeof(uint64_t), 1);
-    m->itab = uop_block_get(&m->blk[B_ITAB], ((size_t)m->imask + 1) * sizeof(uint64_t), 1);
-    m->bl = uop_block_get(&m->blk[B_BL], ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob), 0);
-    m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
-    m->ht = uop_block_get(&m->blk[B_HT], ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs), 0);
-    m->dict[0].arena = uop_block_get(&m->blk[B_AR0], ARENA_MAX, 0);
-    m->dict[1].arena = uop_block_get(&m->blk[B_AR1], ARENA_MAX, 0);
-    if (chain) { /* read only where written (mh), or cleared (mt) */
-        m->mh_addr = uop_block_get(&m->blk[B_MHA], ((size_t)1 << MH_BITS) * sizeof(uint64_t), 0);
-        m->mh_key = uop_block_get(&m->blk[B_MHK], ((size_t)1 << MH_BITS) * sizeof(uint32_t), 0);
-        m->mh_ctl = uop_block_get(&m->blk[B_MHC], (size_t)1 << MH_BITS, 0);
-        m->mt = uop_block_get(&m->blk[B_MT], ((size_t)1 << MT_BITS) * sizeof(uint32_t), 1);
-        if (!m->mh_addr || !m->mh_key || !m->mh_ctl || !m->mt) {
-            cm_free(m);
-            return NULL;
-        }
-        rc_init(&m->maz[0][0][0], sizeof m->maz / sizeof(rc_prob));
-        rc_init(&m->mhit[0][0], sizeof m->mhit / sizeof(rc_prob));
-        rc_init(&m->mflow[0][0], sizeof m->mflow / sizeof(rc_prob));
-        rc_init(&m->mbr[0][0], sizeof m->mbr / sizeof(rc_prob));
-        for (int i = 0; i < ML_N; i++)
-            for (int j = 0; j < U_MIXN; j++) m->mbw[i].w[j] = 22000;
-    }
-    if (!m->tab || !m->fol || !m->itab || !m->bl || !m->ht || !m->ap || !m->dict[0].arena ||
-        !m->dict[1].arena) {
-        cm_free(m);
-        return NULL;
-    }
-    m->bg = m->bl + m->bmask + 1;
-    m->bs = m->bg + m->bmask + 1;
-    rc_init(m->bl, ((size_t)m->bmask + 1) * 3);
-    rc_cnt_fill(m->ht, (size_t)16 << (32 - m->hshift));
-    for (int i = 0; i < SF_N; i++)
-        for (int j = 0; j < 16; j++)
-            for (int k = 0; k < U_MIXN; k++) m->sw[i][j].w[k] = 20000;
-    m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
-    rc_init(&m->flow[0][0], sizeof m->flow / sizeof(rc_prob));
-    rc_init(m->same, 2);
-    for (int i = 0; i < 64; i++)
-        for (int j = 0; j < U_MIXN; j++) m->bw[i].w[j] = 22000;
-    rc_init(&m->tk[0][0], sizeof m->tk / sizeof(rc_prob));
-    rc_init(m->tk1, sizeof m->tk1 / sizeof(rc_prob));
-    rc_init(m->flow1, sizeof m->flow1 / sizeof(rc_prob));
-    rc_init(m->tlen, RC_ULEN);
-    rc_init(m->tbits, RC_UBITS);
-    rc_init(&m->xlen[0][0], sizeof m->xlen / sizeof(rc_prob));
-    rc_init(&m->xbits[0][0], sizeof m->xbits / sizeof(rc_prob));
-    rc_cnt_fill(&m->hit[0][0], sizeof m->hit / sizeof(u_cs));
-    rc_cnt_fill(&m->snew[0][0], sizeof m->snew / sizeof(u_cs));
-    rc_init(&m->sidx[0][0], sizeof m->sidx / sizeof(rc_prob));
-    rc_cnt_fill(&m->slen[0][0], sizeof m->slen / sizeof(u_cs));
-    rc_cnt_fill(&m->sbyte[0][0][0], sizeof m->sbyte / sizeof(u_cs));
-    rc_init(&m->chr[0][0], sizeof m->chr / sizeof(rc_prob));
-    rc_init(&m->ilen[0][0], sizeof m->ilen / sizeof(rc_prob));
-    rc_init(m->ibits, RC_UBITS);
-    rc_cnt_fill(m->ispec, 2);
-    rc_cnt_fill(&m->flen[0][0], sizeof m->flen / sizeof(u_cs));
-    rc_init(m->llen, RC_ULEN);
-    rc_init(m->lbits, RC_UBITS);
-    rc_init(m->rlen, RC_ULEN);
-    rc_init(m->rbits, RC_UBITS);
-    rc_init(m->az, 16);
-    rc_init(&m->ahit[0][0], sizeof m->ahit / sizeof(rc_prob));
-    rc_init(m->ap, (size_t)m->apmask + 1);
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++)
-            for (int k = 0; k < U_MIXN; k++) m->aw[i][j].w[k] = 22000;
-    rc_init(&m->akind[0][0], sizeof m->akind / sizeof(rc_prob));
-    rc_init(&m->arec[0][0], sizeof m->arec / sizeof(rc_prob));
-    rc_init(&m->alen[0][0][0], sizeof m->alen / sizeof(rc_prob));
-    rc_init(&m->abits[0][0], sizeof m->abits / sizeof(rc_prob));
-    rc_stretch_init(m->str);
-    for (uint32_t q = 0; q < 4096; q++) m->cstr[q] = m->str[rc_p12(u_cs_p((u_cs)q << 20))];
-    if (know) uk_dicts(m->dict, know);
-    return m;
-}
 
 /* ---- the model of one line --------------------------------------------------- */
 
@@ -603,15 +334,14 @@ TRZ_FORCE_INLINE void match_next(cm_t *m, uint32_t key, uint64_t addr, uint8_t c
     m->mt[h] = (uint32_t)m->mpos;
 }
 
-/* One line.  Encoding: x holds the parsed line.  Decoding: x is filled
- * (string pointers excepted).  Returns 0, or -1 on a corrupt stream. */
-TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+/* 1. flow: the kind of successor in the context of the kinds that followed
+ * the previous line's entry; in a match (mlc, its length class; mctl, its
+ * line's flow kind and branch), first the kind of the match's line.  Sets
+ * x->u and x->pc; returns the kind. */
+TRZ_FORCE_INLINE unsigned line_flow(cm_t *m, cm_rc *r, const int enc, uop_t *x, unsigned mlc, unsigned mctl)
 {
     const uop_t *p = &m->prev;
     cent *pe = m->pe;
-
-    /* 1. flow: the kind of successor in the context of the kinds that
-     * followed the previous line's entry */
     uint64_t npc = p->ch[1] == 'T' ? p->tgt : p->ft;
     unsigned kind = 0;
     if (enc) {
@@ -621,13 +351,6 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         else kind = F_EXPL;
     }
     FLD(0);
-    /* the match model's next line (chains): its flow kind and branch */
-    unsigned mlc = 0, mctl = 0, mon = m->mh_addr && m->mlen;
-    if (mon && m->mlen >= ML_MIN) {
-        mlc = (unsigned)rc_bitlen64(m->mlen);
-        mlc = mlc < ML_N ? mlc : ML_N - 1;
-        mctl = m->mh_ctl[(uint32_t)m->mptr & MH_MASK];
-    }
     {
         /* the kind that followed the previous entry last time, else a tree;
          * first, in a match, the kind of the match's line */
@@ -646,22 +369,27 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         x->pc = npc + (uint64_t)rcd_sint(&r->ctl, enc, m->xlen[1], m->xbits[1], (int64_t)(x->pc - npc));
     }
     if (pe) pe->nh = (uint8_t)((pe->nh << 2 | kind) & 63);
+    return kind;
+}
 
-    /* 2. the entry and its static fields */
-    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u), tag = key | 1;
+/* 2. the entry of (x->pc, x->u), its hash key, and its static fields into
+ * x; *fresh when the entry is new.  NULL on a corrupt stream. */
+TRZ_FORCE_INLINE cent *line_entry(cm_t *m, cm_rc *r, const int enc, uop_t *x, uint32_t key, int *fresh)
+{
+    uint32_t tag = key | 1;
     cent *set = &m->tab[(key >> 7) & m->emask & ~1u], *e = set;
-    int fresh = 0;
+    *fresh = 0;
     if (set[0].tag == tag) set[0].mru = 0;
     else if (set[1].tag == tag) e = &set[1], set[0].mru = 1;
     else {
-        fresh = 1;
+        *fresh = 1;
         e = &set[set[0].mru ^ 1];
         set[0].mru ^= 1;
     }
 #ifdef UOP_STATS
-    if (enc) { uop_st[0]++; uop_st[1] += fresh; uop_st[3] += fresh && e->tag; if (!fresh) uop_st[2] += !static_same(m, e, x); }
+    if (enc) { uop_st[0]++; uop_st[1] += *fresh; uop_st[3] += *fresh && e->tag; if (!*fresh) uop_st[2] += !static_same(m, e, x); }
 #endif
-    if (fresh) {
+    if (*fresh) {
         uint8_t mru = set[0].mru;
         memset(e, 0, sizeof *e);
         set[0].mru = mru;
@@ -671,15 +399,15 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         if (m->know && fact_fill(m, e, x->pc, x->u)) {
             FLD(1);
             int miss = rcd_bit_s(&r->ctl, enc, &m->same[1], enc ? !static_same(m, e, x) : 0, 5);
-            if (miss && code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return -1;
+            if (miss && code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u)) return NULL;
         } else if (code_static(m, &r->stat, enc, 1, e, x, x->pc, x->u))
-            return -1;
+            return NULL;
         memcpy(m->micch[e->op[1]], e->ch, 3);
         m->micch[e->op[1]][3] = 1;
     } else {
         FLD(1);
         int miss = rcd_bit_s(&r->ctl, enc, &m->same[0], enc ? !static_same(m, e, x) : 0, 5);
-        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return -1;
+        if (miss && code_static(m, &r->stat, enc, 0, e, x, x->pc, x->u)) return NULL;
     }
     x->ft = x->pc + (uint64_t)e->ftl;
     x->s[0] = e->s[0];
@@ -691,8 +419,13 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     x->ch[2] = e->ch[2];
     x->op[0] = e->op[0];
     x->op[1] = e->op[1];
+    return e;
+}
 
-    /* 3. branch outcome: local and global histories, mixed */
+/* 3. branch outcome: local and global histories, mixed; in a match, the
+ * match's outcome too, with weights by its length. */
+TRZ_FORCE_INLINE void line_branch(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, unsigned mlc, unsigned mctl)
+{
     if (e->ch[1] == 'T') {
         uint32_t k = hash_key(x->pc, x->u);
         uint32_t il = (uint32_t)(hmix(k, e->lh & 0x3FF) >> 20) & m->bmask;
@@ -701,7 +434,7 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         int st[4] = { m->str[rc_p12(m->bl[il])], m->str[rc_p12(m->bg[ig])], m->str[rc_p12(m->bs[is])], 0 };
         u_mixw *w = &m->bw[(e->lh & 7) << 3 | (m->gh & 7)];
         rc_prob *mb = &m->mbr[mlc][mctl >> 2 & 1];
-        if (mlc) { /* in a match, the match's outcome too, with weights by its length */
+        if (mlc) {
             st[3] = m->str[rc_p12(*mb)];
             w = &m->mbw[mlc];
         }
@@ -715,163 +448,187 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
         m->gh = m->gh << 1 | (uint64_t)t;
         x->ch[1] = t ? 'T' : 'N';
     } else x->ch[1] = e->ch[1];
+}
 
-    /* 4. target */
-    {
-        uint64_t fti = x->ft + (uint64_t)x->imm;
-        uint32_t ii = (uint32_t)(hmix(hash_key(x->pc, x->u), m->path) >> 32) & m->imask;
-        unsigned tk = 0;
-        if (enc) {
-            uint64_t t = x->tgt;
-            tk = t == 0 ? K_ZERO : t == fti ? K_FTIMM : (m->rsp && t == ras_top(m)) ? K_RAS
-               : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
-        }
-        FLD(3);
-        unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
-        if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
-        else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
-        switch (tk) {
-        case K_ZERO: x->tgt = 0; break;
-        case K_FTIMM: x->tgt = fti; break;
-        case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
-        case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
-        case K_IND: x->tgt = m->itab[ii]; break;
-        case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
-        default: return -1;
-        }
-        e->th = (uint8_t)tk;
-        e->tgt = x->tgt;
-        if (tk >= K_RAS) {
-            m->itab[ii] = x->tgt;
-            m->path = (m->path << 16 | (x->tgt & 0xFFFF)) & 0xFFFFFFFFFFFFull;
+/* 4. target: its kind (zero, fall-through + imm, the return stack, the
+ * entry's last, the indirect table, explicit) in the context of the
+ * entry's last kind.  0, or -1 on a corrupt stream. */
+TRZ_FORCE_INLINE int line_target(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, int fresh)
+{
+    uint64_t fti = x->ft + (uint64_t)x->imm;
+    uint32_t ii = (uint32_t)(hmix(hash_key(x->pc, x->u), m->path) >> 32) & m->imask;
+    unsigned tk = 0;
+    if (enc) {
+        uint64_t t = x->tgt;
+        tk = t == 0 ? K_ZERO : t == fti ? K_FTIMM : (m->rsp && t == ras_top(m)) ? K_RAS
+           : (!fresh && t == e->tgt) ? K_LAST : t == m->itab[ii] ? K_IND : K_EXPL;
+    }
+    FLD(3);
+    unsigned tc = br_ctx(x->ch[1]) * 8 + e->th;
+    if (e->th < 6 && !rcd_bit(&r->ctl, enc, &m->tk1[tc], enc ? tk != e->th : 0)) tk = e->th;
+    else tk = rcd_tree(&r->ctl, enc, m->tk[tc], 3, tk);
+    switch (tk) {
+    case K_ZERO: x->tgt = 0; break;
+    case K_FTIMM: x->tgt = fti; break;
+    case K_RAS: if (!m->rsp) return -1; x->tgt = ras_top(m); break;
+    case K_LAST: if (fresh) return -1; x->tgt = e->tgt; break;
+    case K_IND: x->tgt = m->itab[ii]; break;
+    case K_EXPL: x->tgt = x->pc + (uint64_t)rcd_sint(&r->ctl, enc, m->tlen, m->tbits, (int64_t)(x->tgt - x->pc)); break;
+    default: return -1;
+    }
+    e->th = (uint8_t)tk;
+    e->tgt = x->tgt;
+    if (tk >= K_RAS) {
+        m->itab[ii] = x->tgt;
+        m->path = (m->path << 16 | (x->tgt & 0xFFFF)) & 0xFFFFFFFFFFFFull;
+    }
+    return 0;
+}
+
+/* 5a. the match's address: the entry learns as from a hit. */
+TRZ_FORCE_INLINE void addr_match(cm_t *m, uop_t *x, cent *e, uint64_t mpred)
+{
+    uint64_t a = mpred;
+    x->addr = a;
+    uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+    unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+    uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+    int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+    e->alen = 0;
+    m->fol[fi] = a;
+    int64_t sd = (int64_t)(a - e->last);
+    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+    e->last = a;
+    m->rb[ri] = a - (uint64_t)x->imm;
+    m->glob = a;
+    recent_push(m, a);
+}
+
+/* 5b. an address no candidate gave: its kind (0 a recent address, 1 last
+ * + delta, 2 register base + imm + delta, 3 a recent address + delta),
+ * then the recent address, the delta or both.  a: the encoder's address;
+ * base: the register base + imm (cand[3]); *d: the delta coded. */
+TRZ_FORCE_INLINE uint64_t addr_miss(cm_t *m, cm_rc *r, const int enc, const uop_t *x, cent *e, int fresh, uint64_t a,
+                                    uint64_t base, int64_t *d)
+{
+    unsigned ri2 = 0, k = 0;
+    if (enc) {
+        k = 4;
+        for (unsigned i = 0; i < RECENT_N; i++)
+            if (a == m->recent[i]) { k = 0; ri2 = i; break; }
+        if (k) {
+            int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - base);
+            int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
+            int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
+            int64_t d3 = 0;
+            for (unsigned i = 0; i < RECENT_N; i++) {
+                int64_t dd = (int64_t)(a - m->recent[i]);
+                int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
+                if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
+            }
+            if (b1 <= b2 && b1 <= b3) k = 1, *d = d1;
+            else if (b2 <= b3) k = 2, *d = d2;
+            else k = 3, *d = d3;
         }
     }
+    FLD(6);
+    k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
+    e->ak = (uint8_t)(k + 1);
+    if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
+    if (k == 0) return m->recent[ri2];
+    unsigned dk = k - 1;
+    unsigned lc = e->alen < 23 ? e->alen : 23;
+    FLD(7);
+    *d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], *d);
+    return (k == 1 ? e->last : k == 2 ? base : m->recent[ri2]) + (uint64_t)*d;
+}
 
-    /* 5. address: zero or not; then the candidates in turn (stride, last,
-     * follower, register base + imm), each a hit bit in the context of its
-     * own record at this entry, skipping values already refused; then a
-     * recent address or a delta */
-    {
-        /* the match model's line, when its key is this line's */
-        int mact = 0;
-        uint64_t mpred = 0;
-        if (mon) {
-            uint32_t sl = (uint32_t)m->mptr & MH_MASK;
-            if (m->mh_key[sl] == key) {
-                mact = 1;
-                mpred = m->mh_addr[sl];
-            } else m->mlen = 0;
+/* 5c. the candidates in turn (stride, last, follower, register base +
+ * imm), each a hit bit in the context of its own record at this entry,
+ * skipping values already refused; then addr_miss. */
+TRZ_FORCE_INLINE void addr_coded(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, int fresh)
+{
+    unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
+    uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
+    uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
+    int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
+    uint64_t a = enc ? x->addr : 0;
+    int sym = 4;
+    FLD(5);
+    for (int i = 0; i < 4; i++) {
+        if (!valid[i]) continue;
+        for (int j = 0; j < i; j++)
+            if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
+        if (!valid[i]) continue;
+        unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
+        uint32_t k = hash_key(x->pc, x->u);
+        rc_prob *q[3] = { &m->ahit[i][cx],
+                          &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
+                          &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
+        int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
+        int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
+        for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
+        if (hb) {
+            sym = i;
+            a = cand[i];
+            break;
         }
-        unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
-        FLD(4);
-        int nz = mact && mlc ? rcd_bit(&r->addr, enc, &m->maz[mlc][mpred != 0][ls_ctx(x->ch[2])], enc ? x->addr != 0 : 0)
-                      : rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
-        if (!nz) x->addr = 0;
-        else if (mact && mlc && mpred && !(e->last && (mpred == e->last + (uint64_t)e->stride || mpred == e->last)) && /* else the candidates say it for less */
-                 rcd_bit(&r->addr, enc, &m->mhit[mlc][ls_ctx(x->ch[2])], enc ? x->addr == mpred : 0)) {
-            /* the match's address: the entry learns as from a hit */
-            uint64_t a = mpred;
-            x->addr = a;
-            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
-            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
-            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
-            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
-            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
-            e->alen = 0;
-            m->fol[fi] = a;
-            int64_t sd = (int64_t)(a - e->last);
-            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-            e->last = a;
-            m->rb[ri] = a - (uint64_t)x->imm;
-            m->glob = a;
-            recent_push(m, a);
-        } else {
-            unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
-            uint32_t fi = (uint32_t)(hmix(hash_key(x->pc, x->u), e->last) >> 32) & m->fmask;
-            uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
-            int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
-            uint64_t a = enc ? x->addr : 0;
-            int sym = 4;
-            FLD(5);
-            for (int i = 0; i < 4; i++) {
-                if (!valid[i]) continue;
-                for (int j = 0; j < i; j++)
-                    if (valid[j] && cand[j] == cand[i]) valid[i] = 0;
-                if (!valid[i]) continue;
-                unsigned cx = (e->ahc[i] & 15) | (e->ahc[0] & 3) << 4 | (unsigned)fresh << 6;
-                uint32_t k = hash_key(x->pc, x->u);
-                rc_prob *q[3] = { &m->ahit[i][cx],
-                                  &m->ap[(uint32_t)(hmix(k + (uint64_t)i, e->ahc[i] & 63) >> 32) & m->apmask],
-                                  &m->ap[(uint32_t)(hmix(0x77 + (uint64_t)i, (m->gh & 0xFF) << 8 | (e->ahc[i] & 3)) >> 32) & m->apmask] };
-                int st[3] = { m->str[rc_p12(*q[0])], m->str[rc_p12(*q[1])], m->str[rc_p12(*q[2])] };
-                int hb = u_mix_bit(&r->addr, enc, &m->aw[i][e->ahc[i] & 3], st, 3, enc ? a == cand[i] : 0, 4);
-                for (int j = 0; j < 3; j++) *q[j] = (rc_prob)rc_adapt(*q[j], hb, 4);
-                if (hb) {
-                    sym = i;
-                    a = cand[i];
-                    break;
-                }
-            }
-            int64_t d = 0;
-            if (sym == 4) {
-                /* kinds: 0 a recent address, 1 last + delta, 2 register base
-                 * + imm + delta, 3 a recent address + delta */
-                unsigned ri2 = 0, k = 0;
-                if (enc) {
-                    k = 4;
-                    for (unsigned i = 0; i < RECENT_N; i++)
-                        if (a == m->recent[i]) { k = 0; ri2 = i; break; }
-                    if (k) {
-                        int64_t d1 = (int64_t)(a - e->last), d2 = (int64_t)(a - cand[3]);
-                        int b1 = e->last ? rc_bitlen64(d1 < 0 ? 0 - (uint64_t)d1 : (uint64_t)d1) : 99;
-                        int b2 = rc_bitlen64(d2 < 0 ? 0 - (uint64_t)d2 : (uint64_t)d2), b3 = 99;
-                        int64_t d3 = 0;
-                        for (unsigned i = 0; i < RECENT_N; i++) {
-                            int64_t dd = (int64_t)(a - m->recent[i]);
-                            int bb = rc_bitlen64(dd < 0 ? 0 - (uint64_t)dd : (uint64_t)dd) + 3;
-                            if (bb < b3) b3 = bb, d3 = dd, ri2 = i;
-                        }
-                        if (b1 <= b2 && b1 <= b3) k = 1, d = d1;
-                        else if (b2 <= b3) k = 2, d = d2;
-                        else k = 3, d = d3;
-                    }
-                }
-                FLD(6);
-                k = rcd_tree(&r->addr, enc, m->akind[(ls_ctx(x->ch[2]) * 2 + (unsigned)fresh) * 5 + e->ak], 2, k);
-                e->ak = (uint8_t)(k + 1);
-                if (k == 0 || k == 3) ri2 = rcd_tree(&r->addr, enc, m->arec[k == 3], 4, ri2);
-                if (k == 0) a = m->recent[ri2];
-                else {
-                    unsigned dk = k - 1;
-                    unsigned lc = e->alen < 23 ? e->alen : 23;
-                    FLD(7);
-                    d = rcd_sint(&r->addr, enc, m->alen[dk][lc], m->abits[dk], d);
-                    a = (k == 1 ? e->last : k == 2 ? cand[3] : m->recent[ri2]) + (uint64_t)d;
-                }
-            }
-            x->addr = a;
-            for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
-            uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
-            e->alen = (uint8_t)rc_bitlen64(ad);
-            m->fol[fi] = a;
-            int64_t sd = (int64_t)(a - e->last);
-            e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-            e->last = a;
-            m->rb[ri] = a - (uint64_t)x->imm;
-            m->glob = a;
-            recent_push(m, a);
-        }
-        if (m->mh_addr) match_next(m, key, x->addr, (uint8_t)(kind | (x->ch[1] == 'T') << 2), mact && x->addr == mpred);
     }
+    int64_t d = 0;
+    if (sym == 4) a = addr_miss(m, r, enc, x, e, fresh, a, cand[3], &d);
+    x->addr = a;
+    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+    uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
+    e->alen = (uint8_t)rc_bitlen64(ad);
+    m->fol[fi] = a;
+    int64_t sd = (int64_t)(a - e->last);
+    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+    e->last = a;
+    m->rb[ri] = a - (uint64_t)x->imm;
+    m->glob = a;
+    recent_push(m, a);
+}
 
-    /* 6. the rest of the model */
+/* 5. address: zero or not; then the match's address (chains), or the
+ * candidates (addr_coded); then the match model moves on. */
+TRZ_FORCE_INLINE void line_addr(cm_t *m, cm_rc *r, const int enc, uop_t *x, cent *e, uint32_t key, unsigned kind,
+                                unsigned mon, unsigned mlc, int fresh)
+{
+    /* the match model's line, when its key is this line's */
+    int mact = 0;
+    uint64_t mpred = 0;
+    if (mon) {
+        uint32_t sl = (uint32_t)m->mptr & MH_MASK;
+        if (m->mh_key[sl] == key) {
+            mact = 1;
+            mpred = m->mh_addr[sl];
+        } else m->mlen = 0;
+    }
+    unsigned zc = ls_ctx(x->ch[2]) * 4 + (e->last != 0) * 2 + (unsigned)fresh;
+    FLD(4);
+    int nz = mact && mlc ? rcd_bit(&r->addr, enc, &m->maz[mlc][mpred != 0][ls_ctx(x->ch[2])], enc ? x->addr != 0 : 0)
+                  : rcd_bit(&r->addr, enc, &m->az[zc], enc ? x->addr != 0 : 0);
+    if (!nz) x->addr = 0;
+    else if (mact && mlc && mpred && !(e->last && (mpred == e->last + (uint64_t)e->stride || mpred == e->last)) && /* else the candidates say it for less */
+             rcd_bit(&r->addr, enc, &m->mhit[mlc][ls_ctx(x->ch[2])], enc ? x->addr == mpred : 0))
+        addr_match(m, x, e, mpred);
+    else
+        addr_coded(m, r, enc, x, e, fresh);
+    if (m->mh_addr) match_next(m, key, x->addr, (uint8_t)(kind | (x->ch[1] == 'T') << 2), mact && x->addr == mpred);
+}
+
+/* 6. the rest of the model: the return stack, the macro-op before, the
+ * entry of the likeliest next line (ahead of its use), the line itself. */
+TRZ_FORCE_INLINE void line_after(cm_t *m, const uop_t *x, cent *e)
+{
+    const uop_t *p = &m->prev;
     m->stored = (uint8_t)((x->u > 1 && x->pc == p->pc ? m->stored : 0) | (x->ch[2] == 'S'));
     if (x->ch[1] == 'T') {
         if (m->rsp && x->tgt == ras_top(m)) m->rsp--;
         else if (m->stored) m->ras[m->rsp++ & (RAS_N - 1)] = x->ft;
     }
     if (x->u == 1) m->hmac = p->op[0];
-    /* the entry of the likeliest next line, ahead of its use */
     {
         unsigned nk = e->nh & 3;
         m->npc = nk == F_NEW ? (x->ch[1] == 'T' ? x->tgt : x->ft) : x->pc;
@@ -881,19 +638,33 @@ TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
     }
     m->prev = *x;
     m->pe = e;
+}
+
+/* One line, in the steps above.  Encoding: x holds the parsed line.
+ * Decoding: x is filled (string pointers excepted).  Returns 0, or -1 on a
+ * corrupt stream. */
+TRZ_FORCE_INLINE int cm_line(cm_t *m, cm_rc *r, const int enc, uop_t *x)
+{
+    /* the match model's next line (chains): its flow kind and branch */
+    unsigned mlc = 0, mctl = 0, mon = m->mh_addr && m->mlen;
+    if (mon && m->mlen >= ML_MIN) {
+        mlc = (unsigned)rc_bitlen64(m->mlen);
+        mlc = mlc < ML_N ? mlc : ML_N - 1;
+        mctl = m->mh_ctl[(uint32_t)m->mptr & MH_MASK];
+    }
+    unsigned kind = line_flow(m, r, enc, x, mlc, mctl);
+    uint32_t key = x->pc == m->npc && x->u == m->nu ? m->nkey : hash_key(x->pc, x->u);
+    int fresh;
+    cent *e = line_entry(m, r, enc, x, key, &fresh);
+    if (!e) return -1;
+    line_branch(m, r, enc, x, e, mlc, mctl);
+    if (line_target(m, r, enc, x, e, fresh)) return -1;
+    line_addr(m, r, enc, x, e, key, kind, mon, mlc, fresh);
+    line_after(m, x, e);
     return 0;
 }
 
 /* ---- encoder ------------------------------------------------------------------ */
-
-/* Registers and length fit an entry's 16 bits (else the line is escaped). */
-static int fits(const uop_t *x)
-{
-    int64_t l = (int64_t)(x->ft - x->pc);
-    for (int i = 0; i < 3; i++)
-        if (x->s[i] < INT16_MIN || x->s[i] > INT16_MAX) return 0;
-    return l >= INT16_MIN && l <= INT16_MAX;
-}
 
 static int strings_fit(const cm_t *m)
 {
@@ -911,7 +682,7 @@ static void put_escape(trz_buf *s, uint64_t gap, const uint8_t *p, size_t n)
 
 int uop_cm_encode(const trz_enc_args *a, uop_cm **mp, int go_on, uint8_t *buf, uint64_t nlines, const layout_t *lay)
 {
-    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, a->know, 0, a->chain);
+    cm_t *m = *mp = go_on && *mp ? *mp : uop_cm_open(*mp, nlines, a->know, 0, a->chain);
     if (!m) return TRZ_CODEC_NOMEM;
     trz_buf *st = a->streams;
     trz_put_u8(&st[UOP_S_CMVER], a->chain ? UOP_CM_VERSION_CHAIN : a->know ? UOP_CM_VERSION_KNOW : UOP_CM_VERSION);
@@ -986,7 +757,7 @@ int uop_cm_decode(const trz_dec_args *a, uop_cm **mp, int go_on, uint8_t *buf, t
     if (a->chain ? ver != UOP_CM_VERSION_CHAIN : ver != UOP_CM_VERSION && !(ver == UOP_CM_VERSION_KNOW && a->know))
         return TRZ_CODEC_UNSUPPORTED;
     (void)hdr;
-    cm_t *m = *mp = go_on && *mp ? *mp : cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0, a->chain);
+    cm_t *m = *mp = go_on && *mp ? *mp : uop_cm_open(*mp, nlines, ver == UOP_CM_VERSION_KNOW ? a->know : NULL, 0, a->chain);
     if (!m) return TRZ_CODEC_NOMEM;
     cm_rc r;
     rc_dec_init(&r.ctl, a->stream[UOP_S_CMCTL], a->stream_len[UOP_S_CMCTL]);
@@ -1225,9 +996,9 @@ TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, t
     if (enc) {
         size_t nent = 0; /* the model's size, as the decoder will know it */
         for (size_t i = 0; i < n; i++) nent += f[i].key >= (uint64_t)UK_PC_MIN << 8 && !(f[i].key & UK_ADDR);
-        if (!(m = cm_open(NULL, (uint64_t)nent * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
+        if (!(m = uop_cm_open(NULL, (uint64_t)nent * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
         if (!know_fits(m, f, n, nstr, &ne, &na)) {
-            cm_free(m);
+            uop_cm_free(m);
             return TRZ_CODEC_UNSUPPORTED;
         }
     }
@@ -1237,9 +1008,9 @@ TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, t
     na = rcd_direct(&c, enc, na, 20);
     if (!enc) {
         if (ne + na > TRZ_KNOW_MAX_FACTS || nstr[0] + nstr[1] + ne + na == 0) return TRZ_CODEC_CORRUPT;
-        if (!(m = cm_open(NULL, (uint64_t)ne * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
+        if (!(m = uop_cm_open(NULL, (uint64_t)ne * KNOW_HT, k, 1, 0))) return TRZ_CODEC_NOMEM;
         if (m->dict[0].n + nstr[0] > UK_STR_MAX || m->dict[1].n + nstr[1] > UK_STR_MAX) {
-            cm_free(m);
+            uop_cm_free(m);
             return TRZ_CODEC_CORRUPT;
         }
     }
@@ -1258,7 +1029,7 @@ TRZ_FORCE_INLINE int know_code(const trz_know *k, const trz_fact *f, size_t n, t
         memset(uop_cost, 0, sizeof uop_cost);
     }
 #endif
-    cm_free(m);
+    uop_cm_free(m);
     return ret;
 }
 
@@ -1271,169 +1042,4 @@ int uop_cm_know_decode(const trz_know *k, const uint8_t *p, size_t n, trz_know_a
 {
     if (n && p[0] != 0 && p[0] != 1) return uop_know_bytes_decode(k, p, n, add, ctx);
     return know_code(k, NULL, 0, NULL, p, n, add, ctx, 0);
-}
-
-/* ---- learn: the facts a chunk teaches (uop.md, "Knowledge") ------------------
- * A scan: each line's (pc, u) from its first two tokens; the first line of
- * each (pc, u) in the chunk is parsed with the chunk's layout when the group
- * has no entry fact for it (it states one, and its strings when new) or
- * only an entry fact (it states its address, when not 0): an address is
- * stated only for code that runs in more than one chunk, where it may pay. */
-
-/* The (pc, u) keys of a chunk, each with a pending address: the first one
- * of a key the group knows without its address, until a second line checks
- * it. */
-typedef struct {
-    uint64_t key, addr;
-} kslot;
-
-typedef struct {
-    kslot *t;
-    size_t cap, n;
-} kset;
-
-/* A key's first slot: neighbouring instructions in neighbouring slots, so
- * that the lines of a stretch of code probe a few cache lines. */
-static inline size_t kset_slot(uint64_t key, size_t cap)
-{
-    return (size_t)((key >> 6) ^ (key >> 26) * 0x9E3779B1u) & (cap - 1);
-}
-
-/* The slot of key (non-zero), *first set when it was not in the set before;
- * NULL when out of memory. */
-static kslot *kset_add(kset *s, uint64_t key, int *first)
-{
-    if (2 * (s->n + 1) > s->cap) {
-        size_t nc = s->cap ? 2 * s->cap : 8192;
-        kslot *t = calloc(nc, sizeof *t);
-        if (!t) return NULL;
-        for (size_t i = 0; i < s->cap; i++) {
-            if (!s->t[i].key) continue;
-            size_t h = kset_slot(s->t[i].key, nc);
-            while (t[h].key) h = (h + 1) & (nc - 1);
-            t[h] = s->t[i];
-        }
-        free(s->t);
-        s->t = t;
-        s->cap = nc;
-    }
-    size_t h = kset_slot(key, s->cap);
-    while (s->t[h].key) {
-        if (s->t[h].key == key) {
-            *first = 0;
-            return &s->t[h];
-        }
-        h = (h + 1) & (s->cap - 1);
-    }
-    s->t[h].key = key;
-    s->n++;
-    *first = 1;
-    return &s->t[h];
-}
-
-static inline int ws_byte(uint8_t c) { return c == ' ' || (c >= 9 && c <= 13 && c != '\n'); }
-
-/* Hex digits' values + 1; 0 for other bytes. */
-static const uint8_t hex1[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-/* The key of a line's (pc, u) from its first two tokens (decimal, hex with
- * an optional 0x), or 0. */
-static uint64_t quick_key(const uint8_t *p, const uint8_t *e)
-{
-    while (p < e && ws_byte(*p)) p++;
-    uint64_t u = 0;
-    int nd = 0;
-    for (; p < e && *p >= '0' && *p <= '9' && nd < 4; p++, nd++) u = u * 10 + (uint64_t)(*p - '0');
-    if (!nd || p == e || !ws_byte(*p)) return 0;
-    while (p < e && ws_byte(*p)) p++;
-    if (e - p >= 2 && p[0] == '0' && p[1] == 'x') p += 2;
-    const uint8_t *q = p, *qe = e - p > 17 ? p + 17 : e;
-    uint64_t pc = 0;
-    for (unsigned v; q < qe && (v = hex1[*q]) != 0; q++) pc = pc << 4 | (v - 1);
-    if (q == p || q - p > 16) return 0;
-    return uk_key(pc, (int64_t)u);
-}
-
-/* The index of a line's string in the group's dictionary d[j], stating it
- * when new; -1 when the group has no room for it. */
-static int learn_str(uop_dict *d, int j, const uint8_t *s, size_t n, trz_know_add_fn add, void *ctx)
-{
-    uint32_t slot = 0;
-    int i = dict_find(&d[j], s, n, &slot);
-    if (i >= 0) return i;
-    if (n == 0 || d[j].n >= UK_STR_MAX || (i = dict_put(&d[j], s, n)) < 0) return -1;
-    add(ctx, uk_str(j, (uint32_t)i), s, n);
-    return i;
-}
-
-/* A parsed line's entry fact, and its strings when new to the group. */
-static void learn_entry(uop_dict *d, const uop_t *x, uint64_t key, trz_know_add_fn add, void *ctx)
-{
-    int mac = learn_str(d, 0, x->sp[0], x->sl[0], add, ctx);
-    int mic = mac < 0 ? -1 : learn_str(d, 1, x->sp[1], x->sl[1], add, ctx);
-    if (mic < 0) return;
-    uk_static v = { { (uint16_t)mac, (uint16_t)mic }, { x->ch[0], ch_cls(x->ch[1]), x->ch[2] }, x->immu,
-                    (int16_t)(int64_t)(x->ft - x->pc), { (int16_t)x->s[0], (int16_t)x->s[1], (int16_t)x->s[2] }, x->imm };
-    uint8_t f[UK_ENTRY_LEN];
-    uk_put(f, &v);
-    add(ctx, key, f, UK_ENTRY_LEN);
-}
-
-int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec, int byte_order, trz_know_add_fn add,
-                 void *ctx)
-{
-    (void)nrec;
-    (void)byte_order;
-    layout_t lay;
-    layout_learn(&lay, in, len);
-    uop_dict *d = calloc(2, sizeof *d);
-    kset seen = { NULL, 0, 0 };
-    int rc = TRZ_CODEC_NOMEM;
-    if (!d || !(d[0].arena = trz_big_malloc(ARENA_MAX)) || !(d[1].arena = trz_big_malloc(ARENA_MAX))) goto out;
-    uk_dicts(d, k);
-    const uint8_t *p = in, *end = in + len;
-    while (p < end) {
-        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
-        const uint8_t *le = nl ? nl + 1 : end;
-        size_t n = (size_t)(le - p), fl;
-        uint64_t key = quick_key(p, le);
-        const uint8_t *line = p;
-        p = le;
-        if (!key) continue;
-        int first;
-        kslot *ks = kset_add(&seen, key, &first);
-        if (!ks) goto out;
-        if (!first && !ks->addr) continue;
-        int known = first ? trz_know_get(k, key, &fl) != NULL : 1;
-        uop_t x;
-        if ((first && known && trz_know_get(k, key | UK_ADDR, &fl)) || n >= UOP_MAX_LINE ||
-            uop_parse(&lay, line, n, &x) || !fits(&x) || uk_key(x.pc, x.u) != key) {
-            ks->addr = 0;
-            continue;
-        }
-        if (!known) learn_entry(d, &x, key, add, ctx);
-        else if (first) ks->addr = x.addr;
-        else {
-            /* an address that repeats may again in later chunks */
-            if (x.addr == ks->addr) {
-                uint8_t f[UK_ADDR_LEN];
-                trz_st_le64(f, ks->addr);
-                add(ctx, key | UK_ADDR, f, UK_ADDR_LEN);
-            }
-            ks->addr = 0;
-        }
-    }
-    rc = TRZ_CODEC_OK;
-out:
-    if (d) {
-        trz_big_free(d[0].arena, ARENA_MAX);
-        trz_big_free(d[1].arena, ARENA_MAX);
-    }
-    free(d);
-    free(seen.t);
-    return rc;
 }

@@ -1,7 +1,7 @@
 /* uop_know.h - the uop codec's facts (uop.md, "Knowledge"): their keys and
- * values, as both variants' models read them.  learn and the knowledge
- * stream are in uop_cm.c.  A fact is a prediction: every value read here
- * is checked only as far as the models need to stay in bounds. */
+ * values, as both variants' models read them.  learn is in uop_learn.c,
+ * the knowledge stream in uop_cm.c.  A fact is a prediction: every value
+ * read here is checked only as far as the models need to stay in bounds. */
 #ifndef TRZ_UOP_KNOW_H
 #define TRZ_UOP_KNOW_H
 

@@ -2,7 +2,7 @@
  * decompressor its first bytes name (gzip, zstd, xz, bzip2, and the zip,
  * lz4 and snappy containers of the drmemtrace file layer, drfile.h), so
  * that an archive holds the trace itself.  The wrap room (this file and
- * drfile.c) stands on the format room and below compress, decompress and
+ * drfile*.c) stands on the format room and below compress, decompress and
  * tools; no codec uses it. */
 #ifndef TRZ_UNWRAP_H
 #define TRZ_UNWRAP_H

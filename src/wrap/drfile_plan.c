@@ -1,0 +1,332 @@
+/* drfile_plan.c - the drmemtrace file layer's plan (drfile.md), the first
+ * pass over a seekable input: its records found by the walker and, stream
+ * by stream, the settings that rebuild each exactly (checked against the
+ * file, other settings retried within a budget), or the stream kept as it
+ * is; then the body written. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drfile_int.h"
+
+/* ---- the plan ---- */
+/* The settings tried, the first ones first: DynamoRIO's writers, then the
+ * other zlib levels (Python's zipfile, zlib's gzip), then other memLevels. */
+static const uint8_t deflate_tries[][4] = {
+    { 6, 15, 8, 0 }, { 9, 15, 8, 0 }, { 1, 15, 8, 0 }, { 5, 15, 8, 0 }, { 4, 15, 8, 0 }, { 3, 15, 8, 0 },
+    { 2, 15, 8, 0 }, { 7, 15, 8, 0 }, { 8, 15, 8, 0 }, { 6, 15, 9, 0 }, { 9, 15, 9, 0 }, { 1, 15, 9, 0 },
+};
+/* lz4: (level, bytes per update call); 0 = the frame's block size.
+ * DynamoRIO's lz4_ostream_t hands liblz4 1 MiB at a time at level 0; the
+ * lz4 tool a block at a time; 8 MiB stands for a frame made in one call
+ * (LZ4F_compressFrame) of up to that size. */
+static const struct { int8_t level; uint32_t feed; } lz4_tries[] = {
+    { 0, 1u << 20 }, { 0, 0 }, { 0, (1u << 20) - 1 }, { 9, 1u << 20 }, { 9, 0 }, { 0, 8u << 20 },
+};
+
+struct trz_drplan {
+    int kind;
+    drop *ops;
+    size_t nops, cap;
+    uint64_t size, hash, records, rhash, body;
+    const trz_io *io;
+    int rc;             /* the first failure (I/O, memory) */
+    /* the stream being read */
+    drrb rb;
+    int rb_on;
+    din cmp;            /* the original bytes the rebuilder's output is compared with */
+    uint64_t budget;    /* bytes of retries left */
+};
+
+static int cmp_sink(void *ctx, const uint8_t *p, size_t n)
+{
+    din *d = ctx;
+    while (n) {
+        size_t av = drf_din_fill(d, MIN(n, DIN_CAP));
+        if (av == 0) return -1;
+        size_t k = MIN(av, n);
+        if (memcmp(din_ptr(d), p, k) != 0) return -1;
+        din_take(d, k);
+        p += k;
+        n -= k;
+    }
+    return 0;
+}
+
+static void add_op(trz_drplan *p, const drop *o)
+{
+    drop *l = p->nops ? &p->ops[p->nops - 1] : NULL;
+    if (l && l->code == OP_BYTES && o->code == OP_BYTES && l->off + l->n_out == o->off) {
+        l->n_out += o->n_out;
+        l->n_in += o->n_in;
+        return;
+    }
+    if (l && l->code == OP_SNAPPY && o->code == OP_SNAPPY && l->p[0] == o->p[0] && l->block == o->block &&
+        l->off + l->n_out == o->off) {
+        l->count++;
+        l->n_in += o->n_in;
+        l->n_out += o->n_out;
+        return;
+    }
+    if (o->code == OP_BYTES && !o->n_out && !o->n_in) return;
+    if (p->nops == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 16;
+        drop *no = realloc(p->ops, nc * sizeof *no);
+        if (!no) { p->rc = TRZ_ERR_NOMEM; return; }
+        p->ops = no;
+        p->cap = nc;
+    }
+    p->ops[p->nops++] = *o;
+}
+
+static void ev_framing(void *ctx, uint64_t off, uint64_t len)
+{
+    drop o = { .code = OP_BYTES, .off = off, .n_out = len };
+    add_op(ctx, &o);
+}
+
+/* Start rebuilding the stream under way with o, comparing with the file. */
+static int try_start(trz_drplan *p, const drop *o, uint64_t off)
+{
+    if (!p->cmp.b && drf_din_init(&p->cmp, p->io, off)) return TRZ_ERR_NOMEM;
+    drf_din_seek(&p->cmp, off);
+    int rc = drf_rb_start(&p->rb, o, cmp_sink, &p->cmp);
+    p->rb_on = rc == TRZ_OK;
+    return rc;
+}
+
+static void lz4_try(const drw *w, int i, drop *o)
+{
+    static const uint32_t bsize[8] = { 0, 0, 0, 0, 64u << 10, 256u << 10, 1u << 20, 4u << 20 };
+    memset(o, 0, sizeof *o);
+    o->code = OP_LZ4;
+    o->p[0] = (uint8_t)lz4_tries[i].level;
+    o->p[1] = w->s_par[0];
+    o->p[2] = w->s_par[1];
+    o->feed = lz4_tries[i].feed ? lz4_tries[i].feed : bsize[(w->s_par[1] >> 4) & 7];
+}
+
+static int lz4_ok(const drw *w)
+{
+    uint8_t f = w->s_par[0], bd = w->s_par[1];
+    return (f & 0xc3) == 0x40 && !(bd & 0x8f) && (bd >> 4) >= 4;
+}
+
+static void ev_begin(void *ctx, const drw *w)
+{
+    trz_drplan *p = ctx;
+    drop o;
+    memset(&o, 0, sizeof o);
+    if (w->stype == ST_DEFLATE) {
+        o.code = OP_DEFLATE;
+        memcpy(o.p, deflate_tries[0], 4);
+    } else if (w->stype == ST_LZ4 && lz4_ok(w)) {
+        lz4_try(w, 0, &o);
+    } else if (w->stype == ST_SNAPPY) {
+        o.code = OP_SNAPPY;
+        o.p[0] = w->s_par[0] < 2;
+        o.block = w->blk_len;
+        o.count = 1;
+    }
+    if (o.code == OP_SNAPPY && !o.block) o.code = 0; /* an empty block: kept */
+    if (o.code) {
+        int rc = try_start(p, &o, w->s_off);
+        if (rc) p->rc = rc;
+    }
+}
+
+/* Retry a stream [off, end) with settings o: decode it again from the
+ * file and rebuild; 1 when every byte came back. */
+static int retry(trz_drplan *p, const drw *w, const drop *o, uint64_t off, uint64_t end, uint64_t n_in)
+{
+    din src;
+    drw r;
+    uint8_t *buf = malloc(1u << 16);
+    if (!buf || drf_din_init(&src, p->io, off)) { free(buf); p->rc = TRZ_ERR_NOMEM; return 0; }
+    src.limit = end;
+    drf_walk_init(&r, &src, 0, NULL, NULL);
+    int ok = 0, rc = TRZ_OK;
+    if (w->stype == ST_DEFLATE) rc = drf_walk_deflate(&r);
+    else if (LZ4F_isError(LZ4F_createDecompressionContext(&r.lz, LZ4F_VERSION))) rc = TRZ_ERR_NOMEM;
+    else drf_walk_stream(&r, ST_LZ4);
+    if (!rc) rc = try_start(p, o, off);
+    while (!rc) {
+        int64_t k = drf_walk_read(&r, buf, 1u << 16);
+        if (k < 0) { rc = (int)k; break; }
+        if (k == 0) break;
+        p->budget -= MIN(p->budget, (uint64_t)k);
+        if (drf_rb_feed(&p->rb, buf, (size_t)k) || !p->budget) break;
+    }
+    if (rc) p->rc = rc;
+    else ok = r.end_ok && drf_rb_finish(&p->rb) == 0 && p->rb.made == end - off && p->rb.fed == n_in;
+    drf_rb_free(&p->rb);
+    p->rb_on = 0;
+    drf_walk_free(&r);
+    drf_din_free(&src);
+    free(buf);
+    return ok;
+}
+
+static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
+{
+    trz_drplan *p = ctx;
+    drop o = { .off = w->s_off, .n_in = w->s_recs, .n_out = end - w->s_off };
+    if (w->stype == ST_STORED) {
+        o.code = OP_COPY;
+        add_op(p, &o);
+        return;
+    }
+    int done = 0;
+    if (p->rb_on) {
+        done = ok && drf_rb_finish(&p->rb) == 0 && p->rb.made == o.n_out && p->rb.fed == o.n_in;
+        drop t = p->rb.op;
+        drf_rb_free(&p->rb);
+        p->rb_on = 0;
+        if (done) {
+            t.off = o.off;
+            t.n_in = o.n_in;
+            t.n_out = o.n_out;
+            o = t;
+        }
+    }
+    /* other settings: each read again from the file, within a budget */
+    size_t ntries = w->stype == ST_DEFLATE ? sizeof deflate_tries / sizeof deflate_tries[0]
+                  : w->stype == ST_LZ4 && lz4_ok(w) ? sizeof lz4_tries / sizeof lz4_tries[0] : 0;
+    p->budget = 4 * o.n_in + (16u << 20);
+    for (size_t i = 1; i < ntries && ok && !done && p->budget && !p->rc; i++) {
+        drop t = o;
+        if (w->stype == ST_DEFLATE) {
+            t.code = OP_DEFLATE;
+            memcpy(t.p, deflate_tries[i], 4);
+        } else {
+            lz4_try(w, (int)i, &t);
+            t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
+        }
+        if (retry(p, w, &t, o.off, end, o.n_in)) { o = t; done = 1; }
+    }
+    if (!done) o.code = OP_BYTES; /* kept as it is, standing for its records */
+    add_op(p, &o);
+}
+
+static const drw_ev plan_ev = { ev_framing, ev_begin, ev_end };
+
+static uint64_t op_size(const drop *o)
+{
+    uint8_t b[64];
+    return drf_op_put(o, b) + (o->code == OP_BYTES ? o->n_out : 0);
+}
+
+/* Each rebuilt operation's check: the XXH3 of the original bytes it gives
+ * back (the same bytes, since they were compared). */
+static int plan_checks(trz_drplan *p)
+{
+    din d;
+    if (drf_din_init(&d, p->io, 0)) return TRZ_ERR_NOMEM;
+    XXH3_state_t *h = XXH3_createState();
+    int rc = h ? TRZ_OK : TRZ_ERR_NOMEM;
+    for (size_t i = 0; i < p->nops && !rc; i++) {
+        drop *o = &p->ops[i];
+        if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY) continue;
+        drf_din_seek(&d, o->off);
+        XXH3_64bits_reset(h);
+        for (uint64_t left = o->n_out; left && !rc;) {
+            size_t av = drf_din_fill(&d, (size_t)MIN(left, (uint64_t)DIN_CAP));
+            if (av == 0) { rc = TRZ_ERR_IO; break; }
+            size_t k = (size_t)MIN((uint64_t)av, left);
+            XXH3_64bits_update(h, din_ptr(&d), k);
+            din_take(&d, k);
+            left -= k;
+        }
+        o->check = (uint32_t)XXH3_64bits_digest(h);
+    }
+    if (h) XXH3_freeState(h);
+    drf_din_free(&d);
+    return rc;
+}
+
+int trz_drplan_make(trz_drplan **out, const trz_io *io, int kind, char *err, size_t errlen)
+{
+    trz_drplan *p = *out = calloc(1, sizeof *p);
+    if (!p) return TRZ_ERR_NOMEM;
+    p->kind = kind;
+    p->io = io;
+    din in;
+    drw w;
+    memset(&in, 0, sizeof in);
+    uint8_t *buf = malloc(1u << 20);
+    XXH3_state_t *rh = XXH3_createState();
+    int rc = buf && rh && drf_din_init(&in, io, 0) == 0 ? TRZ_OK : TRZ_ERR_NOMEM;
+    if (!rc && (!(in.h = XXH3_createState()) || XXH3_64bits_reset(in.h) != XXH_OK)) rc = TRZ_ERR_NOMEM;
+    if (!rc) XXH3_64bits_reset(rh);
+    drf_walk_init(&w, &in, kind, &plan_ev, p);
+    while (!rc && !p->rc) {
+        int64_t k = drf_walk_read(&w, buf, 1u << 20);
+        if (k < 0) { rc = (int)k; break; }
+        if (k == 0) break;
+        XXH3_64bits_update(rh, buf, (size_t)k);
+        p->records += (uint64_t)k;
+        if (p->rb_on) drf_rb_feed(&p->rb, buf, (size_t)k);
+    }
+    if (!rc) rc = p->rc;
+    if (!rc) {
+        p->size = in.taken;
+        p->hash = XXH3_64bits_digest(in.h);
+        p->rhash = XXH3_64bits_digest(rh);
+        rc = plan_checks(p);
+    }
+    for (size_t i = 0; i < p->nops; i++) p->body += op_size(&p->ops[i]);
+    if (p->rb_on) drf_rb_free(&p->rb);
+    drf_walk_free(&w);
+    if (in.b) drf_din_free(&in);
+    drf_din_free(&p->cmp);
+    if (rh) XXH3_freeState(rh);
+    free(buf);
+    if (rc && err) snprintf(err, errlen, "reading the %s file: %s", trz_drfile_name(kind),
+                            rc == TRZ_ERR_IO ? strerror(errno) : trz_strerror(rc));
+    return rc;
+}
+
+void trz_drplan_free(trz_drplan *p)
+{
+    if (!p) return;
+    free(p->ops);
+    free(p);
+}
+
+void trz_drplan_totals(const trz_drplan *p, uint64_t *size, uint64_t *hash, uint64_t *records, uint64_t *rhash,
+                       uint64_t *body)
+{
+    *size = p->size;
+    *hash = p->hash;
+    *records = p->records;
+    *rhash = p->rhash;
+    *body = p->body;
+}
+
+int trz_drplan_write(const trz_drplan *p, const trz_io *io, int (*emit)(void *, const void *, size_t), void *ctx)
+{
+    din d;
+    gather g = { emit, ctx, malloc(GATHER_CAP), 0 };
+    if (!g.b || drf_din_init(&d, io, 0)) { free(g.b); return TRZ_ERR_NOMEM; }
+    int rc = TRZ_OK;
+    for (size_t i = 0; i < p->nops && !rc; i++) {
+        const drop *o = &p->ops[i];
+        uint8_t h[64];
+        if (drf_gather_put(&g, h, drf_op_put(o, h))) { rc = TRZ_ERR_IO; break; }
+        if (o->code != OP_BYTES) continue;
+        drf_din_seek(&d, o->off);
+        for (uint64_t left = o->n_out; left && !rc;) {
+            size_t av = drf_din_fill(&d, (size_t)MIN(left, (uint64_t)DIN_CAP));
+            if (av == 0) { rc = TRZ_ERR_IO; break; } /* the file changed under us */
+            size_t k = (size_t)MIN((uint64_t)av, left);
+            if (drf_gather_put(&g, din_ptr(&d), k)) rc = TRZ_ERR_IO;
+            din_take(&d, k);
+            left -= k;
+        }
+    }
+    if (!rc && drf_gather_flush(&g)) rc = TRZ_ERR_IO;
+    drf_din_free(&d);
+    free(g.b);
+    return rc;
+}
