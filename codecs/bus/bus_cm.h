@@ -637,9 +637,9 @@ static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const
     static int dec_name(S *s, M *m, cm_coder *c, const trz_dec_args *a)                                   \
     {                                                                                                      \
         int rc = TRZ_CODEC_OK;                                                                             \
-        /* stop a short stream once it is read past any valid end, not after                             \
+        /* stop a short stream once it is read past any valid end, not after                               \
          * nrec records of made-up bits */                                                                 \
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !cm_dec_bad(c) && i < a->nrec; i++) {                 \
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !cm_dec_bad(c) && i < a->nrec; i++) {                   \
             uint8_t r[16] = { 0 };                                                                         \
             rc = record(s, m, c, r);                                                                       \
             memcpy(a->out + i * (RS), r, (RS));                                                            \
@@ -662,12 +662,12 @@ static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const
             if (i + 1 == check && out->n - head >= zsz - zsz / BUS_FAST_GAIN) res = BUS_FAST_NOGAIN;       \
         }                                                                                                  \
         if (rc_enc_flush(&c) != 0 && res == TRZ_CODEC_OK) res = TRZ_CODEC_NOMEM;                           \
-        trz_put_u8(out, BUS_RC_END);                                                                     \
+        trz_put_u8(out, BUS_RC_END);                                                                       \
         return res;                                                                                        \
     }                                                                                                      \
     static int dec_name(S *s, M *m, const trz_dec_args *a, const uint8_t *in, size_t n)                   \
     {                                                                                                      \
-        if (n == 0 || in[n - 1] != BUS_RC_END) return TRZ_CODEC_CORRUPT;                                \
+        if (n == 0 || in[n - 1] != BUS_RC_END) return TRZ_CODEC_CORRUPT;                                   \
         int res = TRZ_CODEC_OK;                                                                            \
         rc c;                                                                                              \
         rc_dec_init(&c, in, n - 1);                                                                        \
