@@ -268,8 +268,8 @@ static inline void cm_apm_init(uint16_t *a, size_t rows)
  * contexts (a code address, say) then cost slots only for the nodes they
  * visit, not a whole tree each.  apm (or NULL): refinement rows, CM_APM_N
  * entries per node.  Unmixed, only t[0] is used. */
-static inline uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
-                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v, uint16_t *apm)
+TRZ_FORCE_INLINE uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
+                                     int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v, uint16_t *apm)
 {
     if (!c->mix) return cm_mtree(c, t, n, w, nbits, v);
     cm_p *ps[CM_MAXIN];
