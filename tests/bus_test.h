@@ -9,7 +9,7 @@
 static int passed, failed;
 static int level = 9;          /* level the chunks are encoded at */
 static int cm_chunks, zs_chunks; /* chunks coded by each path (stream 15 = arithmetic) */
-static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 6) */
+static int cm_mixed;             /* arithmetic chunks with mixed models (stream 15 starts with 8) */
 static int cm_fast;              /* arithmetic chunks with the fast model (stream 15 starts with 7) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
@@ -42,7 +42,7 @@ static int encode(const trz_codec *c, const uint8_t *in, size_t len, enc_out *e)
     trz_enc_args ea = TEST_ENC_ARGS(in, len, len / c->record_size, TEST_BYTE_ORDER, level, e->s);
     int rc = trz_codec_encode(c, &ea, NULL);
     if (rc == TRZ_CODEC_OK) {
-        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 6, cm_fast += e->s[15].p[0] == 7;
+        if (e->s[15].n) cm_chunks++, cm_mixed += e->s[15].p[0] == 8, cm_fast += e->s[15].p[0] == 7;
         else zs_chunks++;
     }
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) {
@@ -317,7 +317,7 @@ static void bus_chain(const trz_codec *c, const uint8_t *buf, const size_t *len,
         snprintf(what, sizeof what, "level %d: a chunk repeated in a chain costs less than half of it alone", lv);
         check(2 * chained < alone, what);
         if (lv == 19) {
-            int mixed = e[k - 1].sl[15] && e[k - 1].sp[15][0] == 6;
+            int mixed = e[k - 1].sl[15] && e[k - 1].sp[15][0] == 8;
             chained = enc_total(&e[k - 1]);
             alone = 0;
             if (chain_encode(c, NULL, buf + off[k - 1], len[k - 1], lv, 0, &f) == TRZ_CODEC_OK) alone = enc_total(&f);

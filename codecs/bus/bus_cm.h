@@ -530,15 +530,20 @@ static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const 
 
 /* ---- the arithmetic path's stream, shared by BYU and PEL ---------------- */
 
-#define BUS_CM_VERSION 4    /* first byte of the stream: single contexts (decoded, no longer written) */
-#define BUS_CM_MIXED 6      /* the same, mixed (5 was an earlier mixed model) */
-#define BUS_CM_FAST 7       /* the fast model of bus_fast.h on the shared coder */
+/* The first byte of the stream, its version, names the model and the coder
+ * under it.  Versions 4 and 6 are on the coder of cm_legacy.h: decoded, no
+ * longer written (the unmixed model now runs only in the encoder's trials,
+ * whose streams are never kept). */
+#define BUS_CM_VERSION 4    /* single contexts, legacy coder */
+#define BUS_CM_MIXED 6      /* the same, mixed, legacy coder (5 was an earlier mixed model) */
+#define BUS_CM_FAST 7       /* the fast model of bus_fast.h on the shared coder (rc.h) */
+#define BUS_CM_MIX_RC 8     /* the mixed model (as 6) on the shared coder */
 
 #define BUS_FAST_NOGAIN 1 /* a fast encoder loop: the prefix did not beat the stream path */
-/* The last byte of a fast stream, after the coder's: the coder leaves out
- * a final zero byte and its last byte often decides nothing, so a stream
- * cut by a byte could otherwise decode. */
-#define BUS_FAST_END 0xA7
+/* The last byte of a stream on the shared coder (versions 7 and 8), after
+ * the coder's: the coder leaves out a final zero byte and its last byte
+ * often decides nothing, so a stream cut by a byte could otherwise decode. */
+#define BUS_RC_END 0xA7
 /* The fast model must code the prefix 1/32 (3%) smaller than the stream
  * path to be used: the stream path decodes several times faster, and on
  * data neither predicts (random bytes) both come to about its size. */
@@ -564,6 +569,18 @@ static inline int bus_cm_open_stream(const trz_dec_args *a, int stream, unsigned
     return trz_get_uvarint(hd) != a->nrec || hd->err ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
 }
 
+/* Decoder: c ready for the arithmetic path's stream of version ver (4, 6
+ * or BUS_CM_MIX_RC), in[0..n) its bytes past the head.  TRZ_CODEC_OK, or
+ * TRZ_CODEC_CORRUPT for a stream of the shared coder without its end. */
+static inline int bus_cm_dec_start(cm_coder *c, unsigned ver, const uint8_t *in, size_t n)
+{
+    int legacy = ver != BUS_CM_MIX_RC;
+    if (!legacy && (n == 0 || in[n - 1] != BUS_RC_END)) return TRZ_CODEC_CORRUPT;
+    cm_dec_init(c, in, legacy ? n : n - 1, legacy);
+    c->mix = ver != BUS_CM_VERSION;
+    return TRZ_CODEC_OK;
+}
+
 /* For variant_of, a chunk whose stream `stream` (the arithmetic path's) is
  * present: its version byte, which names the variant, or BUS_CM_MIXED
  * when another stream is present too (that variant's decoder finds it
@@ -583,16 +600,20 @@ static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const
  * flush and its checks.
  *
  * BUS_CM_LOOPS, the mixing coder (cm.h), set up by the caller (cm_enc_init
- * or cm_dec_init, and whether it mixes): the encoder gives up once its
+ * and whether it mixes, or bus_cm_dec_start): the encoder gives up once its
  * output reaches stop bytes (a trial, whose output is then only a size;
- * SIZE_MAX never stops).
+ * SIZE_MAX never stops), and ends the stream with BUS_RC_END.  The record
+ * function is written once for both coders under cm.h: the legacy one
+ * only decodes, so the encoder's path is the shared coder's alone, and the
+ * decoder's tests which one per decision (a branch that never changes in a
+ * chunk; measured in byu.md's design notes).
  *
  * BUS_FAST_LOOPS, the fast model (bus_fast.h) on the shared coder, record
  * inlined: the coder is then a local whose direction the compiler knows,
  * and each loop keeps only its direction's code (coder.md, design notes).
  * The encoder stops with BUS_FAST_NOGAIN once the first BUS_SAMPLE records
  * (or all) took more than zsz less 1/BUS_FAST_GAIN of it; then
- * BUS_FAST_END. */
+ * BUS_RC_END. */
 #ifdef CM_STATS
 #define BUS_CM_STATS(c) \
     for (int i = 0; i < 12; i++) fprintf(stderr, "field %d: %.0f bytes\n", i, (c)->cost[i] / 8);
@@ -609,15 +630,16 @@ static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const
             rc = record(s, m, c, r);                                                                       \
         }                                                                                                  \
         cm_enc_flush(c);                                                                                   \
+        trz_put_u8(out, BUS_RC_END);                                                                       \
         BUS_CM_STATS(c)                                                                                    \
         return rc == TRZ_CODEC_OK && out->oom ? TRZ_CODEC_NOMEM : rc;                                      \
     }                                                                                                      \
     static int dec_name(S *s, M *m, cm_coder *c, const trz_dec_args *a)                                   \
     {                                                                                                      \
         int rc = TRZ_CODEC_OK;                                                                             \
-        /* a valid stream is never read past its end: stop a short one there,                              \
-         * not after nrec records of made-up bits */                                                       \
-        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !c->overrun && i < a->nrec; i++) {                     \
+        /* stop a short stream once it is read past any valid end, not after                               \
+         * nrec records of made-up bits */                                                                 \
+        for (uint64_t i = 0; rc == TRZ_CODEC_OK && !cm_dec_bad(c) && i < a->nrec; i++) {                   \
             uint8_t r[16] = { 0 };                                                                         \
             rc = record(s, m, c, r);                                                                       \
             memcpy(a->out + i * (RS), r, (RS));                                                            \
@@ -640,12 +662,12 @@ static inline unsigned bus_cm_version_of(const size_t *len, const uint8_t *const
             if (i + 1 == check && out->n - head >= zsz - zsz / BUS_FAST_GAIN) res = BUS_FAST_NOGAIN;       \
         }                                                                                                  \
         if (rc_enc_flush(&c) != 0 && res == TRZ_CODEC_OK) res = TRZ_CODEC_NOMEM;                           \
-        trz_put_u8(out, BUS_FAST_END);                                                                     \
+        trz_put_u8(out, BUS_RC_END);                                                                       \
         return res;                                                                                        \
     }                                                                                                      \
     static int dec_name(S *s, M *m, const trz_dec_args *a, const uint8_t *in, size_t n)                   \
     {                                                                                                      \
-        if (n == 0 || in[n - 1] != BUS_FAST_END) return TRZ_CODEC_CORRUPT;                                \
+        if (n == 0 || in[n - 1] != BUS_RC_END) return TRZ_CODEC_CORRUPT;                                   \
         int res = TRZ_CODEC_OK;                                                                            \
         rc c;                                                                                              \
         rc_dec_init(&c, in, n - 1);                                                                        \

@@ -238,7 +238,7 @@ static int cm_encode_to(const trz_enc_args *a, byu_model *m, int mix, size_t sto
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
-        bus_cm_head(out, mix ? BUS_CM_MIXED : BUS_CM_VERSION, a->nrec);
+        bus_cm_head(out, mix ? BUS_CM_MIX_RC : BUS_CM_VERSION, a->nrec); /* unmixed: a trial's */
         cm_enc_init(&m->coder, out);
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
@@ -253,7 +253,8 @@ static int cm_trial(const trz_enc_args *a, const void *arg, int mix, size_t stop
     return cm_encode_to(a, (byu_model *)arg, mix, stop);
 }
 
-/* Decoder of the range and mix variants (the version byte says which). */
+/* Decoder of the range and mix variants (the version byte says which model
+ * and which coder). */
 static int cm_decode(const trz_dec_args *a, trz_model *tm)
 {
     byu_model *m = (byu_model *)tm;
@@ -261,13 +262,10 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK) {
-        cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
-        m->coder.mix = mix;
-        rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
-    }
+    rc = bus_cm_dec_start(&m->coder, ver, hd.p, trz_rd_left(&hd));
+    if (rc != TRZ_CODEC_OK) return rc;
+    rc = cm_open(m, a->nrec, m->coder.mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     arith_close(m, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }

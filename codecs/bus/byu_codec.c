@@ -11,13 +11,14 @@ static const char *const stream_names[S_TIME0] = {
 /* Variant ids: the arithmetic path's are its stream's version byte
  * (BUS_CM_*); the stream paths have none on disk (S_LAYOUT's L_LEAN tells
  * the lean one), 0 and 1 here. */
-enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX, V_FAST };
+enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX_LEGACY, V_FAST, V_MIX };
 static const trz_variant byu_variants[] = {
     [V_STREAMS] = { 0, "streams", 0, 0, zs_encode, zs_decode_chunk },
     [V_LEAN] = { 1, "streams-lean", 1, 5, lean_encode, zs_decode_chunk },
     [V_RANGE] = { BUS_CM_VERSION, "range", 0, 0, NULL, cm_decode_chunk },
-    [V_MIX] = { BUS_CM_MIXED, "mix", 12, 19, mix_encode, cm_decode_chunk },
+    [V_MIX_LEGACY] = { BUS_CM_MIXED, "mix", 0, 0, NULL, cm_decode_chunk },
     [V_FAST] = { BUS_CM_FAST, "range-fast", 6, 11, fm_encode, fm_decode_chunk },
+    [V_MIX] = { BUS_CM_MIX_RC, "mix", 12, 19, mix_encode, cm_decode_chunk },
 };
 
 #define LEAN { V_LEAN, 2, 0 }
@@ -38,7 +39,11 @@ static int byu_variant_of(const size_t *len, const uint8_t *const *head)
 {
     if (len[S_CM]) {
         unsigned v = bus_cm_version_of(len, head, S_CM);
-        return v == BUS_CM_FAST ? V_FAST : v == BUS_CM_MIXED ? V_MIX : v == BUS_CM_VERSION ? V_RANGE : -1;
+        return v == BUS_CM_FAST     ? V_FAST
+               : v == BUS_CM_MIX_RC ? V_MIX
+               : v == BUS_CM_MIXED  ? V_MIX_LEGACY
+               : v == BUS_CM_VERSION ? V_RANGE
+                                     : -1;
     }
     return len[S_LAYOUT] && (head[S_LAYOUT][0] & L_LEAN) ? V_LEAN : V_STREAMS;
 }

@@ -1,14 +1,18 @@
-/* cm.h - a small adaptive binary arithmetic coder for the modelled codec
- * paths: a carry-less 32-bit range coder (lpaq style) driven by adaptive
- * bit probabilities, a logistic mixer of several context predictions, and
- * binarisations (bit trees, mixed bit trees, Elias-gamma numbers).
+/* cm.h - the context-mixing layer of the modelled bus paths: adaptive bit
+ * probabilities, a logistic mixer of several context predictions, and
+ * binarisations (bit trees, mixed bit trees, Elias-gamma numbers), coded
+ * on the shared range coder (../common/rc.h, specified in coder.md).
  * One cm_coder does both directions, so a model is written once and the
- * encoder and decoder cannot drift apart.  No global mutable state. */
+ * encoder and decoder cannot drift apart.  Streams of the coder used
+ * before are decoded through cm_legacy.h, the same model above it.  No
+ * global mutable state. */
 #ifndef TRZ_CM_H
 #define TRZ_CM_H
 
 #include "../codec.h"
+#include "../common/rc.h"
 #include "../common/rc_mix.h"
+#include "cm_legacy.h"
 
 /* A probability: bits 31..10 = P(bit = 1) in 22 bits, bits 5..0 = the
  * number of updates seen (saturating at CM_LIMIT), bits 9..6 = a check of
@@ -22,11 +26,10 @@ typedef uint32_t cm_p;
 #define CM_LR 6 /* mixer learning rate, about 0.006 */
 
 typedef struct cm_coder {
-    uint32_t x1, x2, x;  /* interval [x1, x2]; x = decoder's code value */
-    int dec;             /* 1 = decoding */
-    trz_buf *out;        /* encoder output */
-    const uint8_t *in, *end; /* decoder input */
-    uint32_t overrun;    /* bytes the decoder wanted past the end */
+    rc rc;             /* the coder (and, for legacy, the input) */
+    int dec;           /* 1 = decoding */
+    int legacy;        /* decoder: 1 = the stream is the legacy coder's (cm_legacy.h) */
+    cm_legacy old;     /* legacy: its state */
     int mix;           /* 0 = cm_mix uses its first input alone (faster) */
     int dry;           /* encoder: 1 = mixed decisions only add their cost to dry_cost, nothing is coded or learnt */
     uint32_t dry_cost; /* bits * 256 */
@@ -64,41 +67,36 @@ static inline void cm_rates(cm_coder *c)
 static inline void cm_enc_init(cm_coder *c, trz_buf *out)
 {
     memset(c, 0, sizeof *c);
-    c->x2 = 0xffffffffu;
-    c->out = out;
+    rc_enc_init(&c->rc, out);
     cm_rates(c);
 }
 
-static inline uint8_t cm_in(cm_coder *c)
-{
-    if (c->in < c->end) return *c->in++;
-    c->overrun++;
-    return 0;
-}
-
-static inline void cm_dec_init(cm_coder *c, const uint8_t *in, size_t n)
+/* Start decoding in[0..n): a stream of the shared coder, or of the legacy
+ * one (legacy = 1). */
+static inline void cm_dec_init(cm_coder *c, const uint8_t *in, size_t n, int legacy)
 {
     memset(c, 0, sizeof *c);
-    c->x2 = 0xffffffffu;
+    rc_dec_init(&c->rc, in, n);
     c->dec = 1;
-    c->in = in;
-    c->end = in + n;
+    c->legacy = legacy;
+    if (legacy) cm_legacy_init(&c->old, &c->rc);
     cm_rates(c);
-    for (int i = 0; i < 4; i++) c->x = c->x << 8 | cm_in(c);
 }
 
-/* Encoder: write the 4 bytes that pin a value inside the final interval.
- * The decoder reads exactly as many bytes as the encoder wrote. */
-static inline void cm_enc_flush(cm_coder *c)
-{
-    trz_put_le32(c->out, 0); /* placeholder, overwritten big-endian below */
-    if (!c->out->oom) trz_st_be32(c->out->p + c->out->n - 4, c->x1);
-}
+/* Encoder: finish the stream (rc_enc_flush).  0, or -1 on no memory. */
+static inline int cm_enc_flush(cm_coder *c) { return rc_enc_flush(&c->rc); }
 
-/* Decoder: 1 when the input was consumed exactly. */
+/* Decoder: 1 when the stream was well formed and consumed exactly. */
 static inline int cm_dec_ok(const cm_coder *c)
 {
-    return c->overrun == 0 && c->in == c->end;
+    return c->legacy ? cm_legacy_ok(&c->rc) : rc_dec_ok(&c->rc);
+}
+
+/* Decoder: 1 once it read further than a well-formed stream makes it (a
+ * model's loop may stop there). */
+static inline int cm_dec_bad(const cm_coder *c)
+{
+    return c->legacy ? cm_legacy_bad(&c->rc) : rc_dec_bad(&c->rc);
 }
 
 static inline void cm_update(cm_coder *c, cm_p *p, int bit)
@@ -154,24 +152,19 @@ static inline void cm_hpre(const cm_p *hx, int hbits, uint32_t h)
 #endif
 }
 
-/* Code one bit with P(1) = p16 / 65536, 0 < p16 < 65536.  Encoding:
- * returns bit; decoding: ignores bit and returns the decoded one. */
+/* Code one bit with P(1) = p16 / 65536, 0 < p16 < 65536: on rc.h as a
+ * decision with P(0) = 65536 - p16 (rc.h's convention), itself in
+ * 1..65535.  Encoding: returns bit; decoding: ignores bit and returns the
+ * decoded one.  Only the decoder can meet a legacy stream: the encoder's
+ * path tests the direction alone, as rc_bit_p does. */
 static inline int cm_code(cm_coder *c, uint32_t p16, int bit)
 {
-    uint32_t r = c->x2 - c->x1;
-    uint32_t xmid = c->x1 + (r >> 16) * p16 + (((r & 0xffff) * p16) >> 16);
-    if (c->dec) bit = c->x <= xmid;
+    if (!c->dec) bit = rc_enc_code(&c->rc, 65536 - p16, bit != 0);
+    else if (TRZ_LIKELY(!c->legacy)) bit = rc_dec_code(&c->rc, 65536 - p16);
+    else bit = cm_legacy_code(&c->old, &c->rc, p16);
 #ifdef CM_STATS
     c->cost[c->field] -= log2(bit ? p16 / 65536.0 : 1 - p16 / 65536.0);
 #endif
-    if (bit) c->x2 = xmid;
-    else c->x1 = xmid + 1;
-    while (((c->x1 ^ c->x2) & 0xff000000u) == 0) {
-        if (c->dec) c->x = c->x << 8 | cm_in(c);
-        else trz_put_u8(c->out, (uint8_t)(c->x2 >> 24));
-        c->x1 <<= 8;
-        c->x2 = c->x2 << 8 | 255;
-    }
     return bit;
 }
 
@@ -275,8 +268,8 @@ static inline void cm_apm_init(uint16_t *a, size_t rows)
  * contexts (a code address, say) then cost slots only for the nodes they
  * visit, not a whole tree each.  apm (or NULL): refinement rows, CM_APM_N
  * entries per node.  Unmixed, only t[0] is used. */
-static inline uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
-                                  int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v, uint16_t *apm)
+TRZ_FORCE_INLINE uint32_t cm_mtree_ha(cm_coder *c, cm_p *const *t, int n, cm_p *hx, int hbits, const uint32_t *seed,
+                                     int nh, int32_t (*w)[CM_MAXIN], int nbits, uint32_t v, uint16_t *apm)
 {
     if (!c->mix) return cm_mtree(c, t, n, w, nbits, v);
     cm_p *ps[CM_MAXIN];

@@ -729,7 +729,7 @@ static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t st
     if (rc == TRZ_CODEC_OK) {
         bus_set_refs(&m->cm->a, mix && m->lv->all_refs);
         trz_buf *out = &a->streams[S_CM];
-        bus_cm_head(out, mix ? BUS_CM_MIXED : BUS_CM_VERSION, a->nrec);
+        bus_cm_head(out, mix ? BUS_CM_MIX_RC : BUS_CM_VERSION, a->nrec); /* unmixed: a trial's */
         cm_enc_init(&m->coder, out);
         m->coder.mix = mix;
         rc = cm_enc_loop(&m->st, m->cm, &m->coder, a, out, stop);
@@ -744,7 +744,8 @@ static int cm_trial(const trz_enc_args *a, const void *arg, int mix, size_t stop
     return cm_encode_to(a, (pbus_model *)arg, mix, stop);
 }
 
-/* Decoder of the range and mix variants (the version byte says which). */
+/* Decoder of the range and mix variants (the version byte says which model
+ * and which coder). */
 static int cm_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 6 || a->len != a->nrec * 6) return TRZ_CODEC_CORRUPT;
@@ -753,13 +754,10 @@ static int cm_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd hd;
     int rc = bus_cm_open_stream(a, S_CM, &ver, &hd);
     if (rc != TRZ_CODEC_OK) return rc;
-    int mix = ver == BUS_CM_MIXED;
-    rc = cm_open(m, a->nrec, mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK) {
-        cm_dec_init(&m->coder, hd.p, trz_rd_left(&hd));
-        m->coder.mix = mix;
-        rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
-    }
+    rc = bus_cm_dec_start(&m->coder, ver, hd.p, trz_rd_left(&hd));
+    if (rc != TRZ_CODEC_OK) return rc;
+    rc = cm_open(m, a->nrec, m->coder.mix, a->chain) == 0 ? TRZ_CODEC_OK : TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK) rc = cm_dec_loop(&m->st, m->cm, &m->coder, a);
     st_close(&m->st, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -837,13 +835,14 @@ static int mix_encode(const trz_enc_args *a, trz_model *tm)
 /* Variant ids: the arithmetic path's are its stream's version byte
  * (BUS_CM_*); the stream paths have none on disk (S_MODE's M_LEAN_* tell
  * the lean ones), 0 and 1 here. */
-enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX, V_FAST };
+enum { V_STREAMS, V_LEAN, V_RANGE, V_MIX_LEGACY, V_FAST, V_MIX };
 static const trz_variant pbus_variants[] = {
     [V_STREAMS] = { 0, "streams", 0, 0, zs_encode, zs_decode },
     [V_LEAN] = { 1, "streams-lean", 1, 5, ln_encode, zs_decode },
     [V_RANGE] = { BUS_CM_VERSION, "range", 0, 0, NULL, cm_decode },
-    [V_MIX] = { BUS_CM_MIXED, "mix", 12, 19, mix_encode, cm_decode },
+    [V_MIX_LEGACY] = { BUS_CM_MIXED, "mix", 0, 0, NULL, cm_decode },
     [V_FAST] = { BUS_CM_FAST, "range-fast", 6, 11, fm_encode, fm_decode },
+    [V_MIX] = { BUS_CM_MIX_RC, "mix", 12, 19, mix_encode, cm_decode },
 };
 
 #define LEAN { V_LEAN, 0 }
@@ -864,7 +863,11 @@ static int pbus_variant_of(const size_t *len, const uint8_t *const *head)
 {
     if (len[S_CM]) {
         unsigned v = bus_cm_version_of(len, head, S_CM);
-        return v == BUS_CM_FAST ? V_FAST : v == BUS_CM_MIXED ? V_MIX : v == BUS_CM_VERSION ? V_RANGE : -1;
+        return v == BUS_CM_FAST     ? V_FAST
+               : v == BUS_CM_MIX_RC ? V_MIX
+               : v == BUS_CM_MIXED  ? V_MIX_LEGACY
+               : v == BUS_CM_VERSION ? V_RANGE
+                                     : -1;
     }
     return len[S_MODE] && (head[S_MODE][0] == M_LEAN_CYCLE || head[S_MODE][0] == M_LEAN_EXACT) ? V_LEAN
                                                                                                 : V_STREAMS;

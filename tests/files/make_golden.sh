@@ -125,6 +125,12 @@ for l in 1 9 19; do
     arc chain-drmemtrace-l$l "$W/a.drmemtrace" --format=drmemtrace -$l --chunk-records=2000 --restart=48000
 done
 arc chain-champsim-cloudsuite "$W/a.cloudsuite" --format=champsim-cloudsuite --chunk-records=400 --restart=80K
+# the bus codecs' mixed model on the shared range coder (stream variant 8,
+# from 0.17), chunks alone and in chains
+arc bus-byu-l19 "$W/a.byu" -19 --chunk-records=2000 --no-chain
+arc bus-pbus-l19 "$W/a.pbus" -19 --chunk-records=3000 --no-chain
+arc bus-chain-byu-l19 "$W/a.byu" -19 --chunk-records=1000 --restart=24K
+arc bus-chain-pbus-l19 "$W/a.pbus" -19 --chunk-size=8K --restart=16K
 if [ -z "$ONLY" ] || [ "$ONLY" = chain ]; then
     badc() { ONLY= bad "$@"; }
     "$TRZ" -q -f -c --chunk-records=500 --restart=32K "$W/be.rst" > "$W/c.trz"

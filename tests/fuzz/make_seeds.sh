@@ -104,6 +104,7 @@ arc rst-chain-l1 "$W/k.rst" -1 --chunk-records=40 --restart=4K
 arc byu-chain "$W/g.byu" --chunk-records=300 --restart=8K
 arc byu-chain-l19 "$W/g.byu" -19 --chunk-records=300 --restart=8K
 arc pbus-chain "$W/a.pbus" --chunk-records=60 --restart=4K
+arc pbus-chain-l19 "$W/a.pbus" -19 --chunk-records=60 --restart=4K
 arc uop-chain "$W/k.trace" --chunk-size=4096 --restart=16K
 arc champsim-chain "$W/a.champsim" --chunk-records=40 --restart=8K
 arc champsim-chain-l1 "$W/a.champsim" -1 --chunk-records=40 --restart=8K
