@@ -24,7 +24,7 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_FILE_HDR_MAX (TRZ_FILE_HDR_FIXED + TRZ_MAX_PARAMS + 4)
 #define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table */
 #define TRZ_STREAM_ENTRY 10
-#define TRZ_GUARD_LEVEL 1 /* the back-end level a model is checked against (chunk.c, raw_wins) */
+#define TRZ_GUARD_LEVEL 3 /* the back-end level a model is checked against (chunk.c, raw_wins) */
 #define TRZ_GUARD_MIN (64u << 10) /* chunks of fewer bytes are not checked */
 #define TRZ_CHUNK_HDR_MAX (TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4)
 #define TRZ_INDEX_ENTRY 40
