@@ -485,6 +485,23 @@ TRZ_FORCE_INLINE int line_target(cm_t *m, cm_rc *r, const int enc, uop_t *x, cen
     return 0;
 }
 
+/* 5. what every address teaches, however it was coded: which candidates
+ * gave it (cand, valid), the length of its delta (alen, 0 for none), the
+ * follower, stride and last address, the register base, the recent list. */
+TRZ_FORCE_INLINE void addr_learn(cm_t *m, const uop_t *x, cent *e, const uint64_t *cand, const int *valid, uint32_t fi,
+                                 unsigned ri, uint64_t a, uint8_t alen)
+{
+    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
+    e->alen = alen;
+    m->fol[fi] = a;
+    int64_t sd = (int64_t)(a - e->last);
+    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
+    e->last = a;
+    m->rb[ri] = a - (uint64_t)x->imm;
+    m->glob = a;
+    recent_push(m, a);
+}
+
 /* 5a. the match's address: the entry learns as from a hit. */
 TRZ_FORCE_INLINE void addr_match(cm_t *m, uop_t *x, cent *e, uint64_t mpred)
 {
@@ -494,15 +511,7 @@ TRZ_FORCE_INLINE void addr_match(cm_t *m, uop_t *x, cent *e, uint64_t mpred)
     unsigned ri = (unsigned)((uint64_t)x->s[0] & (NREG - 1));
     uint64_t cand[4] = { e->last + (uint64_t)e->stride, e->last, m->fol[fi], m->rb[ri] + (uint64_t)x->imm };
     int valid[4] = { e->last != 0, e->last != 0 && e->stride != 0, m->fol[fi] != 0, 1 };
-    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
-    e->alen = 0;
-    m->fol[fi] = a;
-    int64_t sd = (int64_t)(a - e->last);
-    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-    e->last = a;
-    m->rb[ri] = a - (uint64_t)x->imm;
-    m->glob = a;
-    recent_push(m, a);
+    addr_learn(m, x, e, cand, valid, fi, ri, a, 0);
 }
 
 /* 5b. an address no candidate gave: its kind (0 a recent address, 1 last
@@ -578,16 +587,8 @@ TRZ_FORCE_INLINE void addr_coded(cm_t *m, cm_rc *r, const int enc, uop_t *x, cen
     int64_t d = 0;
     if (sym == 4) a = addr_miss(m, r, enc, x, e, fresh, a, cand[3], &d);
     x->addr = a;
-    for (int i = 0; i < 4; i++) e->ahc[i] = (uint8_t)(e->ahc[i] << 1 | (valid[i] && a == cand[i]));
     uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d;
-    e->alen = (uint8_t)rc_bitlen64(ad);
-    m->fol[fi] = a;
-    int64_t sd = (int64_t)(a - e->last);
-    e->stride = sd >= INT32_MIN && sd <= INT32_MAX ? (int32_t)sd : 0;
-    e->last = a;
-    m->rb[ri] = a - (uint64_t)x->imm;
-    m->glob = a;
-    recent_push(m, a);
+    addr_learn(m, x, e, cand, valid, fi, ri, a, (uint8_t)rc_bitlen64(ad));
 }
 
 /* 5. address: zero or not; then the match's address (chains), or the
