@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../tools/safefile.h"
+#include "../common/safefile.h"
 #include "cli.h"
 #include "msg.h"
 

@@ -16,7 +16,7 @@
 
 #include "cli.h"
 #include "msg.h"
-#include "../tools/safefile.h"
+#include "../common/safefile.h"
 
 #define SUFFIX ".trz"
 

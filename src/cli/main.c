@@ -2,7 +2,7 @@
  * arguments and hands each file to fileio.c (compress, decompress, test)
  * or list.c (-l); commands.c has `dump` and `join`, bench.c and
  * bench_report.c `bench`, msg.c the messages.  The room uses the library
- * through trz.h (and the tools room's safefile.h); nothing in the library
+ * through trz.h (and src/common/safefile.h); nothing in the library
  * includes anything from here. */
 #include <stdarg.h>
 #include <stdio.h>

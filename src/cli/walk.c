@@ -37,7 +37,7 @@ static int dr_aux(const char *name)
     return 0;
 }
 
-/* trz's temporary files: ".NAME.tmpXXXXXX" (src/tools/safefile.c). */
+/* trz's temporary files: ".NAME.tmpXXXXXX" (src/common/safefile.c). */
 static int trz_temporary(const char *name)
 {
     size_t n = strlen(name);

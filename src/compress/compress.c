@@ -12,7 +12,7 @@
 
 #include "../wrap/drfile.h"
 #include "../wrap/unwrap.h"
-#include "../tools/safefile.h"
+#include "../common/safefile.h"
 #include "writer.h"
 
 /* The restore block: its header, the plan's body, the body's check. */

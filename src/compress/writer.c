@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "../format/know.h"
-#include "../tools/safefile.h"
+#include "../common/safefile.h"
 #include "writer.h"
 
 typedef trz_index_entry index_entry;

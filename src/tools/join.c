@@ -2,8 +2,8 @@
  * (so that archives compressed in parts, on several machines, seek and
  * list as if one process had written them), and path-to-path
  * compression and decompression for bindings.  The room also holds dump.c
- * (records as text) and safefile.c (writing a file so that nothing is
- * lost, used by the command line too). */
+ * (records as text); writing a file so that nothing is lost is
+ * src/common/safefile.c, below this room and the compress room. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include "../decompress/decompress.h"
 #include "../format/know.h"
-#include "safefile.h"
+#include "../common/safefile.h"
 
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int jerr(char *err, size_t len, int rc, const char *fmt, ...)
@@ -314,16 +314,6 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
     trz_zctx_free(j.z);
     trz_big_release(j.dec, j.dec_cap);
     return rc;
-}
-
-/* The output of the path functions: a temporary file beside `out` that
- * replaces it only on success, and never the input itself. */
-int trz_path_out(trz_outfile *of, int ifd, const char *out)
-{
-    struct stat ist, ost;
-    if (fstat(ifd, &ist) != 0) return TRZ_ERR_IO;
-    if (stat(out, &ost) == 0 && trz_same_file(&ist, &ost)) return TRZ_ERR_PARAM;
-    return trz_outfile_open(of, out, TRZ_OUT_UMASK) ? TRZ_ERR_IO : TRZ_OK;
 }
 
 int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen)

@@ -1,5 +1,5 @@
 /* tools.h - what the tools room offers the rest of the library beyond
- * trz.h (the path and join functions are public; safefile.h is apart). */
+ * trz.h (the path and join functions are public; src/common/safefile.h is apart). */
 #ifndef TRZ_TOOLS_H
 #define TRZ_TOOLS_H
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../include/trz.h"
 #include "safefile.h"
 
 int trz_same_file(const struct stat *a, const struct stat *b)
@@ -113,4 +114,14 @@ void trz_outfile_abort(trz_outfile *o)
     o->fd = -1;
     if (o->tmp[0]) unlink(o->tmp);
     o->tmp[0] = 0;
+}
+
+/* The output of the path functions: a temporary file beside `out` that
+ * replaces it only on success, and never the input itself. */
+int trz_path_out(trz_outfile *of, int ifd, const char *out)
+{
+    struct stat ist, ost;
+    if (fstat(ifd, &ist) != 0) return TRZ_ERR_IO;
+    if (stat(out, &ost) == 0 && trz_same_file(&ist, &ost)) return TRZ_ERR_PARAM;
+    return trz_outfile_open(of, out, TRZ_OUT_UMASK) ? TRZ_ERR_IO : TRZ_OK;
 }

@@ -2,7 +2,8 @@
  * temporary file beside the target, which takes the target's name only
  * when everything succeeded, never over a file that appeared meanwhile
  * unless replacing was asked for, and never over the input itself.
- * Used by the library's path functions and by the command line. */
+ * Used by the library's path functions and by the command line: the
+ * bottom room, so that the compress and tools rooms above both may. */
 #ifndef TRZ_SAFEFILE_H
 #define TRZ_SAFEFILE_H
 
