@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define TRZ_VERSION_MAJOR 0
-#define TRZ_VERSION_MINOR 17
+#define TRZ_VERSION_MINOR 18
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
@@ -396,6 +396,17 @@ TRZ_API uint64_t trz_tell(trz_reader *reader);
  * negative trz_result; the bytes stay valid until the next call. */
 TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_records, uint64_t *records);
 
+/* Read the rest of the member being read, without decoding it, to prove
+ * the record numbers handed out so far.  Needed only after a read that
+ * stops early (trz_seek, then a few records) from a pipe or an archive
+ * whose index is damaged, in a member written before trz 0.18: its chunks
+ * do not state their place, and only its index, at its end, proves that
+ * none was cut out, repeated or moved before the records read (a member of
+ * 0.18 or later proves it chunk by chunk, and through an intact index the
+ * numbers are the index's: then this returns at once).  TRZ_OK, or the
+ * damage; later reads fail as it did. */
+TRZ_API int trz_reader_check_rest(trz_reader *reader);
+
 /* Call fn with batches of decoded records (a chunk's worth, at most), from
  * the current position to the end, in order: `n_bytes` bytes holding
  * `n_records` whole records, the first of which is record number `first`.
@@ -416,6 +427,20 @@ TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges,
  * knowledge it decodes with was lost with an earlier damaged chunk of its
  * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk. */
 TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
+/* Why range i was lost: */
+enum {
+    TRZ_LOST_DAMAGED = 0,   /* its chunks' bytes are damaged, or the input ends in them */
+    TRZ_LOST_KNOWLEDGE = 1, /* intact, but the knowledge it decodes with was lost (as above) */
+    TRZ_LOST_CHAIN = 2,     /* intact, but an earlier chunk of its chain was lost (FORMAT.md, "Chains") */
+    TRZ_LOST_MISSING = 3,   /* not in the archive: the chunks around it state places that leave it out
+                               (cut out, or its bytes replaced by other chunks) */
+    TRZ_LOST_EXTRA = 4,     /* not lost: a chunk found where it does not belong (a repeat, or moved), skipped;
+                               the range is what the chunk says it holds */
+    TRZ_LOST_UNPLACED = 5   /* an archive written before trz 0.18, whose chunks do not state their place:
+                               the chunks read do not match the member's index (some missing or
+                               repeated); the records from first_record on may be numbered wrong */
+};
+TRZ_API int trz_reader_lost_kind(const trz_reader *reader, size_t i);
 
 /* ---- the original file of a container --------------------------------------
  * An archive made from a drmemtrace .zip, .gz, .lz4 or .sz file that could

@@ -22,6 +22,7 @@
 
 #define UNIT_RNG_SEED 0x9E3779B97F4A7C15ull
 #include "unit.h"
+#include "member_kind.h"
 
 static const trz_codec *C = &trz_codec_drmemtrace;
 
@@ -553,7 +554,7 @@ static void test_knowledge_archives(void)
         size_t most = p == DRG_BIG ? v1.n + v1.n / 100 : v1.n - 1;
         snprintf(what, sizeof what, "%s: version 3, the same archive for 1, 2 and 3 threads, %s than "
                  "without knowledge (%zu, %zu bytes)", names[p], p == DRG_BIG ? "within 1% of" : "smaller", a1.n, v1.n);
-        check(a1.n && a1.p[4] == 3 && v1.n && v1.p[4] == 1 && a1.n == a2.n && a1.n == a3.n &&
+        check(a1.n && member_kind(a1.p) == 3 && v1.n && member_kind(v1.p) == 1 && a1.n == a2.n && a1.n == a3.n &&
               !memcmp(a1.p, a2.p, a1.n) && !memcmp(a1.p, a3.p, a1.n) && a1.n <= most, what);
         snprintf(what, sizeof what, "%s: reads back through the index, a pipe, with threads", names[p]);
         check(a1.n && k_reads_back(&a1, in, n, 0, 1) && k_reads_back(&a1, in, n, 1, 1) &&

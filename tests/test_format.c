@@ -40,7 +40,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -64,7 +64,7 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0, 0 }, g;
     size_t len;
     /* versions 1, 3 and 4: chains (4) and knowledge (3) as written */
     for (int v = 0; v < 3; v++) {
@@ -74,10 +74,29 @@ static void file_header(void)
                   g.know == f.know && g.chain == f.chain,
               "header of version %d: written and parsed", h[4]);
     }
+    /* version 5: the same three kinds, in the flags */
+    f.placed = 1;
+    for (int v = 0; v < 3; v++) {
+        f.know = v == 1, f.chain = v == 2;
+        trz_file_hdr_write(h, &f);
+        check(h[4] == 5 && h[7] == v && trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_OK && g.placed &&
+                  g.know == f.know && g.chain == f.chain,
+              "header of version 5, mode %d: written and parsed", v);
+    }
     f.know = f.chain = 0;
+    for (int fl = 3; fl < 256; fl++) { /* modes of a later version */
+        trz_file_hdr_write(h, &f);
+        h[7] = (uint8_t)fl;
+        reseal_hdr(h);
+        if (trz_file_hdr_parse(h, sizeof h, &g, &len) != TRZ_ERR_VERSION) {
+            check(0, "version 5 with flags %d: not refused as a later version", fl);
+            break;
+        }
+    }
+    f.placed = 0;
     struct { size_t off; uint8_t v; int want; const char *what; } bad[] = {
         { 4, 2, TRZ_ERR_VERSION, "version 2" },
-        { 4, 5, TRZ_ERR_VERSION, "version 5" },
+        { 4, 6, TRZ_ERR_VERSION, "version 6" },
         { 5, 200, TRZ_ERR_UNSUPPORTED, "an unknown codec" },
         { 6, 3, TRZ_ERR_CORRUPT, "byte order 3" },
         { 7, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
@@ -156,7 +175,7 @@ static void chunk_header(void)
         { 34, (2 * 5000 + 65536) + 1, 4, TRZ_ERR_LIMIT, "a stream over 2 x raw + 64 KiB" },
         { 30, 6000, 4, TRZ_ERR_CORRUPT, "csize over rsize" },
         { 5, 3, 1, TRZ_ERR_CORRUPT, "byte order 3" },
-        { 7, 4, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
+        { 7, 8, 1, TRZ_ERR_CORRUPT, "a reserved flag" },
         { 8, 5001, 4, TRZ_ERR_CORRUPT, "more records than bytes in a raw chunk" },
     };
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
@@ -174,6 +193,34 @@ static void chunk_header(void)
     trz_st_le32(c + 28, 0);
     check(trz_chunk_parse_hdr(c, 28, &h, &need) == TRZ_ERR_LIMIT, "65 streams");
     check(trz_chunk_parse_hdr(p, 30, &h, &need) == TRZ_ERR_TRUNCATED && need == 42, "a cut header: the length it needs");
+    /* a placed chunk (version 5): its place after the fixed fields, under the header check */
+    job.flags = TRZ_CHUNK_PLACED;
+    job.place_no = 7;
+    job.place_rec = 0x123456789ull;
+    job.place_byte = 0xabcdef0123ull;
+    trz_chunk_encode(&job, z);
+    p = job.out.p;
+    check(job.result == TRZ_OK && trz_chunk_parse_hdr(p, job.out.n, &h, &need) == TRZ_OK && h.hdr_len == 62 &&
+              need == job.out.n && h.place_no == 7 && h.place_rec == 0x123456789ull && h.place_byte == 0xabcdef0123ull &&
+              trz_ld_le32(p + 28) == 7 && trz_ld_le64(p + 32) == 0x123456789ull && p[48] == 0,
+          "a placed chunk: its place at bytes 28-47, its stream table at 48");
+    check(trz_chunk_decode(&h, p, job.out.n, out, z, NULL, NULL, err, sizeof err) == TRZ_OK &&
+              memcmp(out, raw, sizeof raw) == 0, "a placed chunk decodes");
+    bad = 0;
+    for (size_t k = 0; k < h.hdr_len; k++) {
+        uint8_t cc[80];
+        memcpy(cc, p, h.hdr_len);
+        cc[k] ^= 0x01;
+        trz_chunk_hdr g;
+        if (trz_chunk_parse_hdr(cc, h.hdr_len, &g, &need) == TRZ_OK) bad++;
+    }
+    check(bad == 0, "placed chunk header: %d changed bytes accepted", bad);
+    uint8_t moved[80];
+    memcpy(moved, p, h.hdr_len);
+    trz_chunk_set_place(moved, &h, 9, 11, 13);
+    trz_chunk_hdr g2;
+    check(trz_chunk_parse_hdr(moved, h.hdr_len, &g2, &need) == TRZ_OK && g2.place_no == 9 && g2.place_rec == 11 &&
+              g2.place_byte == 13, "a placed chunk moved: its header resealed");
     free(job.out.p);
     trz_zctx_free(z);
 }
@@ -197,9 +244,17 @@ static void chunk_in_member(void)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         int tail = -1;
         int fits = trz_chunk_fits(t[i].m, t[i].m == byu ? TRZ_BO_LITTLE : TRZ_BO_NONE, t[i].codec, t[i].bo, t[i].flags,
-                                  t[i].nrec, t[i].raw, t[i].first, 0, &tail);
+                                  t[i].nrec, t[i].raw, t[i].first, 0, 0, &tail);
         check(fits == t[i].fits && tail == t[i].tail, "chunk in member: %s (fits %d, tail %d)", t[i].what, fits, tail);
     }
+    /* placed chunks in members of version 5 only, and every chunk of one placed */
+    int tail;
+    check(trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 1, &tail),
+          "a placed chunk in a member of version 5");
+    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 0, 10, 120, 0, 0, 1, &tail),
+          "a chunk not placed in a member of version 5");
+    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 0, &tail),
+          "a placed chunk in a member of an earlier version");
 }
 
 static void index_footer(void)
@@ -210,7 +265,7 @@ static void index_footer(void)
         { 218, 20, 240, 0, 5, 50, TRZ_CODEC_RAW, 0 },
     };
     trz_buf b = { 0 };
-    check(trz_index_write(&b, e, 3, 268) == TRZ_OK && b.n == 8 + 3 * 40 + 24, "index and footer: %zu bytes", b.n);
+    check(trz_index_write(&b, e, 3, 268, NULL) == TRZ_OK && b.n == 8 + 3 * 40 + 24, "index and footer: %zu bytes", b.n);
     check(memcmp(b.p, "TZIX", 4) == 0 && trz_index_count(b.p) == 3, "index magic and count");
     int same = 1;
     for (int i = 0; i < 3; i++) {
@@ -224,14 +279,29 @@ static void index_footer(void)
     const uint8_t *fb = b.p + 128;
     check(trz_footer_parse(fb, &f) == TRZ_OK && f.index_offset == 268 && f.member_size == 268 + 128 + 24 &&
           memcmp(fb + 20, "TZEN", 4) == 0, "the footer: index offset, member size, magic last");
-    check(trz_index_ok(b.p, 128, &f), "the index matches the footer's check");
+    check(trz_index_ok(b.p, 128, &f, 0), "the index matches the footer's check");
+    check(!trz_index_ok(b.p, 128, &f, 1), "an index of an earlier version is not one of version 5");
     b.p[8 + 40 + 38] = 1;
     trz_index_entry g;
     check(trz_index_entry_parse(b.p + 48, &g) == TRZ_ERR_CORRUPT, "an entry's reserved bytes must be zero");
-    check(!trz_index_ok(b.p, 128, &f), "a changed index fails the footer's check");
-    check(!trz_index_ok(b.p, 127, &f) && !trz_index_ok(b.p, 4, &f), "an index whose length is no whole entries");
+    check(!trz_index_ok(b.p, 128, &f, 0), "a changed index fails the footer's check");
+    check(!trz_index_ok(b.p, 127, &f, 0) && !trz_index_ok(b.p, 4, &f, 0), "an index whose length is no whole entries");
     b.p[128 + 23] = 'X';
     check(trz_footer_parse(b.p + 128, &f) == TRZ_ERR_NOT_TRZ, "a footer without its magic");
+    free(b.p);
+    /* version 5: the member hash after the entries, covered by the check */
+    uint64_t mh = 0;
+    for (int i = 0; i < 3; i++) mh = trz_member_hash_step(mh, 0x1111u * (uint64_t)(i + 1), e[i].raw, e[i].nrec);
+    uint64_t h2 = trz_member_hash_step(trz_member_hash_step(0, 0x2222, e[1].raw, e[1].nrec), 0x1111, e[0].raw, e[0].nrec);
+    check(mh != trz_member_hash_step(h2, 0x3333, e[2].raw, e[2].nrec), "the member hash depends on the chunks' order");
+    b = (trz_buf){ 0 };
+    check(trz_index_write(&b, e, 3, 268, &mh) == TRZ_OK && b.n == 8 + 3 * 40 + 8 + 24 && trz_index_len(3, 1) == 136,
+          "index of version 5: %zu bytes", b.n);
+    check(trz_footer_parse(b.p + 136, &f) == TRZ_OK && trz_index_ok(b.p, 136, &f, 1) && !trz_index_ok(b.p, 136, &f, 0) &&
+              trz_index_mhash(b.p, 136) == mh && f.member_size == 268 + 136 + 24,
+          "index of version 5: the member hash read back, its length known from the version");
+    b.p[130] ^= 1;
+    check(!trz_index_ok(b.p, 136, &f, 1), "a changed member hash fails the index check");
     free(b.p);
 }
 

@@ -8,6 +8,7 @@
 #include "corpus.h"
 #include "../codecs/uop/uop_cm.h"
 #include "../src/format/format.h"
+#include "member_kind.h"
 #include "../src/format/know.h"
 
 static int passed, failed;
@@ -588,7 +589,7 @@ static void know_archives(const uint8_t *in, size_t n)
     const int64_t chunk = 64 << 10, restart = 1 << 20;
     ksink a1 = kcompress(in, n, 9, 1, chunk, restart), a2 = kcompress(in, n, 9, 2, chunk, restart),
           a3 = kcompress(in, n, 9, 3, chunk, restart), v1 = kcompress(in, n, 9, 1, chunk, 0);
-    check(a1.n && a1.p[4] == 3, "uop archive of small chunks: container version 3");
+    check(a1.n && member_kind(a1.p) == 3, "uop archive of small chunks: container version 3");
     check(a1.n == a2.n && a1.n == a3.n && memcmp(a1.p, a2.p, a1.n) == 0 && memcmp(a1.p, a3.p, a1.n) == 0,
           "uop knowledge: the same archive for 1, 2 and 3 threads");
     check(kreads_back(&a1, in, n, 0, 1), "uop knowledge: reads back through the index");
@@ -601,13 +602,13 @@ static void know_archives(const uint8_t *in, size_t n)
     if (trz_reader_open_mem(&r, a1.p, a1.n) == TRZ_OK) trz_reader_streams(r, kstreams, &kc);
     trz_reader_close(r);
     check(kc.know && kc.codec_layout, "uop knowledge: knowledge streams, in the codec's layout");
-    check(v1.n && v1.p[4] == 1 && kreads_back(&v1, in, n, 0, 1), "uop --restart=0: version 1, reads back");
+    check(v1.n && member_kind(v1.p) == 1 && kreads_back(&v1, in, n, 0, 1), "uop --restart=0: version 1, reads back");
     printf("uop knowledge, %zu bytes in 64 KiB chunks: %zu with knowledge, %zu without\n", n, a1.n, v1.n);
     check(a1.n < v1.n, "uop knowledge: a program's trace in small chunks is smaller with it");
     /* the zstd variant (level 3) and mid-line cuts (chunks of 20,000 bytes
      * hardly ever end a line) */
     ksink z1 = kcompress(in, n, 3, 1, chunk, restart), z3 = kcompress(in, n, 3, 3, chunk, restart);
-    check(z1.n && z1.p[4] == 3 && z1.n == z3.n && memcmp(z1.p, z3.p, z1.n) == 0 && kreads_back(&z1, in, n, 1, 2) &&
+    check(z1.n && member_kind(z1.p) == 3 && z1.n == z3.n && memcmp(z1.p, z3.p, z1.n) == 0 && kreads_back(&z1, in, n, 1, 2) &&
               kseeks(&z1, in, n, 100),
           "uop knowledge, level 3: one archive for 1 and 3 threads, reads back, seeks");
     kcount kz = { 0, 0 };
@@ -615,7 +616,7 @@ static void know_archives(const uint8_t *in, size_t n)
     trz_reader_close(r);
     check(kz.know && !kz.codec_layout, "uop knowledge, level 3: knowledge streams in bytes, coded by the back-end");
     ksink m1 = kcompress(in, n < 600000 ? n : 600000, 9, 2, 20000, 200000);
-    check(m1.n && m1.p[4] == 3 && kreads_back(&m1, in, n < 600000 ? n : 600000, 0, 2) &&
+    check(m1.n && member_kind(m1.p) == 3 && kreads_back(&m1, in, n < 600000 ? n : 600000, 0, 2) &&
               kseeks(&m1, in, n < 600000 ? n : 600000, 100),
           "uop knowledge: chunks cut inside lines read back and seek");
     free(a1.p);

@@ -28,6 +28,8 @@ struct trz_writer {
     trz_outfile file; /* trz_writer_open_path: the temporary file */
     int fd, has_file;
     uint64_t written, records, bytes;
+    uint64_t cut_records, cut_bytes; /* of the chunks cut so far: the next one's place */
+    uint64_t mhash;                  /* the member hash of the chunks written (FORMAT.md, "Index") */
     index_entry *index;
     size_t nindex, capindex;
     /* pending input: carry from the previous cut plus new bytes */
@@ -136,7 +138,7 @@ static int write_header(wstate *w)
     uint8_t h[TRZ_FILE_HDR_WRITE_MAX];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
                              (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
-                             (uint8_t)w->wrap, (uint8_t)w->know, (uint8_t)w->chain, w->restore_kind,
+                             (uint8_t)w->wrap, (uint8_t)w->know, (uint8_t)w->chain, 1, w->restore_kind,
                              w->restore_size };
     int rc = emit(w, h, trz_file_hdr_write(h, &f));
     if (rc || !w->restore_size) return rc;
@@ -263,6 +265,7 @@ static int ring_finish(ring *r)
         e->stored = (uint32_t)j->out.n;
         e->codec = j->out.p[4];
         e->flags = j->flags;
+        w->mhash = trz_member_hash_step(w->mhash, trz_ld_le64(j->out.p + 16), e->raw, e->nrec);
         rc = emit(w, j->out.p, j->out.n);
         w->records += j->nrec;
         w->bytes += j->raw_len;
@@ -339,7 +342,7 @@ static void ring_stop(ring *r)
 static int write_index(wstate *w)
 {
     trz_buf ix = { 0 };
-    int rc = trz_index_write(&ix, w->index, w->nindex, w->written);
+    int rc = trz_index_write(&ix, w->index, w->nindex, w->written, &w->mhash);
     if (rc == TRZ_OK) rc = emit(w, ix.p, ix.n);
     else fail(w, rc, "index");
     free(ix.p);
@@ -496,6 +499,13 @@ static int next_chunk(wstate *w)
     } else {
         j->nrec = is_tail ? 0 : (uint32_t)(take / k->record_size);
     }
+    /* every chunk states its place in the member (FORMAT.md, "Chunk") */
+    j->flags |= TRZ_CHUNK_PLACED;
+    j->place_no = (uint32_t)r->tail;
+    j->place_rec = w->cut_records;
+    j->place_byte = w->cut_bytes;
+    w->cut_records += j->nrec;
+    w->cut_bytes += take;
     if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
     if (w->chain) chain_chunk(w, j, r->tail, is_tail);
     if (r->pipe) pipe_submit(r);

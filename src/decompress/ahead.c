@@ -71,6 +71,32 @@ static void decode_one(trz_reader *r, dchunk *d, trz_zctx *z)
     }
 }
 
+/* Through the index: the chunks of a member of version 5 fetched in order
+ * from its first take the member hash on; at its last, the hash must be
+ * the one its index states (each chunk stood where it says, so only
+ * chunks of another archive put in their place can fail it).  1, or the
+ * damage. */
+static int member_hash(trz_reader *r, const dchunk *d)
+{
+    const rchunk *c = &r->chunks[d->no];
+    if (!c->mplaced) return 1;
+    if (c->mfirst) r->ih = 0, r->ih_ok = 1;
+    else if (r->ih_next != d->no) r->ih_ok = 0; /* after a seek: not the whole member */
+    r->ih = trz_member_hash_step(r->ih, d->h.xxh, d->h.raw, d->h.nrec);
+    r->ih_next = d->no + 1;
+    if (!c->mlast || !r->ih_ok || r->ih == c->mhash) return 1;
+    r->ih_ok = 0;
+    rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: member hash mismatch: the member's chunks are not those it was written with",
+           (unsigned long long)d->no);
+    if (!r->salvage) return TRZ_ERR_CORRUPT;
+    uint64_t f = d->no - c->mno;
+    const rchunk *m = &r->chunks[f];
+    trz_lost_range l = { f, m->first_record, c->first_record + c->nrec - m->first_record, m->first_byte,
+                         c->first_byte + c->raw - m->first_byte };
+    int rc = rd_note_range(r, l, m->offset, c->offset + c->stored, TRZ_LOST_UNPLACED);
+    return rc ? rc : 1;
+}
+
 /* Fetch the next chunk's stored bytes into queue slot d.  1 = fetched,
  * 0 = no more chunks, < 0 = error.  In salvage mode a chunk whose header is
  * damaged is noted as lost and skipped. */
@@ -89,12 +115,14 @@ static int fetch_one(trz_reader *r, dchunk *d)
                 d->first_record = r->chunks[d->no].first_record;
                 d->h.nrec = r->chunks[d->no].nrec;
                 d->h.raw = r->chunks[d->no].raw;
+                d->kprior = TRZ_LOST_DAMAGED;
                 if (rd_add_lost(r, d)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
                 continue;
             }
         } else {
             rc = rd_seq_fetch(r, d);
         }
+        if (rc > 0 && r->seekable && (rc = member_hash(r, d)) < 0) return rc;
         if (rc > 0 && d->mchain) rd_chain_fetched(r, d);
         if (rc > 0 && (rc = rd_know_fetched(r, d)) == TRZ_OK) rc = 1;
         else if (rc == TRZ_ERR_NOMEM) rc = rd_err(r, rc, "chunk %llu: out of memory", (unsigned long long)d->no);

@@ -116,6 +116,12 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
     if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
         d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
         return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
+    /* a chunk of version 5 states its place: the index must put it there */
+    if (c->mplaced && (d->h.place_no != c->mno || d->h.place_rec != c->mrec || d->h.place_byte != c->mbyte))
+        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: it is chunk %lu of its member (record %llu), where the index "
+                      "lists chunk %lu (record %llu): chunks are missing, repeated or out of order",
+                      (unsigned long long)n, (unsigned long)d->h.place_no, (unsigned long long)d->h.place_rec,
+                      (unsigned long)c->mno, (unsigned long long)c->mrec);
     d->raw_len = c->stored;
     d->mcodec = trz_codec_by_id(c->mcodec);
     d->mbo = c->mbo;

@@ -48,26 +48,31 @@ int rd_chain_ready(const trz_reader *r, const dchunk *d)
     return l->cmodel && l->ccodec == d->mcodec && l->cvalid && d->numbers_ok && l->cnext == d->no;
 }
 
-/* The first chunk of chunk n's group, through the index. */
+/* Where the chain that chunk n continues begins, through the index: its
+ * group's first chunk, or the chunk after the last one stored with another
+ * codec than the member's (the models start afresh after it). */
 static uint64_t group_of(const trz_reader *r, uint64_t n)
 {
-    while (n > 0 && !(r->chunks[n].flags & TRZ_CHUNK_RESTART) && !r->chunks[n].mfirst) n--;
+    while (n > 0 && !(r->chunks[n].flags & TRZ_CHUNK_RESTART) && !r->chunks[n].mfirst &&
+           r->chunks[n - 1].codec == r->chunks[n - 1].mcodec)
+        n--;
     return n;
 }
 
 /* Decode d (its stored bytes fetched) into d->data with lane l's model,
- * and move the chain past it. */
-static int step(trz_reader *r, clane *l, dchunk *d, trz_zctx *z)
+ * and move the chain past it; fresh: the models start afresh at d. */
+static int step(trz_reader *r, clane *l, dchunk *d, trz_zctx *z, int fresh)
 {
-    if (starts_group(d)) trz_model_reset(l->ccodec, l->cmodel);
+    if (fresh || starts_group(d)) trz_model_reset(l->ccodec, l->cmodel);
     int own = d->h.codec == l->ccodec->id;
     int rc = trz_chunk_decode(&d->h, d->raw, d->raw_len, d->data, z, NULL, own ? l->cmodel : NULL, d->err,
                               sizeof d->err);
     __atomic_add_fetch(&r->decoded, 1, __ATOMIC_RELAXED);
     /* a chunk stored with another codec (raw: the guard, a partial record)
-     * leaves the next one starting afresh, as the writer's did */
+     * decodes on its own and leaves the next one starting afresh, as the
+     * writer's did, whether or not its own bytes were intact */
     if (!own) trz_model_reset(l->ccodec, l->cmodel);
-    l->cvalid = rc == TRZ_OK;
+    l->cvalid = rc == TRZ_OK || !own;
     l->cnext = d->no + 1;
     return rc;
 }
@@ -91,7 +96,7 @@ static int replay(trz_reader *r, clane *l, uint64_t g, uint64_t n, trz_zctx *z, 
             if (!f->data) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
         }
         f->err[0] = 0;
-        if ((rc = step(r, l, f, z))) {
+        if ((rc = step(r, l, f, z, i == g))) {
             snprintf(err, errlen, "chunk %llu of its chain is damaged (%.60s)", (unsigned long long)i, f->err);
             l->cbad = i, l->cbad_rc = rc;
             return rc;
@@ -116,34 +121,40 @@ void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z)
             return;
         }
     }
-    int start = starts_group(d);
-    if (!start && !(l->cvalid && d->numbers_ok && l->cnext == d->no)) {
+    /* a chunk stored with another codec decodes on its own, wherever the chain stands */
+    int own = d->h.codec == d->mcodec->id;
+    int start = starts_group(d), fresh = 0;
+    if (!start && own && !(l->cvalid && d->numbers_ok && l->cnext == d->no)) {
         /* not where the chain stands (a seek, or a loss before it): only
          * the index can bring it there */
         if (!r->seekable || !d->numbers_ok) {
             d->rc = TRZ_ERR_CORRUPT;
+            d->kprior = TRZ_LOST_CHAIN;
             snprintf(d->err, sizeof d->err, "the chain it continues is lost with earlier damage");
             return;
         }
         uint64_t g = group_of(r, d->no);
         if (l->cbroken && l->cgroup == g && l->cbad < d->no) {
             d->rc = l->cbad_rc;
+            d->kprior = TRZ_LOST_CHAIN;
             snprintf(d->err, sizeof d->err, "the chain it continues is lost (chunk %llu is damaged)",
                      (unsigned long long)l->cbad);
             return;
         }
         l->cbroken = 0;
         l->cgroup = g;
-        int rc = replay(r, l, g, d->no, z, d->err, sizeof d->err);
+        fresh = g == d->no; /* right after a chunk stored raw */
+        int rc = fresh ? TRZ_OK : replay(r, l, g, d->no, z, d->err, sizeof d->err);
         if (rc) {
             l->cbroken = 1;
             l->cvalid = 0;
             d->rc = rc == TRZ_ERR_NOMEM ? rc : TRZ_ERR_CORRUPT;
+            if (rc != TRZ_ERR_NOMEM) d->kprior = TRZ_LOST_CHAIN;
             return;
         }
     }
     if (start) l->cgroup = d->no, l->cbroken = 0;
-    d->rc = step(r, l, d, z);
+    d->rc = step(r, l, d, z, fresh);
     if (d->rc && d->numbers_ok) {
         l->cbroken = 1;
         l->cbad = d->no;

@@ -24,5 +24,11 @@ int trz_reader_chunk_chained(const trz_reader *r, uint64_t n);
 /* The last decoded byte of chunk n (through the index, with its chain's
  * earlier chunks decoded first); TRZ_OK or the error, r's message set. */
 int trz_reader_chunk_last_byte(trz_reader *r, uint64_t n, uint8_t *b);
+/* Chunk n (through the index) of a member of version 5: its place as the
+ * index gives it (number in the member, first record and byte in the
+ * member) and, when it is its member's last chunk, the member hash the
+ * index states (*last set).  0 for a chunk of an earlier version. */
+int trz_reader_chunk_place(const trz_reader *r, uint64_t n, uint32_t *no, uint64_t *rec, uint64_t *byte, int *last,
+                           uint64_t *mhash);
 
 #endif

@@ -92,7 +92,7 @@ static int replay(trz_reader *r, uint64_t n)
 int rd_know_fetched(trz_reader *r, dchunk *d)
 {
     d->krc = TRZ_OK;
-    d->kprior = 0;
+    d->kprior = TRZ_LOST_DAMAGED;
     d->kstore = -1;
     d->kview = (trz_know){ NULL, 0, NULL, 0 };
     if (!d->mknow) return TRZ_OK;
@@ -104,7 +104,7 @@ int rd_know_fetched(trz_reader *r, dchunk *d)
     }
     if (!r->kvalid) {
         d->krc = TRZ_ERR_CORRUPT;
-        d->kprior = 1;
+        d->kprior = TRZ_LOST_KNOWLEDGE;
         if (r->seekable)
             snprintf(d->err, sizeof d->err, "the knowledge it builds on is lost (chunk %llu: %s)",
                      (unsigned long long)r->klost, trz_strerror(r->klost_rc));

@@ -62,6 +62,25 @@ static int open_common(trz_reader *r)
     return rd_seq_member_header(r, 1);
 }
 
+/* Read on without the index, from the first byte, as open does when the
+ * index is damaged. */
+static int drop_index(trz_reader *r)
+{
+    free(r->chunks);
+    r->chunks = NULL;
+    r->nchunks = r->members = r->total_records = r->total_bytes = 0;
+    r->seekable = 0;
+    r->codec = NULL;
+    r->mixed = 0;
+    r->restore_blocks = 0;
+    r->restore_off = r->restore_size = 0;
+    r->restore_kind = 0;
+    r->look_pos = r->look_len = 0;
+    if (r->io.seek(r->io.opaque, 0) != 0) return rd_err(r, TRZ_ERR_IO, "seek failed");
+    r->spos = 0;
+    return rd_seq_member_header(r, 1);
+}
+
 static trz_reader *alloc_reader(void)
 {
     trz_reader *r = calloc(1, sizeof *r);
@@ -155,6 +174,20 @@ int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
     case TRZ_R_HOST_ORDER: r->host_order = v != 0; return TRZ_OK;
     case TRZ_R_SALVAGE:
         r->salvage = v != 0;
+        /* an index rebuilt over chunks cut out, repeated or moved places
+         * them where they do not belong: salvage then reads as from a pipe,
+         * where the chunks' own places say what is missing and what is not
+         * where it belongs (before anything is read) */
+        if (r->salvage && r->seekable && !r->have_cur && !r->qlen && !r->next_chunk) {
+            int agree = rd_places_agree(r);
+            if (agree < 0) return r->failed = rd_err(r, agree, "read error: %s", strerror(errno));
+            if (!agree) {
+                int rc = drop_index(r);
+                if (rc) return r->failed = rc;
+                rd_err(r, TRZ_ERR_CORRUPT, "the index places chunks where their headers say they do not belong: read "
+                       "without it");
+            }
+        }
         if (r->salvage && r->open_damaged) { /* the open failed on a damaged first header: go on past it */
             static const uint8_t head[8] = { 0x89, 'T', 'R', 'Z' };
             r->open_damaged = 0;

@@ -19,6 +19,11 @@ typedef struct rchunk {
     uint8_t mfirst;       /* the member's first chunk */
     uint8_t mknow;        /* the member carries knowledge */
     uint8_t mchain;       /* the member's groups are chains */
+    uint8_t mplaced;      /* the member is of version 5: the chunk states its place, */
+    uint8_t mlast;        /* (the member's last chunk, which holds its member hash) */
+    uint32_t mno;         /* which must be: its number in the member, */
+    uint64_t mrec, mbyte; /* the member's record and byte numbers at its start */
+    uint64_t mhash;       /* the member's last chunk: the hash its index states */
 } rchunk;
 
 typedef struct dchunk { /* a decoded chunk */
@@ -36,7 +41,7 @@ typedef struct dchunk { /* a decoded chunk */
      * the reader's stores that is, and why there is none (krc: the
      * knowledge it builds on was lost; kprior: with an earlier chunk, its
      * own bytes being intact) */
-    int mknow, kstore, krc, kprior;
+    int mknow, kstore, krc, kprior; /* kprior: LOST_KNOW or LOST_CHAIN when lost for an earlier chunk */
     trz_know kview;
     int mchain;            /* a chunk of a chain: decoded in order, by its group's lane (chain.c) */
     int lane;              /* which of the reader's lanes (clane) decodes it */
@@ -71,7 +76,7 @@ enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state;
 typedef struct lost_at {
     uint64_t start, end; /* archive bytes [start, end) */
     int open;            /* numbers still to be taken from the member's index */
-    int know;            /* its own bytes intact: the knowledge it builds on was lost */
+    int kind;            /* TRZ_LOST_*: why it was lost */
 } lost_at;
 
 /* A chunk's place, from an index met while reading sequentially in salvage
@@ -106,6 +111,13 @@ struct trz_reader {
     int seq_mbo, seq_tail;       /* seq_tail: its last chunk was a partial record */
     int seq_mknow;               /* it carries knowledge */
     int seq_mchain;              /* its groups are chains */
+    int seq_mplaced;             /* its chunks state their place (version 5) */
+    /* a member of version 5: the place the next chunk must state (mrel_ok:
+     * known), and the member hash of its chunks so far (mh_ok: every chunk,
+     * in order, nothing lost) */
+    int mrel_ok, mh_ok;
+    uint64_t mrel_no, mrel_rec, mrel_byte, mh;
+    uint64_t last_end;           /* where the last chunk read ends */
     const trz_codec *seq_guess;  /* a member whose header is lost: the codec of its last chunk not stored raw */
     /* the chunk being served */
     dchunk cur;
@@ -119,6 +131,8 @@ struct trz_reader {
     uint64_t prev_no;
     int prev_valid, prev_nl;
     uint64_t next_chunk;  /* index mode: next chunk number to decode */
+    uint64_t ih_next, ih; /* index mode: the member hash of the chunks fetched in order up to ih_next */
+    int ih_ok;
     /* decode-ahead queue */
     dchunk q[MAXQ];
     size_t qhead, qlen;
@@ -166,6 +180,7 @@ struct trz_reader {
      * the lane the last chunk fetched went to */
     clane lane[MAXLANE];
     int flane;
+    int layout_checked;   /* rd_check_layout ran */
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -228,16 +243,31 @@ int rd_damaged(trz_reader *r, int rc, uint64_t at, const uint8_t *head, size_t g
 int rd_lost_at_end(trz_reader *r, uint64_t at);
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at);
 int rd_add_lost(trz_reader *r, const dchunk *d);
+/* Salvage: a loss whose numbers are known (kind TRZ_LOST_*), archive bytes [start, end). */
+int rd_note_range(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int kind);
+/* Salvage, a member of version 5: the chunk at `at` states the place
+ * (no, rec, byte) after the one expected: the chunks between are lost;
+ * an open loss just before it takes these numbers. */
+int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t byte);
 /* A member starts at `start` (codec NULL: its header is lost). */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain);
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain,
+                     int placed);
 
 /* ---- seek.c ---- */
 int rd_load_index(trz_reader *r);
+/* Whether every chunk of a member of version 5 states the place its index
+ * gives it (each header read and checked; a damaged one is left to the
+ * reading that meets it).  1 yes, 0 no, or a negative trz_result. */
+int rd_places_agree(trz_reader *r);
 
 /* ---- sequential.c ---- */
 int rd_seq_member_header(trz_reader *r, int first);
 /* The next chunk's bytes: 1 when there is one in d, 0 at the end, < 0. */
 int rd_seq_fetch(trz_reader *r, dchunk *d);
+/* Without an index on an input that can seek: before record numbers are
+ * counted, whether every member of an earlier version holds the chunks its
+ * index lists (headers read, data skipped; once).  TRZ_OK, or the damage. */
+int rd_check_layout(trz_reader *r);
 
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */

@@ -166,6 +166,7 @@ int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *
  * does, so that a pipe and the index agree on where record `rec` starts. */
 static int skip_to(trz_reader *r, uint64_t rec)
 {
+    if (!r->salvage && rd_check_layout(r)) return r->failed = TRZ_ERR_CORRUPT; /* r->err says which */
     uint64_t at = trz_tell(r);
     if (rec < at)
         return rd_err(r, TRZ_ERR_UNSUPPORTED, "cannot go back to record %llu: the input is a pipe or its index is "

@@ -43,15 +43,18 @@ static int scan_candidate(const uint8_t *p, size_t n, uint64_t at, size_t *need)
     }
     if (memcmp(p, trz_index_magic, 4) == 0) {
         if (n < 8) { *need = 8; return -1; }
-        uint64_t len = 8 + (uint64_t)trz_index_count(p) * TRZ_INDEX_ENTRY;
-        if (len + TRZ_FOOTER_SIZE > SCAN_INDEX_MAX) return -1;
-        if (n < len + TRZ_FOOTER_SIZE) { *need = (size_t)len + TRZ_FOOTER_SIZE; return -1; }
-        trz_footer f;
-        uint64_t end = at + len + TRZ_FOOTER_SIZE;
-        /* the cheap tests first: garbage full of magics must not cost a hash each */
-        if (trz_footer_parse(p + len, &f) == TRZ_OK && f.member_size <= end &&
-            end - f.member_size + f.index_offset == at && trz_index_ok(p, (size_t)len, &f))
-            return SCAN_INDEX;
+        /* the index of a member of version 5 (with its member hash), or of an earlier one */
+        for (int placed = 1; placed >= 0; placed--) {
+            uint64_t len = trz_index_len(trz_index_count(p), placed);
+            if (len + TRZ_FOOTER_SIZE > SCAN_INDEX_MAX) return -1;
+            if (n < len + TRZ_FOOTER_SIZE) { *need = (size_t)len + TRZ_FOOTER_SIZE; return -1; }
+            trz_footer f;
+            uint64_t end = at + len + TRZ_FOOTER_SIZE;
+            /* the cheap tests first: garbage full of magics must not cost a hash each */
+            if (trz_footer_parse(p + len, &f) == TRZ_OK && f.member_size <= end &&
+                end - f.member_size + f.index_offset == at && trz_index_ok(p, (size_t)len, &f, placed))
+                return SCAN_INDEX;
+        }
     }
     return -1;
 }
@@ -115,16 +118,17 @@ static int scan(trz_reader *r, uint8_t tail[4])
  * spoils only one of them). */
 static int index_like(const trz_reader *r, uint64_t at, uint64_t end, const uint8_t *head, const uint8_t *tail)
 {
-    uint64_t mc = r->member_chunks, count = trz_index_count(head);
+    uint64_t mc = r->seq_mplaced && r->mrel_ok ? r->mrel_no : r->member_chunks, count = trz_index_count(head);
     int magic = memcmp(head, trz_index_magic, 4) == 0, fmagic = memcmp(tail, trz_footer_magic, 4) == 0;
+    int pl = r->seq_mplaced;
     /* its own count fits (chunks may have been lost before it) */
-    if (end - at == 8 + count * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && (magic || fmagic)) return 1;
-    return end - at == 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE && magic + (count == mc) + fmagic >= 2;
+    if (end - at == trz_index_len(count, pl) + TRZ_FOOTER_SIZE && (magic || fmagic)) return 1;
+    return end - at == trz_index_len(mc, pl) + TRZ_FOOTER_SIZE && magic + (count == mc) + fmagic >= 2;
 }
 
 /* Record a loss, in archive order.  An open one (numbers not known) that is
  * exactly a chunk an index has placed gets that chunk's numbers. */
-static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int know)
+static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int open, int kind)
 {
     if (r->nlost == r->caplost) {
         size_t nc = r->caplost ? 2 * r->caplost : 16;
@@ -153,18 +157,26 @@ static int note_lost(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t e
     memmove(r->lost + i + 1, r->lost + i, (r->nlost - i) * sizeof *r->lost);
     memmove(r->lost_at + i + 1, r->lost_at + i, (r->nlost - i) * sizeof *r->lost_at);
     r->lost[i] = l;
-    r->lost_at[i] = (lost_at){ start, end, open, know };
+    r->lost_at[i] = (lost_at){ start, end, open, kind };
     r->nlost++;
     return TRZ_OK;
 }
 
 /* A member starts at `start` (codec NULL: its header is lost): sequential
  * reading begins one at each intact header, salvage after damage. */
-void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain)
+void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain,
+                     int placed)
 {
     r->in_member = 1;
     r->seq_mknow = know;
     r->seq_mchain = chain;
+    r->seq_mplaced = placed;
+    /* a member whose header was read starts at chunk 0; one whose header is
+     * lost takes its place from its first placed chunk */
+    r->mrel_ok = codec != NULL;
+    r->mrel_no = r->mrel_rec = r->mrel_byte = 0;
+    r->mh = 0;
+    r->mh_ok = codec != NULL;
     rd_know_lost(r); /* nothing of the member before carries over */
     rd_chain_lost(r);
     r->seq_mcodec = codec;
@@ -196,8 +208,9 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
     if (!header && !index) {
         trz_lost_range l = { UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN };
         if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
-        if (note_lost(r, l, at, end, 1, 0)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        if (note_lost(r, l, at, end, 1, TRZ_LOST_DAMAGED)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         r->counts_ok = 0;
+        r->mh_ok = 0;
         rd_know_lost(r); /* whatever the bytes held, the chunks after them cannot build on it */
         rd_chain_lost(r);
     }
@@ -205,7 +218,7 @@ int rd_skip_damage(trz_reader *r, uint64_t at, const uint8_t head[8], int expect
     if (kind == SCAN_MEMBER) { r->in_member = 0; return TRZ_OK; }
     /* chunks of a member whose header is lost: its format is not known, so
      * each chunk stands for itself */
-    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE, 0, 0);
+    if (index || !r->in_member) rd_begin_member(r, header ? at : end, NULL, TRZ_BO_NONE, 0, 0, 0);
     return TRZ_OK;
 }
 
@@ -228,14 +241,124 @@ int rd_lost_at_end(trz_reader *r, uint64_t at)
     if (r->counts_ok) { l.chunk = r->seq_chunk_no; l.first_record = r->seq_records; l.first_byte = r->seq_bytes; }
     r->counts_ok = 0;
     r->at_end = 1;
-    return note_lost(r, l, at, r->spos, 1, 0) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+    return note_lost(r, l, at, r->spos, 1, TRZ_LOST_DAMAGED) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+}
+
+int rd_note_range(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end, int kind)
+{
+    return note_lost(r, l, start, end, 0, kind) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
+}
+
+int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t byte)
+{
+    int base = r->member_base_ok;
+    trz_lost_range l = { base ? r->member_first_chunk + r->mrel_no : UNKNOWN, base ? r->member_first_record + r->mrel_rec : UNKNOWN,
+                         rec - r->mrel_rec, base ? r->member_first_byte + r->mrel_byte : UNKNOWN, byte - r->mrel_byte };
+    (void)no;
+    /* damaged bytes just before it (a loss still open, after the last chunk
+     * read): the places say what they held */
+    if (r->nlost && r->lost_at[r->nlost - 1].open && r->lost_at[r->nlost - 1].start >= r->last_end &&
+        r->lost_at[r->nlost - 1].start >= r->member_start) {
+        r->lost[r->nlost - 1] = l;
+        r->lost_at[r->nlost - 1].open = !base;
+        r->lost_at[r->nlost - 1].end = at;
+        if (l.records == 0 && l.raw_bytes == 0) { /* they held no chunk of the member: nothing was lost */
+            r->nlost--;
+            rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
+                   (unsigned long long)r->lost_at[r->nlost].start);
+        }
+        return TRZ_OK;
+    }
+    return note_lost(r, l, r->last_end, at, !base, TRZ_LOST_MISSING) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
 /* Salvage: an intact index of the member [ms, at) read sequentially.  Note
  * where its chunks are, give the losses inside it their numbers, and set the
  * counts right again when the member's first chunk number is known. */
+/* Salvage, a member of version 5 whose chunks stated their places: its
+ * index says how many there were, so the chunks after the last one read
+ * are lost; and when every chunk came in order, the member hash holds. */
+static int apply_placed_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t at)
+{
+    uint64_t recs = 0, bytes = 0;
+    int agree = n >= r->mrel_no; /* the index puts the chunks read where they say they are */
+    for (uint64_t i = 0; i < n; i++) {
+        trz_index_entry e;
+        (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e); /* the index's check passed */
+        recs += e.nrec;
+        bytes += e.raw;
+        if (i + 1 == r->mrel_no) agree = recs == r->mrel_rec && bytes == r->mrel_byte;
+    }
+    size_t len = (size_t)trz_index_len(n, 1);
+    if (agree && n > r->mrel_no) {
+        int rc = rd_place_gap(r, at, n, recs, bytes);
+        if (rc) return rc;
+        r->mh_ok = 0;
+    } else if (!agree || n != r->mrel_no) {
+        /* an index rebuilt over chunks cut out, repeated or moved: the chunks' places are what counts */
+        rd_err(r, TRZ_ERR_CORRUPT, "the index at byte %llu does not fit the chunks read (it lists %llu chunks, they "
+               "state %llu): not used", (unsigned long long)at, (unsigned long long)n, (unsigned long long)r->mrel_no);
+        r->mh_ok = 0;
+        r->counts_ok = 0; /* chunks may be missing after the last one read: the next member's numbers are not known */
+        return TRZ_OK;
+    }
+    if (r->mh_ok && r->mh != trz_index_mhash(ix, len)) {
+        trz_lost_range l = { r->member_first_chunk, r->member_first_record, recs, r->member_first_byte, bytes };
+        if (!r->member_base_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
+        /* every chunk checks and stands where it says, yet they are not the
+         * member's: chunks of another archive put in their place */
+        rd_err(r, TRZ_ERR_CORRUPT, "member hash mismatch at byte %llu: the member's chunks are not those it was written "
+               "with", (unsigned long long)at);
+        int rc = rd_note_range(r, l, r->member_start, at, TRZ_LOST_UNPLACED);
+        if (rc) return rc;
+    }
+    r->mrel_no = n, r->mrel_rec = recs, r->mrel_byte = bytes;
+    if (r->member_base_ok) {
+        r->seq_chunk_no = r->member_first_chunk + n;
+        r->seq_records = r->member_first_record + recs;
+        r->seq_bytes = r->member_first_byte + bytes;
+        r->counts_ok = 1;
+    }
+    return TRZ_OK;
+}
+
+/* Salvage, a member of an earlier version with no loss noted: whether its
+ * chunks, read in order, are those its intact index lists.  They are not
+ * when chunks were cut out, repeated or moved and nothing else was
+ * damaged; their records have gone out as read, so the records from the
+ * first difference on may be numbered wrong: that is reported. */
+static int check_legacy_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t at)
+{
+    for (size_t i = 0; i < r->nlost; i++)
+        if (r->lost_at[i].start >= r->member_start && r->lost_at[i].start < at) return TRZ_OK; /* placed by the losses */
+    uint64_t mc = r->member_chunks, i = 0, recs = 0, bytes = 0;
+    for (; i < n && i < mc; i++) {
+        trz_index_entry e;
+        const trz_index_entry *c = &r->seq_list[i];
+        (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e);
+        if (e.nrec != c->nrec || e.raw != c->raw || e.stored != c->stored || e.codec != c->codec || e.flags != c->flags ||
+            e.offset != c->offset)
+            break;
+        recs += e.nrec;
+        bytes += e.raw;
+    }
+    if (i == n && i == mc) return TRZ_OK;
+    int base = r->member_base_ok;
+    trz_lost_range l = { base ? r->member_first_chunk + i : UNKNOWN, base ? r->member_first_record + recs : UNKNOWN, UNKNOWN,
+                         base ? r->member_first_byte + bytes : UNKNOWN, UNKNOWN };
+    rd_err(r, TRZ_ERR_CORRUPT, "the member's index lists %llu chunks where %llu were read, differing from chunk %llu on",
+           (unsigned long long)n, (unsigned long long)mc, (unsigned long long)i);
+    return rd_note_range(r, l, r->member_start + (i < mc ? r->seq_list[i].offset : at - r->member_start), at,
+                         TRZ_LOST_UNPLACED);
+}
+
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at)
 {
+    if (r->seq_mplaced && r->mrel_ok) return apply_placed_index(r, ix, n, at);
+    if (r->seq_mcodec && r->member_chunks) {
+        int rc = check_legacy_index(r, ix, n, at);
+        if (rc) return rc;
+    }
     uint64_t bc = UNKNOWN, brec = UNKNOWN, bbyte = UNKNOWN;
     if (r->member_base_ok && r->member_start == ms) {
         bc = r->member_first_chunk;
@@ -313,7 +436,8 @@ int rd_add_lost(trz_reader *r, const dchunk *d)
         return note_lost(r, l, c->offset, c->offset + c->stored, 0, d->kprior);
     }
     if (!d->numbers_ok) l.chunk = l.first_record = l.first_byte = UNKNOWN;
-    return note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok, d->kprior);
+    /* (a chunk of a member of version 5 knows its place: its loss is not open) */
+    return note_lost(r, l, d->off, d->off + d->stored, !d->numbers_ok && !r->seq_mplaced, d->kprior);
 }
 
 size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)
@@ -324,5 +448,11 @@ size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)
 
 int trz_reader_lost_knowledge(const trz_reader *r, size_t i)
 {
-    return r && i < r->nlost && r->lost_at[i].know;
+    return r && i < r->nlost && r->lost_at[i].kind == TRZ_LOST_KNOWLEDGE;
+}
+
+int trz_reader_lost_kind(const trz_reader *r, size_t i)
+{
+    if (!r || i >= r->nlost) return TRZ_ERR_PARAM;
+    return r->lost_at[i].kind;
 }

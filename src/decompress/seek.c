@@ -19,22 +19,25 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
     if (msize > end || ix_off + 8 + TRZ_FOOTER_SIZE > msize) return TRZ_ERR_CORRUPT;
     uint64_t start = end - msize;
     uint64_t ix_len = msize - TRZ_FOOTER_SIZE - ix_off;
-    if ((ix_len - 8) % TRZ_INDEX_ENTRY) return TRZ_ERR_CORRUPT;
-    uint64_t n = (ix_len - 8) / TRZ_INDEX_ENTRY;
-    uint8_t *ix = malloc(ix_len);
-    if (!ix) return TRZ_ERR_NOMEM;
-    int rc = rd_read_at(r, start + ix_off, ix, ix_len);
-    if (!rc && !trz_index_ok(ix, ix_len, &ft)) rc = TRZ_ERR_CORRUPT;
-    /* the member header, so that a damaged one is caught here too */
+    /* the member header first: its version says how the index is laid out
+     * (and a damaged one is caught here too) */
     uint8_t h[TRZ_FILE_HDR_MAX];
     size_t hlen = 0;
     trz_file_hdr fh;
-    if (!rc) {
-        size_t want = sizeof h < ix_off ? sizeof h : (size_t)ix_off;
-        rc = rd_read_at(r, start, h, want);
-        if (!rc) rc = rd_parse_member_header(r, h, want, &hlen, &fh);
-        if (!rc) r->wrap = fh.wrap; /* members come last first: the first member's stays */
-    }
+    size_t want = sizeof h < ix_off ? sizeof h : (size_t)ix_off;
+    int rc = rd_read_at(r, start, h, want);
+    if (rc) return rc;
+    trz_file_hdr peek;
+    if ((rc = trz_file_hdr_parse(h, want, &peek, &hlen))) return rc;
+    uint64_t extra = peek.placed ? TRZ_MEMBER_HASH : 0;
+    if (ix_len < 8 + extra || (ix_len - 8 - extra) % TRZ_INDEX_ENTRY) return TRZ_ERR_CORRUPT;
+    uint64_t n = (ix_len - 8 - extra) / TRZ_INDEX_ENTRY;
+    uint8_t *ix = malloc(ix_len);
+    if (!ix) return TRZ_ERR_NOMEM;
+    rc = rd_read_at(r, start + ix_off, ix, ix_len);
+    if (!rc && !trz_index_ok(ix, ix_len, &ft, peek.placed)) rc = TRZ_ERR_CORRUPT;
+    if (!rc) rc = rd_parse_member_header(r, h, want, &hlen, &fh);
+    if (!rc) r->wrap = fh.wrap; /* members come last first: the first member's stays */
     rchunk *c = NULL;
     if (!rc && n && !(c = calloc(n, sizeof *c))) rc = TRZ_ERR_NOMEM;
     /* a restore block lies between the header and the first chunk */
@@ -59,12 +62,18 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         k->mfirst = i == 0;
         k->mknow = fh.know;
         k->mchain = fh.chain;
+        k->mplaced = fh.placed;
+        k->mno = (uint32_t)i;
+        k->mrec = rec;
+        k->mbyte = byte;
+        k->mlast = i + 1 == n;
+        k->mhash = k->mlast && fh.placed ? trz_index_mhash(ix, (size_t)ix_len) : 0;
         const trz_codec *kc = trz_codec_by_id(k->codec);
         int tail;
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
             k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
             !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0,
-                            fh.know || fh.chain, &tail) ||
+                            fh.know || fh.chain, fh.placed, &tail) ||
             (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4)
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
@@ -136,6 +145,24 @@ int rd_load_index(trz_reader *r)
     r->total_bytes = byte;
     r->seekable = 1;
     return TRZ_OK;
+}
+
+int rd_places_agree(trz_reader *r)
+{
+    uint8_t hb[TRZ_CHUNK_HDR_MAX];
+    for (uint64_t i = 0; i < r->nchunks; i++) {
+        const rchunk *c = &r->chunks[i];
+        if (!c->mplaced) continue;
+        size_t want = c->stored < sizeof hb ? c->stored : sizeof hb, need;
+        trz_chunk_hdr h;
+        int rc = rd_read_at(r, c->offset, hb, want);
+        if (rc == TRZ_ERR_IO) return rc;
+        if (rc || trz_chunk_parse_hdr(hb, want, &h, &need) == TRZ_ERR_CORRUPT || h.hdr_len > want) continue;
+        if (!(h.flags & TRZ_CHUNK_PLACED) || h.place_no != c->mno || h.place_rec != c->mrec || h.place_byte != c->mbyte ||
+            h.nrec != c->nrec || h.raw != c->raw)
+            return 0;
+    }
+    return 1;
 }
 
 int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
@@ -215,6 +242,19 @@ int64_t trz_reader_chunk_group(trz_reader *r, uint64_t n, int *chained)
     if (!r->chunks[n].mchain && !r->chunks[n].mknow) return (int64_t)n;
     while (n > 0 && !(r->chunks[n].flags & TRZ_CHUNK_RESTART) && !r->chunks[n].mfirst) n--;
     return (int64_t)n;
+}
+
+int trz_reader_chunk_place(const trz_reader *r, uint64_t n, uint32_t *no, uint64_t *rec, uint64_t *byte, int *last,
+                           uint64_t *mhash)
+{
+    if (!r->seekable || n >= r->nchunks || !r->chunks[n].mplaced) return 0;
+    const rchunk *c = &r->chunks[n];
+    *no = c->mno;
+    *rec = c->mrec;
+    *byte = c->mbyte;
+    *last = c->mlast;
+    *mhash = c->mhash;
+    return 1;
 }
 
 int trz_reader_chunk_chained(const trz_reader *r, uint64_t n)

@@ -102,7 +102,7 @@ int rd_seq_member_header(trz_reader *r, int first)
         if (rc == TRZ_ERR_TRUNCATED) return rd_err(r, rc, "truncated file header at byte %llu", (unsigned long long)start);
         return rd_err(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
-    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know, f.chain);
+    rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know, f.chain, f.placed);
     return f.restore_size ? seq_restore_block(r, start, &f) : TRZ_OK;
 }
 
@@ -145,12 +145,58 @@ static int bad_magic(trz_reader *r, uint64_t at, uint8_t *hb)
 {
     size_t got = 0;
     if (rd_read_exact(r, hb + 4, 4, &got) == TRZ_ERR_IO) return rd_err(r, TRZ_ERR_IO, "read error: %s", strerror(errno));
-    uint64_t mc = r->member_chunks, ixlen = 8 + mc * TRZ_INDEX_ENTRY + TRZ_FOOTER_SIZE;
+    uint64_t mc = r->member_chunks, ixlen = trz_index_len(mc, r->seq_mplaced) + TRZ_FOOTER_SIZE;
     int ix = mc && got == 4 && (trz_index_count(hb) == mc || (r->file_size && r->file_size - at == ixlen));
     int rc = ix ? rd_err(r, TRZ_ERR_CORRUPT, "damaged index at byte %llu (bad magic)", (unsigned long long)at)
                 : rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: bad chunk magic at byte %llu",
                        (unsigned long long)r->seq_chunk_no, (unsigned long long)at);
     return rd_damaged(r, rc, at, hb, 4 + got, 0);
+}
+
+/* A chunk of a member of version 5 states its place (FORMAT.md, "Chunk"),
+ * which must be the one that comes next.  When it is, the reader's numbers
+ * are the place's (exact again after a loss, the member's start being
+ * known) and the member hash takes the chunk on.  Returns 0 to take the
+ * chunk, 1 to skip it (salvage: a chunk that does not belong here), or a
+ * negative trz_result. */
+static int check_place(trz_reader *r, dchunk *d, uint64_t at)
+{
+    const trz_chunk_hdr *h = &d->h;
+    int rc;
+    if (!r->mrel_ok) { /* a member whose header is lost: its first chunk found says where it is */
+        r->mrel_ok = 1;
+        r->mh_ok = 0;
+    } else if (h->place_no != r->mrel_no || h->place_rec != r->mrel_rec || h->place_byte != r->mrel_byte) {
+        int ahead = h->place_no > r->mrel_no && h->place_rec >= r->mrel_rec && h->place_byte >= r->mrel_byte;
+        rc = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: it is chunk %lu of its member (record %llu), where "
+                    "chunk %llu (record %llu) comes next: %s", (unsigned long long)r->seq_chunk_no,
+                    (unsigned long long)at, (unsigned long)h->place_no, (unsigned long long)h->place_rec,
+                    (unsigned long long)r->mrel_no, (unsigned long long)r->mrel_rec,
+                    ahead ? "chunks are missing" : "a chunk is repeated or out of order");
+        if (!r->salvage) return rc;
+        r->mh_ok = 0;
+        if (!ahead) {
+            int base = r->member_base_ok;
+            trz_lost_range l = { base ? r->member_first_chunk + h->place_no : UNKNOWN,
+                                 base ? r->member_first_record + h->place_rec : UNKNOWN, h->nrec,
+                                 base ? r->member_first_byte + h->place_byte : UNKNOWN, h->raw };
+            return (rc = rd_note_range(r, l, at, at + d->stored, TRZ_LOST_EXTRA)) ? rc : 1;
+        }
+        if ((rc = rd_place_gap(r, at, h->place_no, h->place_rec, h->place_byte))) return rc;
+        rd_know_lost(r); /* the chunks after the gap cannot build on what it held */
+        rd_chain_lost(r);
+    }
+    r->mrel_no = (uint64_t)h->place_no + 1;
+    r->mrel_rec = h->place_rec + h->nrec;
+    r->mrel_byte = h->place_byte + h->raw;
+    if (r->mh_ok) r->mh = trz_member_hash_step(r->mh, h->xxh, h->raw, h->nrec);
+    if (r->member_base_ok) {
+        r->seq_chunk_no = r->member_first_chunk + h->place_no;
+        r->seq_records = r->member_first_record + h->place_rec;
+        r->seq_bytes = r->member_first_byte + h->place_byte;
+        r->counts_ok = 1;
+    }
+    return 0;
 }
 
 /* Read the next chunk's bytes in sequential mode.  Returns 1 when there is a
@@ -166,7 +212,7 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
                 return rc;
             continue;
         }
-        uint8_t hb[TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4];
+        uint8_t hb[TRZ_CHUNK_HDR_MAX];
         uint64_t at = r->spos;
         size_t got, have;
         rc = rd_read_exact(r, hb, 4, &got);
@@ -213,9 +259,11 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
             rc = rd_err(r, rc, "chunk %llu: damaged header at byte %llu (%s)", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, trz_strerror(rc));
         int tail = 0;
+        /* a chunk of a member of version 5 says whether it is the member's first */
+        int first = d->h.flags & TRZ_CHUNK_PLACED ? d->h.place_no == 0 : r->member_chunks == 0;
         if (!rc && r->seq_mcodec &&
             (r->seq_tail || !trz_chunk_fits(r->seq_mcodec, r->seq_mbo, d->h.codec, d->h.byte_order, d->h.flags, d->h.nrec,
-                                        d->h.raw, r->member_chunks == 0, r->seq_mknow || r->seq_mchain, &tail)))
+                                        d->h.raw, first, r->seq_mknow || r->seq_mchain, r->seq_mplaced, &tail)))
             rc = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: %s", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, r->seq_tail ? "a chunk after the member's partial last record"
                                                           : "its record count or flags do not fit the member's format");
@@ -231,7 +279,9 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
                     : d->h.codec == TRZ_CODEC_RAW && r->seq_guess ? r->seq_guess
                                                                   : trz_codec_by_id(d->h.codec);
         d->mbo = r->seq_mcodec ? r->seq_mbo : d->h.byte_order;
-        d->mfirst = r->member_chunks == 0;
+        d->mfirst = first;
+        /* a member whose header is lost: its chunks say whether it is of version 5 */
+        if (!r->seq_mcodec && (d->h.flags & TRZ_CHUNK_PLACED)) r->seq_mplaced = 1;
         /* a member whose header is lost: its chunks say whether it has knowledge */
         d->mknow = r->seq_mcodec ? r->seq_mknow : (d->h.flags & TRZ_CHUNK_RESTART) != 0 || r->kvalid;
         /* (and a lost header's chunks are taken to stand alone: those of a
@@ -248,7 +298,13 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
             continue;
         }
         d->raw_len = d->stored = d->h.hdr_len + d->h.payload;
-        if (!r->salvage && note_chunk(r, d, at)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
+        if (d->h.flags & TRZ_CHUNK_PLACED) {
+            if ((rc = check_place(r, d, at)) < 0) return rc;
+            r->last_end = at + d->stored;
+            if (rc) continue; /* salvage: a chunk that does not belong here, skipped */
+        }
+        r->last_end = at + d->stored;
+        if (note_chunk(r, d, at)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
         d->numbers_ok = r->counts_ok;
         d->no = r->seq_chunk_no++;
         d->first_record = r->seq_records;
@@ -320,7 +376,7 @@ static int seq_index(trz_reader *r, uint64_t at)
                   (unsigned long long)at, (unsigned long long)n, (unsigned long long)mc);
         return rd_damaged(r, rc, at, n4, 8, 0);
     }
-    size_t len = 8 + (size_t)n * TRZ_INDEX_ENTRY;
+    size_t len = (size_t)trz_index_len(n, r->seq_mplaced);
     uint8_t *ix = malloc(len + TRZ_FOOTER_SIZE);
     if (!ix) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
     memcpy(ix, n4, 8);
@@ -336,13 +392,19 @@ static int seq_index(trz_reader *r, uint64_t at)
         return rc;
     }
     trz_footer ft;
-    int ok = trz_footer_parse(f, &ft) == TRZ_OK && trz_index_ok(ix, len, &ft) && ft.member_size <= r->spos &&
-             r->spos - ft.member_size + ft.index_offset == at;
+    int intact = trz_footer_parse(f, &ft) == TRZ_OK && trz_index_ok(ix, len, &ft, r->seq_mplaced);
+    int ok = intact && ft.member_size <= r->spos && r->spos - ft.member_size + ft.index_offset == at;
     uint64_t ms = ok ? r->spos - ft.member_size : 0;
     if (ok && !r->salvage && ms != r->member_start) ok = 0;
     if (ok && !r->salvage && (rc = index_matches(r, ix, n, at)) != TRZ_OK) {
         free(ix);
         return rc;
+    }
+    /* every chunk read stands where it says: they are the member's if the hash agrees */
+    if (ok && !r->salvage && r->seq_mplaced && r->mh != trz_index_mhash(ix, len)) {
+        free(ix);
+        return rd_err(r, TRZ_ERR_CORRUPT, "member hash mismatch at byte %llu: the member's chunks are not those it "
+                      "was written with", (unsigned long long)at);
     }
     if (ok) {
         rc = r->salvage ? rd_apply_index(r, ix, n, ms, at) : TRZ_OK;
@@ -351,6 +413,15 @@ static int seq_index(trz_reader *r, uint64_t at)
         return rc;
     }
     rc = rd_err(r, TRZ_ERR_CORRUPT, "damaged index or footer at byte %llu", (unsigned long long)at);
+    /* salvage: an intact index whose member is not the size it says (chunks
+     * cut out) still says how many chunks the member had, which the places
+     * of the chunks read are checked against */
+    if (r->salvage && intact && (r->seq_mplaced ? r->mrel_ok : r->seq_mcodec != NULL)) {
+        rc = rd_apply_index(r, ix, n, r->member_start, at);
+        free(ix);
+        if (rc == TRZ_OK) r->in_member = 0;
+        return rc;
+    }
     if (r->salvage && n == mc) { /* the count fits: exactly the index and footer were skipped */
         free(ix);
         r->in_member = 0;
@@ -359,4 +430,119 @@ static int seq_index(trz_reader *r, uint64_t at)
     rc = rd_damaged(r, rc, at, ix, len + TRZ_FOOTER_SIZE, 0);
     free(ix);
     return rc;
+}
+
+/* ---- the layout of members of earlier versions ----
+ * A chunk of a member of version 5 states its place; one of an earlier
+ * version does not, and read without the index its record numbers are
+ * counted from the chunks before it: a chunk cut out, repeated or moved
+ * shifts every number after it, and only the member's index, at its end,
+ * tells.  Before a seek counts records that way, scan_layout reads every
+ * member's chunk headers (not their data) and its index, on an input that
+ * can seek, and puts the input back where it was. */
+
+/* n bytes at off, straight from the input. */
+static int raw_at(trz_reader *r, uint64_t off, uint8_t *b, size_t n)
+{
+    if (r->io.seek(r->io.opaque, off) != 0) return -1;
+    size_t got = 0;
+    while (got < n) {
+        int64_t k = r->io.read(r->io.opaque, b + got, n - got);
+        if (k <= 0) return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* 1: every member of an earlier version whose chunks could be walked ends
+ * with an index that lists exactly them; 0: one does not (set r->err);
+ * the walk stops, as fine, at anything damaged, which reading meets. */
+static int scan_members(trz_reader *r, uint64_t size)
+{
+    uint8_t hb[TRZ_FILE_HDR_MAX > TRZ_CHUNK_HDR_MAX ? TRZ_FILE_HDR_MAX : TRZ_CHUNK_HDR_MAX];
+    trz_index_entry *list = NULL;
+    size_t cap = 0;
+    uint64_t pos = 0;
+    int ok = 1;
+    while (ok && pos < size) {
+        trz_file_hdr f;
+        size_t len, want = size - pos < TRZ_FILE_HDR_MAX ? (size_t)(size - pos) : TRZ_FILE_HDR_MAX;
+        if (raw_at(r, pos, hb, want) || trz_file_hdr_parse(hb, want, &f, &len)) break;
+        uint64_t start = pos, n = 0;
+        pos += len + f.restore_size;
+        for (;;) { /* the member's chunks, to its index */
+            if (size - pos < 8 || raw_at(r, pos, hb, 8)) goto done;
+            if (memcmp(hb, trz_index_magic, 4) == 0) break;
+            want = size - pos < TRZ_CHUNK_HDR_MAX ? (size_t)(size - pos) : TRZ_CHUNK_HDR_MAX;
+            trz_chunk_hdr h;
+            size_t need;
+            if (raw_at(r, pos, hb, want) || trz_chunk_parse_hdr(hb, want, &h, &need) || need > size - pos) goto done;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                trz_index_entry *nl = realloc(list, cap * sizeof *nl);
+                if (!nl) goto done;
+                list = nl;
+            }
+            list[n++] = (trz_index_entry){ pos - start, 0, 0, h.nrec, h.raw, (uint32_t)need, h.codec, h.flags };
+            pos += need;
+        }
+        uint64_t count = trz_index_count(hb), ixlen = trz_index_len(count, f.placed);
+        if (size - pos < ixlen + TRZ_FOOTER_SIZE || count > n + 1000000) break;
+        uint8_t *ix = malloc((size_t)ixlen + TRZ_FOOTER_SIZE);
+        if (!ix || raw_at(r, pos, ix, (size_t)ixlen + TRZ_FOOTER_SIZE)) { free(ix); break; }
+        trz_footer ft;
+        int intact = trz_footer_parse(ix + ixlen, &ft) == TRZ_OK && trz_index_ok(ix, (size_t)ixlen, &ft, f.placed);
+        if (intact && !f.placed) { /* (placed chunks prove their own numbers) */
+            uint64_t rec = 0, byte = 0;
+            for (uint64_t i = 0; ok && i < count; i++) {
+                trz_index_entry e;
+                (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e);
+                if (i >= n || e.offset != list[i].offset || e.first_record != rec || e.first_byte != byte ||
+                    e.nrec != list[i].nrec || e.raw != list[i].raw || e.stored != list[i].stored ||
+                    e.codec != list[i].codec || e.flags != list[i].flags)
+                    ok = 0;
+                rec += e.nrec;
+                byte += e.raw;
+            }
+            if (count != n) ok = 0;
+            if (!ok)
+                rd_err(r, TRZ_ERR_CORRUPT, "the member at byte %llu holds %llu chunks where its index lists %llu, or "
+                       "others (cut out, repeated or moved): its record numbers cannot be told without the index; "
+                       "decode it whole, or --salvage", (unsigned long long)start, (unsigned long long)n,
+                       (unsigned long long)count);
+        }
+        free(ix);
+        pos += ixlen + TRZ_FOOTER_SIZE;
+    }
+done:
+    free(list);
+    return ok;
+}
+
+int rd_check_layout(trz_reader *r)
+{
+    if (r->layout_checked || r->seekable || !r->io.seek || !r->io.size) return TRZ_OK;
+    r->layout_checked = 1;
+    int64_t size = r->io.size(r->io.opaque);
+    if (size < 0) return TRZ_OK;
+    uint64_t resume = r->spos + (r->look_len - r->look_pos); /* where the input stands */
+    int ok = scan_members(r, (uint64_t)size);
+    if (r->io.seek(r->io.opaque, resume) != 0) return rd_err(r, TRZ_ERR_IO, "seek failed");
+    return ok ? TRZ_OK : TRZ_ERR_CORRUPT;
+}
+
+int trz_reader_check_rest(trz_reader *r)
+{
+    if (!r) return TRZ_ERR_PARAM;
+    if (r->failed) return r->failed;
+    /* through the index, and in members of version 5, every number handed
+     * out was proven as it was */
+    if (r->seekable || !r->in_member || r->seq_mplaced) return TRZ_OK;
+    rd_drop_queue(r); /* chunks fetched ahead are in the member's list already */
+    dchunk d = { 0 };
+    int rc = TRZ_OK;
+    while (r->in_member && !r->at_end && (rc = rd_seq_fetch(r, &d)) > 0) rc = TRZ_OK;
+    rd_dchunk_free(&d);
+    if (rc < 0) r->failed = rc;
+    return rc < 0 ? rc : TRZ_OK;
 }

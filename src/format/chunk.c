@@ -40,7 +40,7 @@ static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, 
 
     trz_buf *o = &job->out;
     o->n = 0;
-    size_t table = TRZ_CHUNK_HDR_FIXED;
+    size_t table = TRZ_CHUNK_HDR_FIXED + (job->flags & TRZ_CHUNK_PLACED ? TRZ_CHUNK_PLACE : 0);
     size_t data = table + (size_t)n * TRZ_STREAM_ENTRY + 4;
     if (trz_buf_reserve(o, data)) return TRZ_ERR_NOMEM;
     o->n = data;
@@ -67,6 +67,11 @@ static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, 
     trz_st_le32(h + 12, (uint32_t)job->raw_len);
     trz_st_le64(h + 16, xxh);
     trz_st_le32(h + 24, trz_xxh32low(o->p + data, o->n - data));
+    if (job->flags & TRZ_CHUNK_PLACED) {
+        trz_st_le32(h + 28, job->place_no);
+        trz_st_le64(h + 32, job->place_rec);
+        trz_st_le64(h + 40, job->place_byte);
+    }
     size_t chk = table + (size_t)n * TRZ_STREAM_ENTRY;
     trz_st_le32(h + chk, trz_xxh32low(h, chk));
     return TRZ_OK;
@@ -138,6 +143,12 @@ static int verify(trz_chunk_job *job, trz_zctx *z)
                         trz_zctx_streams(z));
 }
 
+/* The header of the chunk stored raw: one stream. */
+static size_t raw_hdr_len(const trz_chunk_job *job)
+{
+    return TRZ_CHUNK_HDR_FIXED + (job->flags & TRZ_CHUNK_PLACED ? TRZ_CHUNK_PLACE : 0) + TRZ_STREAM_ENTRY + 4;
+}
+
 /* The guard: whether the raw codec, at the fast level TRZ_GUARD_LEVEL,
  * would store the chunk in fewer bytes than the model did (its knowledge
  * stream aside: a raw chunk carries it the same).  A trial that stops as
@@ -147,7 +158,7 @@ static int raw_wins(trz_chunk_job *job, trz_zctx *z)
     trz_chunk_hdr h;
     size_t need;
     if (trz_chunk_parse_hdr(job->out.p, job->out.n, &h, &need)) return 0;
-    size_t model = h.hdr_len, raw_hdr = TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4;
+    size_t model = h.hdr_len, raw_hdr = raw_hdr_len(job);
     for (unsigned k = 0; k < h.nstreams; k++)
         if (!(job->kstream && job->kstream->n && h.sid[k] == TRZ_KNOW_STREAM)) model += h.csize[k];
         else model -= TRZ_STREAM_ENTRY;
@@ -173,7 +184,7 @@ void trz_chunk_finish(trz_chunk_job *job, trz_zctx *z)
     if (codec->id != TRZ_CODEC_RAW) {
         /* Nor does a forced format on bytes it cannot predict (random data
          * as BYU grew 4%): a chunk is never larger than its bytes stored. */
-        if (rc == TRZ_OK && job->out.n > job->raw_len + TRZ_CHUNK_HDR_FIXED + TRZ_STREAM_ENTRY + 4) rc = TRZ_ERR_CODEC;
+        if (rc == TRZ_OK && job->out.n > job->raw_len + raw_hdr_len(job)) rc = TRZ_ERR_CODEC;
         /* Nor a model that loses to the general-purpose back-end (exact
          * repeats it has no memory for, noise): the guard, on chunks large
          * enough for a few bytes of difference not to matter. */
@@ -211,12 +222,13 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
 }
 
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int groups, int *tail)
+                   uint64_t raw, int first, int groups, int placed, int *tail)
 {
     *tail = 0;
     /* a member of groups starts one at its first chunk */
     if (groups ? first && !(flags & TRZ_CHUNK_RESTART) : (flags & TRZ_CHUNK_RESTART) != 0) return 0;
-    flags &= ~(unsigned)TRZ_CHUNK_RESTART;
+    if (!placed != !(flags & TRZ_CHUNK_PLACED)) return 0;
+    flags &= ~(unsigned)(TRZ_CHUNK_RESTART | TRZ_CHUNK_PLACED);
     if (codec != m->id && codec != TRZ_CODEC_RAW) return 0;
     if (codec == m->id && codec != TRZ_CODEC_RAW && bo != (unsigned)mbo) return 0;
     if (m->record_size == 0) return !(first && (flags & TRZ_CHUNK_MIDLINE)) && nrec <= raw;
@@ -240,19 +252,29 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     h->xxh = trz_ld_le64(p + 16);
     h->pcheck = trz_ld_le32(p + 24);
     if (h->nstreams > TRZ_MAX_STREAMS) return TRZ_ERR_LIMIT;
-    size_t chk = TRZ_CHUNK_HDR_FIXED + (size_t)h->nstreams * TRZ_STREAM_ENTRY;
+    /* (the flags are not checked yet: a damaged one is caught by the check) */
+    size_t table = TRZ_CHUNK_HDR_FIXED + (h->flags & TRZ_CHUNK_PLACED ? TRZ_CHUNK_PLACE : 0);
+    size_t chk = table + (size_t)h->nstreams * TRZ_STREAM_ENTRY;
     h->hdr_len = (uint32_t)(chk + 4);
     *need = h->hdr_len;
     if (n < h->hdr_len) return TRZ_ERR_TRUNCATED;
     if (trz_ld_le32(p + chk) != trz_xxh32low(p, chk)) return TRZ_ERR_CORRUPT;
     if (h->raw > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_LIMIT;
-    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~(TRZ_CHUNK_MIDLINE | TRZ_CHUNK_RESTART))) return TRZ_ERR_CORRUPT;
+    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~(TRZ_CHUNK_MIDLINE | TRZ_CHUNK_RESTART | TRZ_CHUNK_PLACED)))
+        return TRZ_ERR_CORRUPT;
+    h->place_no = 0;
+    h->place_rec = h->place_byte = 0;
+    if (h->flags & TRZ_CHUNK_PLACED) {
+        h->place_no = trz_ld_le32(p + 28);
+        h->place_rec = trz_ld_le64(p + 32);
+        h->place_byte = trz_ld_le64(p + 40);
+    }
     const trz_codec *c = trz_codec_by_id(h->codec);
     if (!c) return TRZ_ERR_UNSUPPORTED;
     if (!trz_nrec_ok(c, h->nrec, h->raw)) return TRZ_ERR_CORRUPT;
     uint64_t seen = 0, total = 0, payload = 0;
     for (unsigned k = 0; k < h->nstreams; k++) {
-        const uint8_t *e = p + TRZ_CHUNK_HDR_FIXED + (size_t)k * TRZ_STREAM_ENTRY;
+        const uint8_t *e = p + table + (size_t)k * TRZ_STREAM_ENTRY;
         h->sid[k] = e[0];
         h->backend[k] = e[1];
         h->csize[k] = trz_ld_le32(e + 2);
@@ -278,6 +300,18 @@ void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint
     p[7] = flags;
     trz_st_le32(p + 8, nrec);
     trz_st_le32(p + chk, trz_xxh32low(p, chk));
+}
+
+void trz_chunk_set_place(uint8_t *p, trz_chunk_hdr *h, uint32_t no, uint64_t rec, uint64_t byte)
+{
+    size_t chk = h->hdr_len - 4;
+    trz_st_le32(p + 28, no);
+    trz_st_le64(p + 32, rec);
+    trz_st_le64(p + 40, byte);
+    trz_st_le32(p + chk, trz_xxh32low(p, chk));
+    h->place_no = no;
+    h->place_rec = rec;
+    h->place_byte = byte;
 }
 
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)

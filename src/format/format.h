@@ -18,16 +18,21 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_FORMAT_VERSION 1      /* members without knowledge */
 #define TRZ_FORMAT_VERSION_KNOW 3 /* members whose chunks carry knowledge (FORMAT.md, "Knowledge"); 2 is never written */
 #define TRZ_FORMAT_VERSION_CHAIN 4 /* members whose groups are chains (FORMAT.md, "Chains") */
+#define TRZ_FORMAT_VERSION_PLACED 5 /* chunks that state their place; the mode in the header's flags (FORMAT.md) */
+#define TRZ_MODE_KNOW 0x01  /* version 5 header flags: the chunks carry knowledge */
+#define TRZ_MODE_CHAIN 0x02 /* the groups are chains */
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
 #define TRZ_FILE_HDR_MAX (TRZ_FILE_HDR_FIXED + TRZ_MAX_PARAMS + 4)
-#define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table */
+#define TRZ_CHUNK_HDR_FIXED 28     /* before the stream table (and the place) */
+#define TRZ_CHUNK_PLACE 20         /* a placed chunk's place: number, first record, first byte */
 #define TRZ_STREAM_ENTRY 10
 #define TRZ_GUARD_LEVEL 3 /* the back-end level a model is checked against (chunk.c, raw_wins) */
 #define TRZ_GUARD_MIN (64u << 10) /* chunks of fewer bytes are not checked */
-#define TRZ_CHUNK_HDR_MAX (TRZ_CHUNK_HDR_FIXED + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4)
+#define TRZ_CHUNK_HDR_MAX (TRZ_CHUNK_HDR_FIXED + TRZ_CHUNK_PLACE + TRZ_MAX_STREAMS * TRZ_STREAM_ENTRY + 4)
 #define TRZ_INDEX_ENTRY 40
+#define TRZ_MEMBER_HASH 8          /* after a version 5 index's entries */
 #define TRZ_FOOTER_SIZE 24
 
 /* ---- decoder limits: every size read from a file is checked first ---- */
@@ -50,7 +55,8 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 
 /* chunk flags */
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
-#define TRZ_CHUNK_RESTART 0x02 /* a group starts at this chunk (members of versions 3 and 4) */
+#define TRZ_CHUNK_RESTART 0x02 /* a group starts at this chunk (members of versions 3, 4 and 5) */
+#define TRZ_CHUNK_PLACED 0x04  /* the header states the chunk's place (members of version 5, all chunks) */
 
 /* ---- file header (header.c) ---- */
 typedef struct trz_file_hdr {
@@ -59,6 +65,8 @@ typedef struct trz_file_hdr {
     uint8_t wrap; /* parameter 1: what the input was compressed with (TRZ_WRAP_*), 0 = nothing */
     uint8_t know;  /* version 3: the member's chunks carry knowledge */
     uint8_t chain; /* version 4: the member's groups are chains */
+    uint8_t placed; /* version 5: its chunks state their place, its index the member hash (know
+                       and chain then come from the header's flags) */
     uint8_t restore_kind;  /* parameter 2: the container a restore block rebuilds, */
     uint64_t restore_size; /* and the block's size; 0 = no block */
 } trz_file_hdr;
@@ -155,7 +163,11 @@ typedef struct trz_chunk_hdr {
     uint8_t sid[TRZ_MAX_STREAMS], backend[TRZ_MAX_STREAMS];
     uint32_t csize[TRZ_MAX_STREAMS], rsize[TRZ_MAX_STREAMS];
     uint64_t payload;      /* sum of csize */
-    uint32_t hdr_len;      /* fixed + table + check */
+    uint32_t hdr_len;      /* fixed + place + table + check */
+    /* a placed chunk (flag TRZ_CHUNK_PLACED): its number in its member and
+     * the member's record and byte numbers at its start */
+    uint32_t place_no;
+    uint64_t place_rec, place_byte;
 } trz_chunk_hdr;
 
 struct trz_kstore;
@@ -167,7 +179,9 @@ typedef struct trz_chunk_job {
     size_t raw_len;
     uint32_t nrec;
     int byte_order, level, backend, verify;
-    uint8_t flags;
+    uint8_t flags;            /* TRZ_CHUNK_PLACED set: the place below goes into the header */
+    uint32_t place_no;
+    uint64_t place_rec, place_byte;
     const trz_know *know;     /* the member's knowledge for this chunk, or NULL (none) */
     const trz_buf *kstream;   /* the chunk's knowledge stream (its new facts), or NULL */
     /* a chunk of a chain (version 4): the group's encoder model, and the
@@ -193,10 +207,12 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
 
 /* Whether a chunk fits its member (FORMAT.md, "Records"): m and mbo are the
  * member's codec and byte order, first says it is the member's first
- * chunk, groups that the member's chunks form groups (versions 3 and 4);
- * *tail is set for a partial last record, which must end the member. */
+ * chunk, groups that the member's chunks form groups (versions 3 and 4, 5
+ * with a mode), placed that the member is of version 5 (its chunks, and
+ * only its, state their place); *tail is set for a partial last record,
+ * which must end the member. */
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int groups, int *tail);
+                   uint64_t raw, int first, int groups, int placed, int *tail);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx.  In
  * two steps for a chain's pipeline: trz_chunk_model codes the records with
@@ -217,6 +233,9 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
  * and flags, and reseal its header check.  The payload and both of its
  * hashes stay valid: neither covers these fields. */
 void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint8_t flags);
+/* Give a placed chunk (header at p, parsed into h) another place, and
+ * reseal its header check (trz join: the chunk lands elsewhere). */
+void trz_chunk_set_place(uint8_t *p, trz_chunk_hdr *h, uint32_t no, uint64_t rec, uint64_t byte);
 
 /* Whether the payload of a chunk (header + payload at p) matches its check. */
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);
@@ -244,14 +263,23 @@ typedef struct trz_index_entry {
     uint8_t codec, flags;
 } trz_index_entry;
 
+/* The member hash of a version 5 member (FORMAT.md, "Index"): h starts at
+ * 0, and each chunk in order takes it on with its content hash, raw size
+ * and record count. */
+uint64_t trz_member_hash_step(uint64_t h, uint64_t xxh, uint32_t raw, uint32_t nrec);
+
 typedef struct trz_footer {
     uint64_t index_offset, member_size; /* from the member's start */
     uint32_t index_check;
 } trz_footer;
 
 /* Append the index and the footer; index_offset = where the index starts in
- * the member (the member's bytes written so far). */
-int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset);
+ * the member (the member's bytes written so far); mhash: the member hash
+ * of a version 5 member, NULL for the earlier versions. */
+int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset, const uint64_t *mhash);
+/* The bytes of an index of n entries (magic to the last entry, or to the
+ * member hash of a version 5 member). */
+uint64_t trz_index_len(uint64_t n, int placed);
 /* The chunk count in an index's first 8 bytes (magic and count). */
 uint32_t trz_index_count(const uint8_t *head);
 /* The entry at e (TRZ_INDEX_ENTRY bytes); TRZ_ERR_CORRUPT when its reserved
@@ -259,8 +287,11 @@ uint32_t trz_index_count(const uint8_t *head);
 int trz_index_entry_parse(const uint8_t *e, trz_index_entry *out);
 /* The footer's TRZ_FOOTER_SIZE bytes at f; TRZ_ERR_NOT_TRZ without its magic. */
 int trz_footer_parse(const uint8_t *f, trz_footer *out);
-/* Whether the len bytes at ix are an index (magic, count, entries) that
- * lists (len - 8) / TRZ_INDEX_ENTRY chunks and matches the footer's check. */
-int trz_index_ok(const uint8_t *ix, size_t len, const trz_footer *f);
+/* Whether the len bytes at ix are an index (magic, count, entries, and
+ * with placed the member hash) whose count fits len and that matches the
+ * footer's check. */
+int trz_index_ok(const uint8_t *ix, size_t len, const trz_footer *f, int placed);
+/* The member hash of a version 5 index of len bytes. */
+uint64_t trz_index_mhash(const uint8_t *ix, size_t len);
 
 #endif

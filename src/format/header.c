@@ -6,10 +6,16 @@
 size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
 {
     memcpy(h, trz_file_magic, 4);
-    h[4] = f->chain ? TRZ_FORMAT_VERSION_CHAIN : f->know ? TRZ_FORMAT_VERSION_KNOW : TRZ_FORMAT_VERSION;
+    /* version 5 states the mode in its flags; the earlier ones in the version (trz join writes them) */
+    if (f->placed) {
+        h[4] = TRZ_FORMAT_VERSION_PLACED;
+        h[7] = (uint8_t)((f->know ? TRZ_MODE_KNOW : 0) | (f->chain ? TRZ_MODE_CHAIN : 0));
+    } else {
+        h[4] = f->chain ? TRZ_FORMAT_VERSION_CHAIN : f->know ? TRZ_FORMAT_VERSION_KNOW : TRZ_FORMAT_VERSION;
+        h[7] = 0;
+    }
     h[5] = f->codec;
     h[6] = f->byte_order;
-    h[7] = 0;
     trz_st_le32(h + 8, f->record_size);
     /* the endian mark in the source's byte order, zero when it has none */
     if (f->byte_order == TRZ_BO_BIG) trz_st_be32(h + 12, TRZ_ENDIAN_MARK);
@@ -60,7 +66,8 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     *len = TRZ_FILE_HDR_FIXED;
     if (n < 4 || memcmp(h, trz_file_magic, 4) != 0) return TRZ_ERR_NOT_TRZ;
     if (n < TRZ_FILE_HDR_FIXED) return TRZ_ERR_TRUNCATED;
-    if (h[4] != TRZ_FORMAT_VERSION && h[4] != TRZ_FORMAT_VERSION_KNOW && h[4] != TRZ_FORMAT_VERSION_CHAIN)
+    if (h[4] != TRZ_FORMAT_VERSION && h[4] != TRZ_FORMAT_VERSION_KNOW && h[4] != TRZ_FORMAT_VERSION_CHAIN &&
+        h[4] != TRZ_FORMAT_VERSION_PLACED)
         return TRZ_ERR_VERSION;
     size_t plen = trz_ld_le16(h + 22);
     if (plen > TRZ_MAX_PARAMS) return TRZ_ERR_LIMIT;
@@ -69,7 +76,12 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     if (trz_ld_le32(h + TRZ_FILE_HDR_FIXED + plen) != trz_xxh32low(h, TRZ_FILE_HDR_FIXED + plen)) return TRZ_ERR_CORRUPT;
     const trz_codec *c = trz_codec_by_id(h[5]);
     if (!c) return TRZ_ERR_UNSUPPORTED;
-    if (h[6] > TRZ_BO_BIG || h[7] != 0 || trz_ld_le32(h + 8) != c->record_size) return TRZ_ERR_CORRUPT;
+    int placed = h[4] == TRZ_FORMAT_VERSION_PLACED;
+    /* version 5's flags: knowledge or chains; both, and the other bits, are
+     * for a later version (its members are refused as a newer format's) */
+    if (placed && h[7] & ~(TRZ_MODE_KNOW | TRZ_MODE_CHAIN)) return TRZ_ERR_VERSION;
+    if (placed && h[7] == (TRZ_MODE_KNOW | TRZ_MODE_CHAIN)) return TRZ_ERR_VERSION;
+    if (h[6] > TRZ_BO_BIG || (!placed && h[7] != 0) || trz_ld_le32(h + 8) != c->record_size) return TRZ_ERR_CORRUPT;
     f->codec = h[5];
     f->byte_order = h[6];
     f->record_size = c->record_size;
@@ -77,8 +89,9 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     f->level = h[20];
     f->backend = h[21];
     f->wrap = 0;
-    f->know = h[4] == TRZ_FORMAT_VERSION_KNOW;
-    f->chain = h[4] == TRZ_FORMAT_VERSION_CHAIN;
+    f->know = h[4] == TRZ_FORMAT_VERSION_KNOW || (placed && (h[7] & TRZ_MODE_KNOW));
+    f->chain = h[4] == TRZ_FORMAT_VERSION_CHAIN || (placed && (h[7] & TRZ_MODE_CHAIN));
+    f->placed = (uint8_t)placed;
     f->restore_kind = 0;
     f->restore_size = 0;
     return parse_params(h + TRZ_FILE_HDR_FIXED, plen, f);

@@ -3,7 +3,21 @@
  * joined archives; parsed by the reader, which checks them before use. */
 #include "format.h"
 
-int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset)
+uint64_t trz_member_hash_step(uint64_t h, uint64_t xxh, uint32_t raw, uint32_t nrec)
+{
+    uint8_t e[16];
+    trz_st_le64(e, xxh);
+    trz_st_le32(e + 8, raw);
+    trz_st_le32(e + 12, nrec);
+    return XXH3_64bits_withSeed(e, sizeof e, h);
+}
+
+uint64_t trz_index_len(uint64_t n, int placed)
+{
+    return 8 + n * TRZ_INDEX_ENTRY + (placed ? TRZ_MEMBER_HASH : 0);
+}
+
+int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t index_offset, const uint64_t *mhash)
 {
     size_t start = b->n;
     trz_put_bytes(b, trz_index_magic, 4);
@@ -19,6 +33,7 @@ int trz_index_write(trz_buf *b, const trz_index_entry *e, size_t n, uint64_t ind
         trz_put_u8(b, e[i].flags);
         trz_put_le16(b, 0);
     }
+    if (mhash) trz_put_le64(b, *mhash);
     if (b->oom) return TRZ_ERR_NOMEM;
     uint32_t chk = trz_xxh32low(b->p + start, b->n - start);
     uint64_t member_size = index_offset + (b->n - start) + TRZ_FOOTER_SIZE;
@@ -51,10 +66,13 @@ int trz_footer_parse(const uint8_t *f, trz_footer *out)
     return TRZ_OK;
 }
 
-int trz_index_ok(const uint8_t *ix, size_t len, const trz_footer *f)
+int trz_index_ok(const uint8_t *ix, size_t len, const trz_footer *f, int placed)
 {
-    return len >= 8 && (len - 8) % TRZ_INDEX_ENTRY == 0 && memcmp(ix, trz_index_magic, 4) == 0 &&
-           trz_ld_le32(ix + 4) == (len - 8) / TRZ_INDEX_ENTRY && trz_xxh32low(ix, len) == f->index_check;
+    size_t extra = placed ? TRZ_MEMBER_HASH : 0;
+    return len >= 8 + extra && (len - 8 - extra) % TRZ_INDEX_ENTRY == 0 && memcmp(ix, trz_index_magic, 4) == 0 &&
+           trz_ld_le32(ix + 4) == (len - 8 - extra) / TRZ_INDEX_ENTRY && trz_xxh32low(ix, len) == f->index_check;
 }
+
+uint64_t trz_index_mhash(const uint8_t *ix, size_t len) { return trz_ld_le64(ix + len - TRZ_MEMBER_HASH); }
 
 uint32_t trz_index_count(const uint8_t *head) { return trz_ld_le32(head + 4); }

@@ -71,6 +71,8 @@ typedef struct joiner {
     trz_file_hdr fh;               /* the first input's file header: every member's, */
     int open;                      /* with know and chain set to the member's version; a member is open */
     int kind;                      /* the open member's: 0 version 1, 1 knowledge (3), 2 chains (4) */
+    int placed;                    /* and its chunks state their places (version 5, any kind) */
+    uint64_t mh;                   /* its member hash so far */
     const trz_codec *codec;
     int bo;
     trz_index_entry *ix;           /* the member's chunks */
@@ -88,12 +90,15 @@ typedef struct joiner {
     size_t errlen;
 } joiner;
 
-static int member_begin(joiner *j, int kind)
+static int member_begin(joiner *j, int kind, int placed)
 {
     uint8_t hdr[TRZ_FILE_HDR_MAX];
     j->kind = kind;
+    j->placed = placed;
+    j->mh = 0;
     j->fh.know = kind == 1;
     j->fh.chain = kind == 2;
+    j->fh.placed = (uint8_t)placed;
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
@@ -105,7 +110,7 @@ static int member_begin(joiner *j, int kind)
 static int member_end(joiner *j)
 {
     trz_buf b = { 0 };
-    int rc = trz_index_write(&b, j->ix, j->nix, j->pos - j->mstart);
+    int rc = trz_index_write(&b, j->ix, j->nix, j->pos - j->mstart, j->placed ? &j->mh : NULL);
     if (rc == TRZ_OK) rc = out_write(j->out, b.p, b.n, &j->pos);
     free(b.p);
     return rc;
@@ -173,12 +178,15 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
         h->flags |= TRZ_CHUNK_RESTART;
         trz_chunk_set_count(buf, h, h->nrec, h->flags);
     }
-    if (j->open && know != j->kind && text && j->midline)
+    /* chunks that state their place join members of version 5; the others, members of their own version */
+    int placed = (h->flags & TRZ_CHUNK_PLACED) != 0;
+    int other = know != j->kind || placed != j->placed;
+    if (j->open && other && text && j->midline)
         return jerr(j->err, j->errlen, TRZ_ERR_PARAM, "%s: it continues a line of the part before, which was "
                     "written %s; compress the parts alike (--restart, --no-chain) and join again", path,
                     j->kind == 2 ? "in chains" : j->kind ? "with carried knowledge" : "without carried knowledge");
-    if (j->open && (j->tail || know != j->kind) && (rc = member_end(j))) return write_err(j, rc);
-    if ((!j->open || j->tail || know != j->kind) && (rc = member_begin(j, know))) return write_err(j, rc);
+    if (j->open && (j->tail || other) && (rc = member_end(j))) return write_err(j, rc);
+    if ((!j->open || j->tail || other) && (rc = member_begin(j, know, placed))) return write_err(j, rc);
     if (know == 1 && text) { /* the facts the last chunk of a member decodes with */
         if (!j->ks && !(j->ks = trz_kstore_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
         if (!j->z && !(j->z = trz_zctx_create())) return jerr(j->err, j->errlen, TRZ_ERR_NOMEM, "out of memory");
@@ -194,8 +202,9 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
         h->nrec--;
         trz_chunk_set_count(buf, h, h->nrec, h->flags);
     }
+    if (placed) trz_chunk_set_place(buf, h, (uint32_t)j->nix, j->rec, j->byte); /* where it lands now */
     if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->kind != 0,
-                        &tail))
+                        j->placed, &tail))
         return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
                     "format (a damaged input)", path, (long long)i);
     if (j->nix == j->cap) {
@@ -217,6 +226,7 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
     j->rec += h->nrec;
     j->byte += h->raw;
     j->tail = tail;
+    j->mh = trz_member_hash_step(j->mh, h->xxh, h->raw, h->nrec);
     if ((rc = out_write(j->out, buf, n, &j->pos))) return write_err(j, rc);
     if (text && h->raw) { /* an empty chunk leaves the state as it was, as for readers */
         if (ends_member) return ends_midline(j, path, i, h, buf, n, r);
@@ -227,10 +237,35 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
 
 /* Copy one input's chunks (r: its reader, fd: the file) into the join;
  * more: inputs follow it. */
+/* A chunk of a member of version 5 must stand where its input's index puts
+ * it, and the input member's chunks must be those its member hash covers:
+ * join copies chunks without decoding them, so an input whose chunks were
+ * cut out, repeated or moved (its index rebuilt over them) must not pass
+ * for whole.  *mh: the input member's hash so far. */
+static int check_place(joiner *j, const char *path, int64_t i, const trz_chunk_hdr *h, trz_reader *r, uint64_t *mh)
+{
+    uint32_t no;
+    uint64_t rec, byte, want;
+    int last;
+    if (!trz_reader_chunk_place(r, (uint64_t)i, &no, &rec, &byte, &last, &want)) return TRZ_OK;
+    if (!(h->flags & TRZ_CHUNK_PLACED) || h->place_no != no || h->place_rec != rec || h->place_byte != byte)
+        return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: it is chunk %lu of its member (record %llu), "
+                    "where the index lists chunk %lu (record %llu): a damaged input", path, (long long)i,
+                    (unsigned long)h->place_no, (unsigned long long)h->place_rec, (unsigned long)no,
+                    (unsigned long long)rec);
+    if (no == 0) *mh = 0;
+    *mh = trz_member_hash_step(*mh, h->xxh, h->raw, h->nrec);
+    if (last && *mh != want)
+        return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: member hash mismatch: the member's chunks are "
+                    "not those it was written with (a damaged input)", path, (long long)i);
+    return TRZ_OK;
+}
+
 static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more)
 {
     trz_info in;
     trz_reader_info(r, &in);
+    uint64_t mh = 0;
     for (int64_t i = 0; i < in.chunks; i++) {
         trz_chunk_info c;
         trz_reader_chunk(r, (uint64_t)i, &c);
@@ -242,6 +277,7 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
         if (rc == TRZ_OK) rc = trz_chunk_parse_hdr(buf, c.stored_bytes, &h, &need);
         if (rc == TRZ_OK && need != c.stored_bytes) rc = TRZ_ERR_CORRUPT;
         if (rc) jerr(j->err, j->errlen, rc, "%s: chunk %lld: %s", path, (long long)i, trz_strerror(rc));
+        else rc = check_place(j, path, i, &h, r, &mh);
         int last = i + 1 == in.chunks;
         int ends = (last && more) || (!last && trz_reader_chunk_starts_member(r, (uint64_t)i + 1));
         int starts = i == 0 || trz_reader_chunk_starts_member(r, (uint64_t)i);
@@ -306,7 +342,7 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
         trz_reader_close(r);
         close(fd);
     }
-    if (rc == TRZ_OK && !j.open && (rc = member_begin(&j, 0))) write_err(&j, rc); /* inputs without chunks */
+    if (rc == TRZ_OK && !j.open && (rc = member_begin(&j, 0, 1))) write_err(&j, rc); /* inputs without chunks */
     if (rc == TRZ_OK && (rc = member_end(&j))) write_err(&j, rc);
     free(j.ix);
     trz_kstore_free(j.ks);

@@ -62,6 +62,8 @@ static inline void ar_walk(uint8_t *p, size_t n, ar_map *map, int seal)
         m->off = at;
         m->codec = p[at + 5];
         m->byte_order = p[at + 6];
+        int placed = p[at + 4] == 5; /* version 5: placed chunks, and a member hash after the index */
+        uint64_t mh = 0;
         if (seal) ar_st32(p + at + 24 + plen, ar_low32(p + at, 24 + plen));
         at += 28 + plen;
         unsigned first = map->nc;
@@ -69,9 +71,11 @@ static inline void ar_walk(uint8_t *p, size_t n, ar_map *map, int seal)
             if (n - at < 28 || map->nc == AR_MAX_CHUNKS) return;
             unsigned ns = p[at + 6];
             if (ns > 64) return;
-            size_t hl = 28 + 10 * (size_t)ns, pay = 0;
+            size_t t = p[at + 7] & 4 ? 48 : 28; /* a placed chunk's stream table follows its place */
+            placed |= (p[at + 7] & 4) != 0;      /* (a member whose version byte was changed) */
+            size_t hl = t + 10 * (size_t)ns, pay = 0;
             if (n - at < hl + 4) return;
-            for (unsigned k = 0; k < ns; k++) pay += ar_ld32(p + at + 28 + 10 * k + 2);
+            for (unsigned k = 0; k < ns; k++) pay += ar_ld32(p + at + t + 10 * k + 2);
             if (n - at - hl - 4 < pay) return;
             ar_chunk *c = &map->c[map->nc++];
             c->off = at;
@@ -85,15 +89,21 @@ static inline void ar_walk(uint8_t *p, size_t n, ar_map *map, int seal)
                 ar_st32(p + at + 24, ar_low32(p + at + hl + 4, pay));
                 ar_st32(p + at + hl, ar_low32(p + at, hl));
             }
+            uint8_t mb[16]; /* the member hash's step (FORMAT.md, "Index") */
+            memcpy(mb, p + at + 16, 8);
+            memcpy(mb + 8, p + at + 12, 4);
+            memcpy(mb + 12, p + at + 8, 4);
+            mh = XXH3_64bits_withSeed(mb, 16, mh);
             at += hl + 4 + pay;
         }
         if (n - at < 8 || memcmp(p + at, "TZIX", 4) != 0) return;
-        size_t cnt = ar_ld32(p + at + 4), ixlen = 8 + 40 * cnt;
+        size_t cnt = ar_ld32(p + at + 4), ixlen = 8 + 40 * cnt + (placed ? 8 : 0);
         if ((n - at) / 40 < cnt || n - at < ixlen + 24) return;
         for (size_t i = 0; i < cnt && first + i < map->nc; i++) map->c[first + i].entry = at + 8 + 40 * i;
         m->index = at;
         uint8_t *f = p + at + ixlen;
         if (seal) {
+            if (placed) ar_st64(p + at + ixlen - 8, mh);
             ar_st64(f, at - m->off);
             ar_st64(f + 8, at + ixlen + 24 - m->off);
             ar_st32(f + 16, ar_low32(p + at, ixlen));

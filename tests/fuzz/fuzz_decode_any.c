@@ -178,10 +178,12 @@ static int fix_checksums(uint8_t *p, size_t n)
 {
     int changed = 0;
     size_t pos = 0;
+    int placed = 0;
     while (pos + 8 <= n) {
         uint8_t *q = p + pos;
         uint32_t old;
         if (memcmp(q, "\x89TRZ", 4) == 0 && pos + 24 <= n) {
+            placed = q[4] == 5; /* version 5: placed chunks, a member hash after the index */
             size_t len = 24 + (size_t)(q[22] | q[23] << 8);
             if (pos + len + 4 > n) break;
             old = get32(q + len);
@@ -189,10 +191,10 @@ static int fix_checksums(uint8_t *p, size_t n)
             changed |= old != get32(q + len);
             pos += len + 4;
         } else if (memcmp(q, "TZCK", 4) == 0 && pos + 28 <= n && q[6] <= 64) {
-            size_t chk = 28 + 10 * (size_t)q[6];
+            size_t t = q[7] & 4 ? 48 : 28, chk = t + 10 * (size_t)q[6];
             uint64_t payload = 0;
             if (pos + chk + 4 > n) break;
-            for (size_t k = 0; k < q[6]; k++) payload += get32(q + 28 + 10 * k + 2);
+            for (size_t k = 0; k < q[6]; k++) payload += get32(q + t + 10 * k + 2);
             if (payload <= n - pos - chk - 4) {
                 old = get32(q + 24);
                 put32(q + 24, low32(q + chk + 4, (size_t)payload));
@@ -203,7 +205,7 @@ static int fix_checksums(uint8_t *p, size_t n)
             changed |= old != get32(q + chk);
             pos += chk + 4 + (payload <= n - pos - chk - 4 ? (size_t)payload : 0);
         } else if (memcmp(q, "TZIX", 4) == 0) {
-            uint64_t len = 8 + 40 * (uint64_t)get32(q + 4);
+            uint64_t len = 8 + 40 * (uint64_t)get32(q + 4) + (placed ? 8 : 0);
             if (len + 24 > n - pos) break;
             old = get32(q + len + 16);
             put32(q + len + 16, low32(q, (size_t)len));

@@ -84,7 +84,7 @@ static int parse(const uint8_t *p, size_t n, layout *L)
     L->n = 0;
     L->nchunks = 0;
     L->nmembers = 0;
-    int mfirst = 0;
+    int mfirst = 0, placed = 0;
     while (pos < n) {
         if (L->n + 2 > cap && !(L->r = realloc(L->r, (cap *= 2) * sizeof *L->r))) return -1;
         region *g = &L->r[L->n++];
@@ -93,13 +93,15 @@ static int parse(const uint8_t *p, size_t n, layout *L)
         const uint8_t *q = p + pos;
         if (n - pos >= 28 && memcmp(q, "\x89TRZ", 4) == 0) {
             g->kind = R_HEADER;
+            placed = q[4] == 5; /* version 5: placed chunks, a member hash after the index */
             pos += 28 + (size_t)(q[22] | q[23] << 8);
             mfirst = 1;
         } else if (n - pos >= 28 && memcmp(q, "TZCK", 4) == 0) {
-            size_t hl = 28 + 10 * (size_t)q[6] + 4, payload = 0;
+            size_t t = q[7] & 4 ? 48 : 28; /* a placed chunk's table follows its place */
+            size_t hl = t + 10 * (size_t)q[6] + 4, payload = 0;
             for (size_t k = 0; k < q[6]; k++) {
-                payload += le32(q + 28 + 10 * k + 2);
-                if (q[28 + 10 * k] == 63) g->know = 1;
+                payload += le32(q + t + 10 * k + 2);
+                if (q[t + 10 * k] == 63) g->know = 1;
             }
             /* a group ends before a member's first chunk or a restart (FORMAT.md, "Knowledge") */
             if (mfirst || (q[7] & 2))
@@ -118,7 +120,7 @@ static int parse(const uint8_t *p, size_t n, layout *L)
             pos += hl + payload;
         } else if (n - pos >= 8 && memcmp(q, "TZIX", 4) == 0) {
             g->kind = R_INDEX;
-            pos += 8 + 40 * (size_t)le32(q + 4);
+            pos += 8 + 40 * (size_t)le32(q + 4) + (placed ? 8 : 0);
             g->end = pos;
             g = &L->r[L->n++];
             g->kind = R_FOOTER;
