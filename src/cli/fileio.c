@@ -284,25 +284,40 @@ static int write_all(int fd, const void *p, size_t n)
     return io.write(io.opaque, p, n) == (int64_t)n ? 0 : -1;
 }
 
-/* One line per loss found by --salvage; UINT64_MAX marks what the reader
- * could not know (no usable index after the damage). */
-static void report_lost(const char *name, const trz_lost_range *l, int know)
+/* One line per loss found by --salvage (k chunks in a row lost alike);
+ * UINT64_MAX marks what the reader could not know (no usable index after
+ * the damage).  A line that knows them says the records lost and their
+ * raw bytes and offset. */
+static void report_lost(const char *name, const trz_lost_range *l, int kind, uint64_t k)
 {
     unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
-    if (know && n != UINT64_MAX && c != UINT64_MAX)
-        msg_error("%s: chunk %llu intact but lost with its group's knowledge: records %llu..%llu (%llu bytes at raw "
-                  "offset %llu)", name, c, f, f + n - 1, raw, b);
-    else if (know && n != UINT64_MAX)
-        msg_error("%s: a chunk after an earlier loss (its number is unknown), intact but lost with its group's "
-                  "knowledge: %llu records (%llu bytes)", name, n, raw);
-    else if (n != UINT64_MAX && c != UINT64_MAX && n == 0)
-        msg_error("%s: chunk %llu damaged: lost a %llu-byte tail at raw offset %llu", name, c, raw, b);
-    else if (n != UINT64_MAX && c != UINT64_MAX)
-        msg_error("%s: chunk %llu damaged: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, c, f,
-                  f + n - 1, raw, b);
+    int known = n != UINT64_MAX && c != UINT64_MAX;
+    char what[64];
+    if (k > 1) snprintf(what, sizeof what, "chunks %llu..%llu", c, c + (unsigned long long)k - 1);
+    else if (kind == TRZ_LOST_MISSING) snprintf(what, sizeof what, "chunks from %llu", c); /* how many, unknown */
+    else snprintf(what, sizeof what, "chunk %llu", c);
+    const char *why = kind == TRZ_LOST_KNOWLEDGE ? "intact but lost with their group's knowledge"
+                      : kind == TRZ_LOST_CHAIN   ? "intact but lost with their chain (an earlier chunk of it is lost)"
+                      : kind == TRZ_LOST_MISSING ? "missing from the archive"
+                                                 : "damaged";
+    if (kind == TRZ_LOST_EXTRA && known)
+        msg_error("%s: %s found again out of place (repeated or moved): skipped, records %llu..%llu (%llu bytes at raw "
+                  "offset %llu)", name, what, f, f + n - 1, raw, b);
+    else if (kind == TRZ_LOST_EXTRA)
+        msg_error("%s: a chunk found out of place (repeated or moved): skipped", name);
+    else if (kind == TRZ_LOST_UNPLACED && c != UINT64_MAX)
+        msg_error("%s: %s on: the chunks read are not those the member's index lists (missing, repeated or moved); "
+                  "records from %llu on may be numbered wrong", name, what, f);
+    else if (kind == TRZ_LOST_UNPLACED)
+        msg_error("%s: a member's chunks are not those its index lists (missing, repeated or moved)", name);
+    else if (known && n == 0)
+        msg_error("%s: %s %s: lost a %llu-byte tail at raw offset %llu", name, what, why, raw, b);
+    else if (known)
+        msg_error("%s: %s %s: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, what, why, f, f + n - 1,
+                  raw, b);
     else if (n != UINT64_MAX)
-        msg_error("%s: a damaged chunk (its number is unknown after an earlier loss): lost %llu records (%llu bytes)",
-                  name, n, raw);
+        msg_error("%s: a chunk %s (its number is unknown after an earlier loss): lost %llu records (%llu bytes)", name,
+                  why, n, raw);
     else if (c != UINT64_MAX)
         msg_error("%s: chunk %llu on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
                   "the end; how many is unknown without an intact index", name, c, f, b);
@@ -310,14 +325,38 @@ static void report_lost(const char *name, const trz_lost_range *l, int know)
         msg_error("%s: damaged data after an earlier loss: lost an unknown number of records", name);
 }
 
+/* Whether loss b continues loss a (k chunks) exactly, lost the same way. */
+static int continues(const trz_lost_range *a, int ka, uint64_t k, const trz_lost_range *b, int kb)
+{
+    return ka == kb && ka != TRZ_LOST_MISSING && ka != TRZ_LOST_UNPLACED && a->chunk != UINT64_MAX &&
+           a->records != UINT64_MAX && b->chunk == a->chunk + k && b->first_record == a->first_record + a->records &&
+           b->first_byte == a->first_byte + a->raw_bytes && b->records != UINT64_MAX;
+}
+
 /* With --salvage: what was lost, or the damage that cost nothing.  Returns
  * 1 when the archive was damaged at all. */
 static int report_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
 {
-    trz_lost_range lost[64];
-    size_t nl = trz_reader_lost(r, lost, 64);
-    for (size_t i = 0; i < nl && i < 64; i++) report_lost(name, &lost[i], trz_reader_lost_knowledge(r, i));
-    if (nl > 64) msg_error("%s: %zu more damaged chunks", name, nl - 64);
+    size_t nl = trz_reader_lost(r, NULL, 0);
+    trz_lost_range *lost = nl ? malloc(nl * sizeof *lost) : NULL;
+    if (nl && !lost) {
+        msg_error("%s: out of memory", name);
+        return 1;
+    }
+    nl = trz_reader_lost(r, lost, nl);
+    size_t lines = 0;
+    for (size_t i = 0; i < nl;) {
+        trz_lost_range l = lost[i];
+        int kind = trz_reader_lost_kind(r, i);
+        uint64_t k = 1;
+        for (i++; i < nl && continues(&l, kind, k, &lost[i], trz_reader_lost_kind(r, i)); i++, k++) {
+            l.records += lost[i].records;
+            l.raw_bytes += lost[i].raw_bytes;
+        }
+        if (++lines <= 64) report_lost(name, &l, kind, k);
+    }
+    if (lines > 64) msg_error("%s: %zu more damaged or missing places", name, lines - 64);
+    free(lost);
     if (nl) {
         msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,
                   (unsigned long long)total);
@@ -447,6 +486,13 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         if (pg) show_progress(pg, total, total);
     }
     if (pg) end_progress(pg);
+    /* a slice of an archive of trz 0.17 or earlier read without its index:
+     * its member's index proves the numbers (archives of 0.18 and later
+     * prove them chunk by chunk) */
+    if (o->ranged && status == 0 && !o->salvage && trz_reader_check_rest(r) != TRZ_OK) {
+        msg_error("%s: %s", name, trz_reader_error(r));
+        status = 1;
+    }
     if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
     if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
         fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
@@ -658,6 +704,11 @@ int fio_process(const cli_opts *o, const char *name)
         }
         /* status 2: --salvage recovered part of a damaged archive; keep it.
          * With --rm the input goes only once its replacement is on disk. */
+        struct stat outst;
+        if (status == 2 && fstat(of.fd, &outst) == 0 && outst.st_size == 0) { /* --salvage recovered nothing */
+            msg_error("%s: nothing recovered; %s not written", shown, outname);
+            status = 1;
+        }
         if (status == 1) {
             trz_outfile_abort(&of);
         } else if (trz_outfile_commit(&of, o->force, o->rm && status == 0) != 0) {

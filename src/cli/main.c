@@ -5,6 +5,7 @@
  * through trz.h (and src/common/safefile.h); nothing in the library
  * includes anything from here. */
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,10 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
 
 int main(int argc, char **argv)
 {
+    /* past the file-size limit (ulimit -f) a write fails with EFBIG, which is
+     * reported and the temporary file removed, where the signal would kill
+     * trz and leave the file behind */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "dump") == 0) return dump_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "join") == 0) return join_main(argc - 1, argv + 1);
