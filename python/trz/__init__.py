@@ -229,11 +229,18 @@ class Reader:
 
     # ---- bytes ----
     def read_bytes(self, n):
-        """Up to n decoded bytes, record boundaries ignored (b'' at the end)."""
+        """Up to n decoded bytes, record boundaries ignored (b'' at the end).
+        Fewer than n only at the end: damage met on the way raises, rather
+        than a short read that looks like the end."""
         buf = ctypes.create_string_buffer(n)
-        got = lib.trz_read_bytes(self._live(), buf, n)
-        if got < 0:
-            self._raise(got)
+        got = 0
+        while got < n:
+            k = lib.trz_read_bytes(self._live(), ctypes.byref(buf, got), n - got)
+            if k < 0:
+                self._raise(k)
+            if k == 0:
+                break
+            got += k
         return buf.raw[:got]
 
     def _remaining(self):

@@ -433,6 +433,38 @@ def errors_are_exceptions():
         pass
 
 
+@test
+def chunks_cut_out_or_repeated_never_read_as_records():
+    """A chunk cut out of an archive, or repeated, with its index left as it
+    was or rebuilt: no read gives records under another record's number."""
+    src = sample("loops-4cpu.rst")
+    a = archive(src, chunk_records=5000)
+    want = open(src, "rb").read()
+    data = open(a, "rb").read()
+    with trz.open(a) as r:
+        c = [r.chunk_info(i) for i in range(r.n_chunks)]
+    cut = data[:c[2]["offset"]] + data[c[3]["offset"]:]                               # chunk 2 cut out
+    dup = data[:c[3]["offset"]] + data[c[2]["offset"]:c[3]["offset"]] + data[c[3]["offset"]:]  # chunk 2 twice
+    for name, body in (("cut", cut), ("dup", dup)):
+        path = os.path.join(W, "%s.trz" % name)
+        open(path, "wb").write(body)
+        with trz.open(path) as r:                      # the index no longer fits: read without it
+            raises(None, r.read, contains="chunk")
+        with trz.open(path) as r:
+            try:
+                r.seek(30000)
+                got = r.read(100)
+                check(got == want[30000 * 24:30100 * 24], "%s: records 30000.. wrong" % name)
+            except trz.TrzError:
+                pass
+        with trz.open(path) as r:
+            try:
+                got = r.read_bytes(1 << 22)   # a short read means the end: the error comes with it
+                check(got == want, "%s: read_bytes gave other bytes without an error" % name)
+            except trz.TrzError:
+                pass
+
+
 # ---- Dask ---------------------------------------------------------------------------------
 _cluster = []
 
