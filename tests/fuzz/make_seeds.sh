@@ -17,7 +17,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) and earlier writers' archives
 # (legacy-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile,sequential}
 find "$OUT" -type f ! -name 'regress-*' ! -name 'legacy-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -204,6 +204,22 @@ for sel in 0 1 2 3 4 17 26 40; do
     { byte "$sel"; slice $S/bus-2cpu.byu $((sel * 1000 + 12)) $((5 * (4 + sel % 7))); } > "$OUT/seek_read/sel$sel"
 done
 { byte 0; printf '\000\000\000\000\001\000\000\013\271\377\377\377\377\377\003'; } > "$OUT/seek_read/ends"
+# ---- sequential: archive selector, then (operation, chunk[, argument]) pairs ----
+# (operations: 0 drop, 1 repeat, 2 move, 3 flip a byte, 4 cut short, 5 none)
+seq() { printf "$2" > "$OUT/sequential/$1"; }
+seq intact '\000\005\000'
+seq cut-chain '\000\000\004'
+seq cut-know '\001\000\004'
+seq cut-alone '\002\000\004'
+seq cut-text '\003\000\003'
+seq repeat-chain '\000\001\002'
+seq repeat-text-t2 '\023\001\005'
+seq move-know '\001\002\003\001'
+seq flip-chain '\000\003\004\033'
+seq flip-alone-t2 '\022\003\005\177'
+seq short-chain '\000\004\011'
+seq cut-then-repeat '\000\000\003\001\006\000\000\100\000'
+seq from-middle '\000\005\000\000\000\005\334'
 # ---- drfile: small drmemtrace files in every container, whole and cut ----
 python3 tests/fuzz/drfile_seeds.py "$OUT/drfile"
 
