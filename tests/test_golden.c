@@ -1,7 +1,8 @@
 /* test_golden.c - old archives stay readable: every archive in tests/files/
  * listed in tests/files/MANIFEST decodes, through its index and as a pipe,
  * to exactly the bytes whose size and XXH3-64 the manifest gives, and
- * every bad-* file fails with exactly the message the manifest gives.
+ * every bad-* file fails with exactly the message the manifest gives (or,
+ * "INDEX || PIPE", the one of each way of reading).
  * Golden files are only ever added (tests/files/README.md).  Run from the
  * repository root; prints "N passed, M failed" last.
  *   test_golden              check every file of the manifest
@@ -88,8 +89,16 @@ int main(int argc, char **argv)
     char err[400];
     uint64_t size, hash;
     if (argc == 3 && strcmp(argv[1], "--hash") == 0) {
-        if (decode(argv[2], 0, &size, &hash, err, sizeof err)) printf("error %s\n", err);
-        else printf("%llu %016llx\n", (unsigned long long)size, (unsigned long long)hash);
+        char perr[400];
+        if (decode(argv[2], 0, &size, &hash, err, sizeof err)) {
+            /* a message that differs as a pipe follows " || " */
+            if (decode(argv[2], 1, &size, &hash, perr, sizeof perr) && strcmp(perr, err) != 0)
+                printf("error %s || %s\n", err, perr);
+            else
+                printf("error %s\n", err);
+        } else {
+            printf("%llu %016llx\n", (unsigned long long)size, (unsigned long long)hash);
+        }
         return 0;
     }
     FILE *m = fopen("tests/files/MANIFEST", "r");
@@ -121,8 +130,16 @@ int main(int argc, char **argv)
             int rc = decode(path, pipe, &size, &hash, err, sizeof err);
             const char *how = pipe ? "as a pipe" : "through its index";
             if (strcmp(a, "error") == 0) {
-                check(rc != TRZ_OK && strcmp(err, line + off) == 0, "%s %s: expected the error '%s', got %s '%s'",
-                      name, how, line + off, rc ? "the error" : "success", err);
+                /* MESSAGE, or INDEX-MESSAGE || PIPE-MESSAGE when the two ways of reading say it differently */
+                char want[1024];
+                snprintf(want, sizeof want, "%s", line + off);
+                char *alt = strstr(want, " || ");
+                if (alt) {
+                    *alt = 0;
+                    if (pipe) memmove(want, alt + 4, strlen(alt + 4) + 1);
+                }
+                check(rc != TRZ_OK && strcmp(err, want) == 0, "%s %s: expected the error '%s', got %s '%s'",
+                      name, how, want, rc ? "the error" : "success", err);
             } else {
                 char want[64];
                 snprintf(want, sizeof want, "%016llx", (unsigned long long)hash);
