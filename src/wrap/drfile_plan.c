@@ -168,6 +168,41 @@ static int retry(trz_drplan *p, const drw *w, const drop *o, uint64_t off, uint6
     return ok;
 }
 
+/* GNU gzip's and Info-ZIP's levels, the ones their header names first:
+ * gzip's XFL 4 is -1 and 2 is -9; zip's flag bits 1-2 are 2 for -1 and -2,
+ * 1 for -8 and -9. */
+static size_t family_levels(int kind, unsigned hint, uint8_t *lv, size_t *nhinted)
+{
+    static const uint8_t gz4[] = { 1, 6, 9, 2, 3, 4, 5, 7, 8 }, gz2[] = { 9, 6, 1, 2, 3, 4, 5, 7, 8 },
+                         gz0[] = { 6, 2, 3, 4, 5, 7, 8, 9, 1 }, iz2[] = { 1, 2, 6, 9, 3, 4, 5, 7, 8 },
+                         iz1[] = { 9, 8, 6, 1, 2, 3, 4, 5, 7 }, iz0[] = { 6, 3, 4, 5, 7, 1, 2, 8, 9 };
+    const uint8_t *src;
+    if (kind == TRZ_DRF_GZIP) src = hint == 4 ? gz4 : hint == 2 ? gz2 : gz0, *nhinted = hint == 4 || hint == 2 ? 1 : 7;
+    else src = hint >= 2 ? iz2 : hint == 1 ? iz1 : iz0, *nhinted = hint >= 2 ? 2 : hint == 1 ? 2 : 5;
+    memcpy(lv, src, 9);
+    return 9;
+}
+
+/* The deflate settings a stream is retried with, after zlib's level 6:
+ * the hinted levels of the container's own tool (GNU gzip for a gzip
+ * file, Info-ZIP's zip for a zip), zlib's other settings, the tool's
+ * other levels, then GNU gzip --rsyncable. */
+static size_t deflate_candidates(const drw *w, drop *t)
+{
+    size_t n = 0, hinted;
+    uint8_t lv[9];
+    int fl = w->kind == TRZ_DRF_GZIP ? GZD_GNU : GZD_INFOZIP;
+    size_t nl = family_levels(w->kind, w->s_par[0], lv, &hinted);
+    memset(t, 0, 64 * sizeof *t);
+    for (size_t i = 0; i < hinted; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lv[i];
+    for (size_t i = 1; i < sizeof deflate_tries / sizeof deflate_tries[0]; i++)
+        t[n].code = OP_DEFLATE, memcpy(t[n++].p, deflate_tries[i], 4);
+    for (size_t i = hinted; i < nl; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lv[i];
+    if (fl == GZD_GNU)
+        for (size_t i = 0; i < nl; i++) t[n].code = OP_GZDEF, t[n].p[0] = GZD_GNU_RSYNC, t[n++].p[1] = lv[i];
+    return n;
+}
+
 static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
 {
     trz_drplan *p = ctx;
@@ -191,18 +226,18 @@ static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
         }
     }
     /* other settings: each read again from the file, within a budget */
-    size_t ntries = w->stype == ST_DEFLATE ? sizeof deflate_tries / sizeof deflate_tries[0]
-                  : w->stype == ST_LZ4 && lz4_ok(w) ? sizeof lz4_tries / sizeof lz4_tries[0] : 0;
-    p->budget = 4 * o.n_in + (16u << 20);
-    for (size_t i = 1; i < ntries && ok && !done && p->budget && !p->rc; i++) {
-        drop t = o;
-        if (w->stype == ST_DEFLATE) {
-            t.code = OP_DEFLATE;
-            memcpy(t.p, deflate_tries[i], 4);
-        } else {
-            lz4_try(w, (int)i, &t);
-            t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
+    drop tries[64];
+    size_t ntries = 0;
+    if (w->stype == ST_DEFLATE) ntries = deflate_candidates(w, tries);
+    else if (w->stype == ST_LZ4 && lz4_ok(w))
+        for (size_t i = 1; i < sizeof lz4_tries / sizeof lz4_tries[0]; i++) {
+            lz4_try(w, (int)i, &tries[ntries]);
+            ntries++;
         }
+    p->budget = 4 * o.n_in + (16u << 20);
+    for (size_t i = 0; i < ntries && ok && !done && p->budget && !p->rc; i++) {
+        drop t = tries[i];
+        t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
         if (retry(p, w, &t, o.off, end, o.n_in)) { o = t; done = 1; }
     }
     if (!done) o.code = OP_BYTES; /* kept as it is, standing for its records */
@@ -227,7 +262,7 @@ static int plan_checks(trz_drplan *p)
     int rc = h ? TRZ_OK : TRZ_ERR_NOMEM;
     for (size_t i = 0; i < p->nops && !rc; i++) {
         drop *o = &p->ops[i];
-        if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY) continue;
+        if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY && o->code != OP_GZDEF) continue;
         drf_din_seek(&d, o->off);
         XXH3_64bits_reset(h);
         for (uint64_t left = o->n_out; left && !rc;) {

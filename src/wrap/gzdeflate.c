@@ -772,7 +772,7 @@ static void init_tables(gzd *z)
     z->bld = (tdesc){ z->blt, NULL, xblbits, 0, BLCODES, MAXBLBITS, 0 };
 }
 
-gzd *gzd_new(int level, int flavour, gzd_sink sink, void *ctx)
+gzd *drf_gzd_new(int level, int flavour, gzd_sink sink, void *ctx)
 {
     if (level < 1 || level > 9 || flavour < 0 || flavour >= GZD_FLAVOURS) return NULL;
     gzd *z = calloc(1, sizeof *z);
@@ -798,21 +798,21 @@ gzd *gzd_new(int level, int flavour, gzd_sink sink, void *ctx)
     return z;
 }
 
-int gzd_feed(gzd *z, const uint8_t *p, size_t n)
+int drf_gzd_feed(gzd *z, const uint8_t *p, size_t n)
 {
     z->in = p;
     z->in_n = n;
     return run(z, 0);
 }
 
-int gzd_finish(gzd *z)
+int drf_gzd_finish(gzd *z)
 {
     z->in = NULL;
     z->in_n = 0;
     return run(z, 1);
 }
 
-void gzd_free(gzd *z)
+void drf_gzd_free(gzd *z)
 {
     if (!z) return;
     free(z->out);

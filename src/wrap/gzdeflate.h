@@ -26,11 +26,11 @@ typedef int (*gzd_sink)(void *ctx, const uint8_t *p, size_t n);
 
 /* An encoder for level 1..9 of the flavour; NULL when out of memory or
  * the settings are not known. About 400 KiB. */
-gzd *gzd_new(int level, int flavour, gzd_sink sink, void *ctx);
+gzd *drf_gzd_new(int level, int flavour, gzd_sink sink, void *ctx);
 /* Input, in pieces of any size: 0, or -1 once the sink stopped it. */
-int gzd_feed(gzd *z, const uint8_t *p, size_t n);
+int drf_gzd_feed(gzd *z, const uint8_t *p, size_t n);
 /* The input ended: the rest of the stream. 0, or -1 (the sink stopped). */
-int gzd_finish(gzd *z);
-void gzd_free(gzd *z);
+int drf_gzd_finish(gzd *z);
+void drf_gzd_free(gzd *z);
 
 #endif
