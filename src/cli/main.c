@@ -38,6 +38,7 @@ static void usage(FILE *f)
         "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
+        "  --no-original      compressing a .zip .gz .lz4 .sz: its records alone\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
         "  -h, --help         this help; trz(1)    -V, --version     version\n"
         "Commands: trz dump, join, bench (each with --help).  Exit: 0, 1 error, 2 usage.\n");
@@ -106,6 +107,7 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("salvage")) o->salvage = 1;
     else if (IS("original")) o->original = 1, o->records = 0;
     else if (IS("records")) o->records = 1, o->original = 0;
+    else if (IS("no-original")) o->no_original = 1;
     else if (IS("recursive")) o->recursive = 1;
     else if (IS("no-verify")) o->verify = 0;
     else if (IS("no-chain")) o->no_chain = 1;
@@ -225,6 +227,7 @@ int main(int argc, char **argv)
     }
     if (o.out_name && (nfiles > 1 || o.recursive)) { msg_error("-o takes one input file"); free(files); return 2; }
     if ((o.original || o.records) && o.mode != MODE_DECOMPRESS) { msg_error("--original/--records go with -d"); free(files); return 2; }
+    if (o.no_original && o.mode != MODE_COMPRESS) { msg_error("--no-original goes with compressing"); free(files); return 2; }
     if (o.original && (o.ranged || o.salvage)) { msg_error("--original restores the whole file: no --from, --count or --salvage"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
 

@@ -30,6 +30,7 @@ struct trz_drplan {
     drop *ops;
     size_t nops, cap;
     uint64_t size, hash, records, rhash, body;
+    uint64_t kept, kept_records; /* streams kept as they are: their bytes, their records */
     const trz_io *io;
     int rc;             /* the first failure (I/O, memory) */
     /* the stream being read */
@@ -240,7 +241,11 @@ static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
         t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
         if (retry(p, w, &t, o.off, end, o.n_in)) { o = t; done = 1; }
     }
-    if (!done) o.code = OP_BYTES; /* kept as it is, standing for its records */
+    if (!done) { /* kept as it is, standing for its records */
+        o.code = OP_BYTES;
+        p->kept += o.n_out;
+        p->kept_records += o.n_in;
+    }
     add_op(p, &o);
 }
 
@@ -337,6 +342,12 @@ void trz_drplan_totals(const trz_drplan *p, uint64_t *size, uint64_t *hash, uint
     *records = p->records;
     *rhash = p->rhash;
     *body = p->body;
+}
+
+void trz_drplan_kept(const trz_drplan *p, uint64_t *kept, uint64_t *records)
+{
+    *kept = p->kept;
+    *records = p->kept_records;
 }
 
 int trz_drplan_write(const trz_drplan *p, const trz_io *io, int (*emit)(void *, const void *, size_t), void *ctx)
