@@ -146,7 +146,7 @@ static void put_stored(gzd *z, const uint8_t *p, unsigned len, int header)
         memcpy(z->out + z->on, h, 4);
         z->on += 4;
     }
-    memcpy(z->out + z->on, p, len);
+    if (len) memcpy(z->out + z->on, p, len);
     z->on += len;
 }
 
@@ -701,10 +701,12 @@ static int run(gzd *z, int fin)
     while (!z->stop && z->phase != 2) {
         if (z->reading) {
             size_t k = z->in_n < z->rd_want ? z->in_n : z->rd_want;
-            memcpy(z->win + z->rd_at + z->rd_got, z->in, k);
-            z->in += k, z->in_n -= k;
-            z->rd_got += (unsigned)k;
-            z->rd_want -= (unsigned)k;
+            if (k) {
+                memcpy(z->win + z->rd_at + z->rd_got, z->in, k);
+                z->in += k, z->in_n -= k;
+                z->rd_got += (unsigned)k;
+                z->rd_want -= (unsigned)k;
+            }
             if (z->rd_want && !fin) return 0;
             if (z->phase == 0 && z->lookahead == 0 && z->strstart == 0 && z->rd_at == 0) {
                 /* the first read: the whole window */
