@@ -540,6 +540,28 @@ static void golden_files(void)
         trz_reader_close(r);
         free(back.p);
     }
+    /* 0.18: restore operation 6, GNU gzip's and Info-ZIP's deflate */
+    static const struct { const char *name, *how; size_t size; uint64_t hash; } g18[] = {
+        { "0.18-drfile-gnu9-gz.trz", "rebuilt: gzip, GNU gzip 9", 1034, 0x291a8660cab43335ull },
+        { "0.18-drfile-gnu-rsync-gz.trz", "rebuilt: gzip, GNU gzip --rsyncable 6", 1084, 0xac06fc3a482a04daull },
+        { "0.18-drfile-infozip-zip.trz", "rebuilt: zip, Info-ZIP 1/9, 2 members", 1394, 0xa9c00c32e8b36227ull },
+    };
+    for (size_t i = 0; i < sizeof g18 / sizeof g18[0]; i++) {
+        char path[256], msg[400];
+        snprintf(path, sizeof path, "tests/files/%s", g18[i].name);
+        trz_reader *r;
+        trz_container_info ci;
+        fz_out back = { 0 };
+        int rc = trz_reader_open_path(&r, path);
+        if (!rc) rc = trz_reader_container(r, &ci);
+        if (!rc) rc = restore_to(r, &back);
+        snprintf(msg, sizeof msg, "golden %s: %s (%s), restores its %zu bytes", g18[i].name, rc ? "" : ci.how,
+                 rc ? trz_reader_error(r) : "", g18[i].size);
+        check(!rc && strcmp(ci.how, g18[i].how) == 0 && back.n == g18[i].size &&
+                  XXH3_64bits(back.p, back.n) == g18[i].hash, msg);
+        trz_reader_close(r);
+        free(back.p);
+    }
 }
 
 static void corpus_files(void)
