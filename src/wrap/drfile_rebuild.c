@@ -1,7 +1,8 @@
 /* drfile_rebuild.c - the drmemtrace file layer's recipe (drfile.md;
  * FORMAT.md, "Restore block"): its operations' bytes, and the rebuilder,
- * records in and a stream's original bytes out (deflate, lz4 frames,
- * snappy chunks).  The same code checks a stream at compression time and
+ * records in and a stream's original bytes out (deflate by zlib, or by
+ * trz's GNU gzip and Info-ZIP encoder in gzdeflate.c; lz4 frames; snappy
+ * chunks).  The same code checks a stream at compression time and
  * rebuilds it at restore time, so what was checked is what comes back. */
 #include <snappy-c.h>
 #include <stdlib.h>

@@ -3,8 +3,9 @@
  * Info-ZIP's zip 3.0, whose encoders descend from one algorithm: 64 KiB
  * window, 15-bit hash, lazy matching from level 4, blocks of up to 32,767
  * symbols ended early by a size estimate (drfile.md, "GNU gzip's and
- * Info-ZIP's deflate").  trz's restore rebuilds such streams with it; the
- * input is pushed in pieces of any size, the output goes to a sink. */
+ * Info-ZIP's deflate", which specifies what it makes).  trz's restore
+ * rebuilds such streams with it; the input is pushed in pieces of any
+ * size, the output goes to a sink. */
 #ifndef TRZ_GZDEFLATE_H
 #define TRZ_GZDEFLATE_H
 
@@ -25,7 +26,7 @@ typedef struct gzd gzd;
 typedef int (*gzd_sink)(void *ctx, const uint8_t *p, size_t n);
 
 /* An encoder for level 1..9 of the flavour; NULL when out of memory or
- * the settings are not known. About 400 KiB. */
+ * the settings are not known. About 550 KiB. */
 gzd *drf_gzd_new(int level, int flavour, gzd_sink sink, void *ctx);
 /* Input, in pieces of any size: 0, or -1 once the sink stopped it. */
 int drf_gzd_feed(gzd *z, const uint8_t *p, size_t n);
