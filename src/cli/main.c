@@ -35,10 +35,9 @@ static void usage(FILE *f)
         "  --backend NAME     zstd (default), zlib --no-verify       skip self-check\n"
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
         "  --restart S        groups of S, to 1G   --no-chain        chunks not chained\n"
-        "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
+        "  --from N --count M -d: records N..N+M-1  --no-original  keep the records only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
-        "  --no-original      compressing a .zip .gz .lz4 .sz: its records alone\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
         "  -h, --help         this help; trz(1)    -V, --version     version\n"
         "Commands: trz dump, join, bench (each with --help).  Exit: 0, 1 error, 2 usage.\n");
