@@ -169,39 +169,45 @@ static int retry(trz_drplan *p, const drw *w, const drop *o, uint64_t off, uint6
     return ok;
 }
 
-/* GNU gzip's and Info-ZIP's levels, the ones their header names first:
- * gzip's XFL 4 is -1 and 2 is -9; zip's flag bits 1-2 are 2 for -1 and -2,
- * 1 for -8 and -9. */
-static size_t family_levels(int kind, unsigned hint, uint8_t *lv, size_t *nhinted)
+/* GNU gzip's and Info-ZIP's levels in the order tried: first those the
+ * member's header names (`named` of them), then the others.  gzip's XFL:
+ * 4 is -1, 2 is -9, 0 the others; zip's flag bits 1-2: 2 (or 3) -1 and
+ * -2, 1 -8 and -9, 0 the others. */
+typedef struct level_order {
+    uint8_t lv[9];
+    size_t named;
+} level_order;
+
+static level_order family_levels(int kind, unsigned hint)
 {
-    static const uint8_t gz4[] = { 1, 6, 9, 2, 3, 4, 5, 7, 8 }, gz2[] = { 9, 6, 1, 2, 3, 4, 5, 7, 8 },
-                         gz0[] = { 6, 2, 3, 4, 5, 7, 8, 9, 1 }, iz2[] = { 1, 2, 6, 9, 3, 4, 5, 7, 8 },
-                         iz1[] = { 9, 8, 6, 1, 2, 3, 4, 5, 7 }, iz0[] = { 6, 3, 4, 5, 7, 1, 2, 8, 9 };
-    const uint8_t *src;
-    if (kind == TRZ_DRF_GZIP) src = hint == 4 ? gz4 : hint == 2 ? gz2 : gz0, *nhinted = hint == 4 || hint == 2 ? 1 : 7;
-    else src = hint >= 2 ? iz2 : hint == 1 ? iz1 : iz0, *nhinted = hint >= 2 ? 2 : hint == 1 ? 2 : 5;
-    memcpy(lv, src, 9);
-    return 9;
+    static const level_order gz[3] = { { { 6, 2, 3, 4, 5, 7, 8, 9, 1 }, 7 }, { { 1, 6, 9, 2, 3, 4, 5, 7, 8 }, 1 },
+                                       { { 9, 6, 1, 2, 3, 4, 5, 7, 8 }, 1 } };
+    static const level_order iz[3] = { { { 6, 3, 4, 5, 7, 1, 2, 8, 9 }, 5 }, { { 1, 2, 6, 9, 3, 4, 5, 7, 8 }, 2 },
+                                       { { 9, 8, 6, 1, 2, 3, 4, 5, 7 }, 2 } };
+    if (kind == TRZ_DRF_GZIP) return gz[hint == 4 ? 1 : hint == 2 ? 2 : 0];
+    return iz[hint >= 2 ? 1 : hint == 1 ? 2 : 0];
 }
 
+#define MAX_TRIES 32
+
 /* The deflate settings a stream is retried with, after zlib's level 6:
- * the hinted levels of the container's own tool (GNU gzip for a gzip
- * file, Info-ZIP's zip for a zip), zlib's other settings, the tool's
- * other levels, then GNU gzip --rsyncable. */
+ * the levels of the container's own tool its header names (GNU gzip for a
+ * gzip member, Info-ZIP's zip for a zip member), zlib's other settings,
+ * the tool's other levels, then GNU gzip --rsyncable.  A wrong one fails
+ * at the stream's first block. */
 static size_t deflate_candidates(const drw *w, drop *t)
 {
-    size_t n = 0, hinted;
-    uint8_t lv[9];
+    size_t n = 0;
     int fl = w->kind == TRZ_DRF_GZIP ? GZD_GNU : GZD_INFOZIP;
-    size_t nl = family_levels(w->kind, w->s_par[0], lv, &hinted);
-    memset(t, 0, 64 * sizeof *t);
-    for (size_t i = 0; i < hinted; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lv[i];
+    level_order lo = family_levels(w->kind, w->s_par[0]);
+    memset(t, 0, MAX_TRIES * sizeof *t);
+    for (size_t i = 0; i < lo.named; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lo.lv[i];
     for (size_t i = 1; i < sizeof deflate_tries / sizeof deflate_tries[0]; i++)
         t[n].code = OP_DEFLATE, memcpy(t[n++].p, deflate_tries[i], 4);
-    for (size_t i = hinted; i < nl; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lv[i];
+    for (size_t i = lo.named; i < 9; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lo.lv[i];
     if (fl == GZD_GNU)
-        for (size_t i = 0; i < nl; i++) t[n].code = OP_GZDEF, t[n].p[0] = GZD_GNU_RSYNC, t[n++].p[1] = lv[i];
-    return n;
+        for (size_t i = 0; i < 9; i++) t[n].code = OP_GZDEF, t[n].p[0] = GZD_GNU_RSYNC, t[n++].p[1] = lo.lv[i];
+    return n; /* at most 9 + 11 + 9 */
 }
 
 static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
@@ -227,7 +233,7 @@ static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
         }
     }
     /* other settings: each read again from the file, within a budget */
-    drop tries[64];
+    drop tries[MAX_TRIES];
     size_t ntries = 0;
     if (w->stype == ST_DEFLATE) ntries = deflate_candidates(w, tries);
     else if (w->stype == ST_LZ4 && lz4_ok(w))
