@@ -117,7 +117,10 @@ typedef enum trz_cparam {
                               bzip2 data, or a zip, lz4 or snappy container,
                               is decompressed first and the trace inside
                               stored; a container read from a file that can
-                              seek is also kept restorable (trz_restore) */
+                              seek is also kept restorable (trz_restore).
+                              2: as 1, but a container's records are stored
+                              alone, its file not kept.  0: input stored as
+                              it is */
     TRZ_C_VERIFY = 7,      /* 1 (default): decode every chunk after encoding
                               and fall back to the raw codec if it differs */
     TRZ_C_RESTART_BYTES = 8,/* the length of a group, in bytes of trace: a
@@ -187,6 +190,14 @@ TRZ_API const char *trz_cctx_detected(const trz_cctx *cctx, int *fits);
 
 /* The message for the last failure of this context ("" if none). */
 TRZ_API const char *trz_cctx_error(const trz_cctx *cctx);
+
+/* After trz_compress: what the caller should tell its user about the
+ * archive, on one line, or "" when nothing: a container kept partly as it
+ * was (streams trz does not rebuild stored beside the records), or stored
+ * as it is because keeping its streams beside the records would have made
+ * the archive larger than the file (the archive is then at most the
+ * file's size plus 60 bytes plus 82 per chunk). */
+TRZ_API const char *trz_cctx_warning(const trz_cctx *cctx);
 
 /* ---- writing as records come: the push-style writer ---------------------------
  * For a tracer or simulator that produces records as it runs: no pipe and

@@ -137,8 +137,21 @@ cp "$W/rec.bin" "$W/rec"
 kept "$W/dr.trace.zip" "rebuilt: zip, deflate 6, 3 members"
 kept "$W/py.trace.zip" "rebuilt: zip, deflate 6, 3 members"
 kept "$W/dr.trace.gz" "rebuilt: gzip, deflate 6"
-gzip -6 -c "$W/rec.bin" > "$W/gnu.trace.gz"
-kept "$W/gnu.trace.gz" "(rebuilt|kept as is)"
+# GNU gzip's deflate at every level, and --rsyncable, rebuilt by trz's own
+# encoder (src/wrap/gzdeflate.c); the archive a fraction of the file
+if command -v gzip >/dev/null; then
+    for l in 1 2 3 4 5 6 7 8 9; do
+        gzip -$l -c "$W/rec.bin" > "$W/gnu$l.trace.gz"
+        kept "$W/gnu$l.trace.gz" "rebuilt: gzip, GNU gzip $l\$"
+        [ "$(wc -c < "$W/gnu$l.trace.gz.trz")" -lt "$(( $(wc -c < "$W/gnu$l.trace.gz") / 3 ))" ] \
+            && ok "gnu$l.trace.gz: archive under a third of the file" || bad "gnu$l.trace.gz: archive under a third of the file"
+        rm -f "$W/gnu$l.trace.gz" "$W/gnu$l.trace.gz.trz"
+    done
+    gzip -6 --rsyncable -c "$W/rec.bin" > "$W/gnur.trace.gz"
+    kept "$W/gnur.trace.gz" "rebuilt: gzip, GNU gzip --rsyncable 6"
+else
+    echo "note: gzip not installed; GNU gzip cases skipped (test_drfile checks the encoder)"
+fi
 if command -v lz4 >/dev/null; then
     lz4 -q -c "$W/rec.bin" > "$W/tool.trace.lz4"
     kept "$W/tool.trace.lz4" "rebuilt: lz4"
@@ -148,7 +161,12 @@ fi
 [ -f "$W/dr.trace.sz" ] && kept "$W/dr.trace.sz" "rebuilt: snappy"
 if command -v zip >/dev/null; then
     (cd "$W" && cp rec.bin chunk.0000 && zip -q -X info.trace.zip chunk.0000 && rm chunk.0000)
-    kept "$W/info.trace.zip" "(kept as is|rebuilt)"
+    kept "$W/info.trace.zip" "rebuilt: zip, Info-ZIP 6, 1 member"
+    (cd "$W" && cp rec.bin chunk.0000 && head -c 30000 rec.bin > chunk.0001 && zip -q -X -9 info9.trace.zip chunk.0000 \
+        && zip -q -X -1 info9.trace.zip chunk.0001 && rm chunk.000?)
+    { cat "$W/rec.bin"; head -c 30000 "$W/rec.bin"; } > "$W/rec"
+    kept "$W/info9.trace.zip" "rebuilt: zip, Info-ZIP 1/9, 2 members"
+    cp "$W/rec.bin" "$W/rec"
 else
     echo "note: zip not installed; Info-ZIP case skipped"
 fi
@@ -164,8 +182,64 @@ expect "two members keeping zips: -d refuses in one line" 1 "several members" ""
 { "$TRZ" -dc "$W/dr.trace.zip.trz"; "$TRZ" -dc "$W/py.trace.zip.trz"; } > "$W/both.rec"
 "$TRZ" -dc "$W/two.trz" | cmp -s - "$W/both.rec" && ok "two members keeping zips: -dc gives both members' records" \
     || bad "two members keeping zips: -dc gives both members' records"
+# ---- never larger than the file: what trz cannot rebuild, kept beside
+# the records, must not make the archive larger than the file stored as it
+# is (docs/cli.md: its size + 60 bytes + 82 per chunk): such a file is
+# stored as it is, with a warning; one kept partly within that, with a
+# warning too; --no-original stores the records alone ----
+stored() { # FILE: stored as it is, raw, at most its size + 142 bytes; -d gives it back
+    local f=$1 name; name=$(basename "$f")
+    rm -f "$f.trz"
+    "$TRZ" "$f" 2> "$W/err" || { bad "$name: compress" "$(cat "$W/err")"; return; }
+    grep -q "warning: the .* file is stored as it is: .* bytes of its streams are not ones trz rebuilds" "$W/err" \
+        && ok "$name: a warning says it is stored as it is" || bad "$name: a warning says it is stored as it is" "$(cat "$W/err")"
+    local n a; n=$(wc -c < "$f"); a=$(wc -c < "$f.trz")
+    [ "$a" -le $((n + 142)) ] && ok "$name: archive $a <= $n + 142" || bad "$name: archive $a <= $n + 142"
+    "$TRZ" -l "$f.trz" | grep -q "^raw " && ok "$name: -l says raw" || bad "$name: -l says raw" "$("$TRZ" -l "$f.trz" 2>&1)"
+    mkdir -p "$W/back"; cp "$f.trz" "$W/back/"
+    "$TRZ" -q -d "$W/back/$name.trz" && cmp -s "$W/back/$name" "$f" && ok "$name: -d gives the file back" \
+        || bad "$name: -d gives the file back"
+    rm -rf "$W/back"
+}
 head -c 20000 "$W/dr.trace.zip" > "$W/cut.trace.zip"
-: > "$W/rec"; kept "$W/cut.trace.zip" "kept as is|partly"; cp "$W/rec.bin" "$W/rec"
+stored "$W/cut.trace.zip"
+"$PY" - "$W" <<'EOF'
+import sys, struct, zlib
+w = sys.argv[1]; recs = open(w + '/rec.bin', 'rb').read()
+def d(b, level, mem, strategy):
+    c = zlib.compressobj(level, zlib.DEFLATED, -15, mem, strategy); return c.compress(b) + c.flush()
+# a deflate trz does not rebuild: memLevel 5, the filtered strategy
+open(w + '/odd.trace.gz', 'wb').write(bytes.fromhex('1f8b0800000000000003') + d(recs, 6, 5, zlib.Z_FILTERED) +
+                                      struct.pack('<II', zlib.crc32(recs), len(recs)))
+# a zip whose first member is such a deflate (2 KB of the records), the other zlib's level 6
+parts = [recs[:2048], recs[2048:]]; out = bytearray(); cd = bytearray()
+for k, p in enumerate(parts):
+    name = b'chunk.%04d' % k; crc = zlib.crc32(p); off = len(out)
+    c = d(p, 6, 5, zlib.Z_FILTERED) if k == 0 else d(p, 6, 8, zlib.Z_DEFAULT_STRATEGY)
+    out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 8, 0, 0, crc, len(c), len(p), len(name), 0) + name + c
+    cd += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 0, 20, 0, 8, 0, 0, crc, len(c), len(p), len(name), 0, 0, 0, 0, 0, off) + name
+out += cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 2, 2, len(cd), len(out), 0)
+open(w + '/mixed.trace.zip', 'wb').write(out)
+EOF
+stored "$W/odd.trace.gz"
+"$TRZ" "$W/mixed.trace.zip" 2> "$W/err"
+grep -q "warning: [0-9]* bytes of the zip file's streams are kept as they are" "$W/err" \
+    && ok "mixed.trace.zip: a warning says what is kept as it is" || bad "mixed.trace.zip: a warning says what is kept as it is" "$(cat "$W/err")"
+kept "$W/mixed.trace.zip" "partly rebuilt: zip, deflate 6, 1 member; streams of 2048 record bytes kept as is"
+[ "$(wc -c < "$W/mixed.trace.zip.trz")" -lt "$(wc -c < "$W/mixed.trace.zip")" ] && ok "mixed.trace.zip: archive smaller than the file" \
+    || bad "mixed.trace.zip: archive smaller than the file"
+cp "$W/odd.trace.gz" "$W/alone.trace.gz"
+"$TRZ" -q --no-original "$W/alone.trace.gz" && [ -f "$W/alone.trace.trz" ] && ok "--no-original: x.trace.gz -> x.trace.trz" \
+    || bad "--no-original: x.trace.gz -> x.trace.trz"
+"$TRZ" -l "$W/alone.trace.trz" | grep -q "holds the trace inside, not the gzip file (its records alone)" \
+    && ok "--no-original: -l says the records alone" || bad "--no-original: -l says the records alone" "$("$TRZ" -l "$W/alone.trace.trz" 2>&1)"
+"$TRZ" -dc "$W/alone.trace.trz" | cmp -s - "$W/rec.bin" && ok "--no-original: -dc gives the records" || bad "--no-original: -dc gives the records"
+[ "$(wc -c < "$W/alone.trace.trz")" -lt "$(( $(wc -c < "$W/odd.trace.gz") / 3 ))" ] && ok "--no-original: under a third of the file" \
+    || bad "--no-original: under a third of the file"
+cp "$W/dr.trace.zip" "$W/alonez.trace.zip"
+"$TRZ" -q --no-original "$W/alonez.trace.zip" && [ -f "$W/alonez.trace.trz" ] && "$TRZ" -dc "$W/alonez.trace.trz" | cmp -s - "$W/rec.bin" \
+    && ok "--no-original: a zip's records alone in x.trace.trz" || bad "--no-original: a zip's records alone in x.trace.trz"
+expect "--no-original with -d: usage error" 2 "no-original goes with compressing" "" "$TRZ" -d --no-original "$W/alonez.trace.trz"
 
 # ---- a zip of 40,000 small deflated members (Python's zipfile, a few
 # records each): read in one pass, so it takes about 1 s of CPU here where

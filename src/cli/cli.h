@@ -10,6 +10,7 @@ typedef struct cli_opts {
     int mode;
     int to_stdout, force, keep, rm, verbose, quiet, salvage, verify, no_chain;
     int original, records; /* -d: the file a container archive keeps, or its records */
+    int no_original;       /* compressing: a container's records alone, its file not kept */
     int recursive;
     int level, threads, backend;
     int64_t chunk_bytes, chunk_records;

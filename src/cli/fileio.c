@@ -80,14 +80,15 @@ static int kept_container(int fd)
  * the file really is what its suffix says, and not when the archive keeps
  * the file itself (a drmemtrace container: x.trace.zip -> x.trace.zip.trz,
  * which -d gives back as it was). */
-static size_t wrapper_suffix(const char *name, int fd)
+static size_t wrapper_suffix(const cli_opts *o, const char *name, int fd)
 {
     static const struct { const char *suf; const char *magic; size_t n; } w[] = {
         { ".gz", "\x1f\x8b", 2 }, { ".zst", "\x28\xb5\x2f\xfd", 4 }, { ".zstd", "\x28\xb5\x2f\xfd", 4 },
         { ".xz", "\xfd" "7zXZ", 5 }, { ".bz2", "BZh", 3 },
     };
     ssize_t got = pread(fd, g_head, sizeof g_head, 0);
-    if (got > 0 && trz_container_suffix(g_head, (size_t)got)) return 0;
+    const char *kept = got > 0 ? trz_container_suffix(g_head, (size_t)got) : NULL;
+    if (kept) return o->no_original && has_suffix(name, kept) ? strlen(kept) : 0; /* records alone: x.trace.trz */
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (has_suffix(name, w[i].suf) && got >= (ssize_t)w[i].n && memcmp(g_head, w[i].magic, w[i].n) == 0)
             return strlen(w[i].suf);
@@ -242,6 +243,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         trz_cctx_free(c);
         return 1;
     }
+    if (!rc && o->no_original) rc = trz_cctx_set(c, TRZ_C_UNWRAP, 2);
     if (!rc && trz_cctx_set_format(c, o->format)) {
         char names[200];
         msg_error("unknown format '%s' (%s)", o->format, format_list(names, sizeof names));
@@ -256,7 +258,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
     trz_io_fd(&t.to, &ofd);
     iio = (trz_io){ &t, tally_read, NULL, t.from.seek ? tally_seek : NULL, t.from.size ? tally_size : NULL };
     oio = (trz_io){ &t, NULL, tally_write, NULL, NULL };
-    int kept = iio.seek && kept_container(in); /* from a pipe a container becomes its records alone */
+    int kept = iio.seek && !o->no_original && kept_container(in); /* from a pipe: its records alone */
     errno = 0;
     rc = trz_compress(c, &iio, &oio);
     int err = errno;
@@ -270,6 +272,10 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         if (!fits && g_verbosity >= 1)
             msg_error("%s: warning: this does not look like %s input (auto-detection picks %s); the archive may "
                       "come out larger than the input", name, trz_cctx_format(c), detected);
+        const char *warn = trz_cctx_warning(c); /* a container kept partly, or stored, as it is */
+        if (*warn && g_verbosity >= 1)
+            msg_error("%s: warning: %s%s", name, warn, kept && !trz_cctx_unwrapped(c) ? " (--no-original)" : "");
+        kept = kept && trz_cctx_unwrapped(c);
         if (g_verbosity >= 2) verbose_summary(c, name, &t, kept, outshown);
     }
     trz_cctx_free(c);
@@ -603,7 +609,7 @@ int fio_process(const cli_opts *o, const char *name)
         in = fio_open_input(o, name, &ist);
         if (in < 0) return 1;
         if (compress && !test && !to_stdout && !o->out_name)
-            snprintf(outname, sizeof outname, "%.*s%s", (int)(strlen(name) - wrapper_suffix(name, in)), name, SUFFIX);
+            snprintf(outname, sizeof outname, "%.*s%s", (int)(strlen(name) - wrapper_suffix(o, name, in)), name, SUFFIX);
     } else if (fstat(in, &ist) != 0) {
         memset(&ist, 0, sizeof ist);
     } else {

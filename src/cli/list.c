@@ -103,7 +103,8 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
             printf("  of them kept as they were: %llu bytes (headers, directories, streams not rebuilt); trz -d "
                    "restores the file, trz -dc gives the records\n", (unsigned long long)ci.kept);
     } else if (in.unwrapped) {
-        printf("  unwrapped: the input was %s-compressed; the archive holds the trace inside\n", in.unwrapped);
+        printf("  unwrapped: the input was %s-compressed; the archive holds the trace inside, not the %s file "
+               "(its records alone)\n", in.unwrapped, in.unwrapped);
     }
     if (o->verbose) {
         int cpus = trz_reader_cpus(r); /* decodes the trace: only with -v */

@@ -36,7 +36,7 @@ static void usage(FILE *f)
         "  --backend NAME     zstd (default), zlib --no-verify       skip self-check\n"
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
         "  --restart S        groups of S, to 1G   --no-chain        chunks not chained\n"
-        "  --from N --count M with -d: records (lines) N..N+M-1 only\n"
+        "  --from N --count M -d: records N..N+M-1  --no-original  keep the records only\n"
         "  --salvage          with -d: keep every intact chunk, report what was lost\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
@@ -107,6 +107,7 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("salvage")) o->salvage = 1;
     else if (IS("original")) o->original = 1, o->records = 0;
     else if (IS("records")) o->records = 1, o->original = 0;
+    else if (IS("no-original")) o->no_original = 1;
     else if (IS("recursive")) o->recursive = 1;
     else if (IS("no-verify")) o->verify = 0;
     else if (IS("no-chain")) o->no_chain = 1;
@@ -230,6 +231,7 @@ int main(int argc, char **argv)
     }
     if (o.out_name && (nfiles > 1 || o.recursive)) { msg_error("-o takes one input file"); free(files); return 2; }
     if ((o.original || o.records) && o.mode != MODE_DECOMPRESS) { msg_error("--original/--records go with -d"); free(files); return 2; }
+    if (o.no_original && o.mode != MODE_COMPRESS) { msg_error("--no-original goes with compressing"); free(files); return 2; }
     if (o.original && (o.ranged || o.salvage)) { msg_error("--original restores the whole file: no --from, --count or --salvage"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
 

@@ -48,7 +48,8 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
         c->chunk_records = (uint64_t)v;
         return TRZ_OK;
     case TRZ_C_UNWRAP:
-        c->unwrap = v != 0;
+        if (v < 0 || v > 2) return TRZ_ERR_PARAM;
+        c->unwrap = (int)v;
         return TRZ_OK;
     case TRZ_C_VERIFY:
         c->verify = v != 0;
@@ -89,5 +90,6 @@ const char *trz_cctx_detected(const trz_cctx *c, int *fits)
     return c->detected ? c->detected->name : NULL;
 }
 const char *trz_cctx_error(const trz_cctx *c) { return c->err; }
+const char *trz_cctx_warning(const trz_cctx *c) { return c->warn; }
 
 const char *trz_container_suffix(const void *head, size_t n) { return trz_drfile_suffix(trz_drfile_kind(head, n)); }

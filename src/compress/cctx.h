@@ -20,6 +20,7 @@ struct trz_cctx {
     trz_progress_fn progress;
     void *progress_ctx;
     char err[256];
+    char warn[320];         /* trz_cctx_warning */
 };
 
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../wrap/drfile.h"
@@ -67,17 +68,17 @@ static int sniff_container(const trz_io *in)
     return trz_drfile_kind(head, n);
 }
 
-static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, int kind)
+/* The member of a container: its restore block (the plan's body), then its
+ * records, read again and checked against the plan's pass. */
+static int container_member(trz_cctx *c, const trz_io *in, const trz_io *out, int kind, const trz_drplan *plan)
 {
-    trz_drplan *plan = NULL;
     block_job b = { .c = c, .in = in, .kind = kind };
-    int rc = trz_drplan_make(&plan, in, kind, c->err, sizeof c->err);
-    if (rc) { trz_drplan_free(plan); return rc; }
+    int rc;
     uint64_t rhash;
     trz_drplan_totals(plan, &b.size, &b.hash, &b.records, &rhash, &b.body);
     b.plan = plan;
     b.h = XXH3_createState();
-    trz_drsrc *s = b.h ? trz_drsrc_open(kind, in, NULL, NULL) : NULL;
+    trz_drsrc *s = b.h && in->seek(in->opaque, 0) == 0 ? trz_drsrc_open(kind, in, NULL, NULL) : NULL;
     trz_writer *w = NULL;
     rc = s ? trz_writer_open_shared(&w, c, out, kind) : TRZ_ERR_NOMEM;
     if (rc == TRZ_OK) trz_writer_set_restore(w, kind, TRZ_RESTORE_MIN + b.body, write_block, &b);
@@ -109,14 +110,87 @@ static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, 
     if (rc == TRZ_ERR_NOMEM && !c->err[0]) snprintf(c->err, sizeof c->err, "out of memory");
     trz_drsrc_close(s);
     if (b.h) XXH3_freeState(b.h);
+    return rc;
+}
+
+/* The most an archive of n bytes stored as they are takes (FORMAT.md):
+ * the file header (28 bytes), the index's head (8) and the footer (24),
+ * and per chunk its header with one stream (42) and its index entry (40). */
+static uint64_t stored_bound(uint64_t n, uint64_t chunk)
+{
+    return n + 60 + 82 * ((n + chunk - 1) / chunk);
+}
+
+/* Output counted on its way (to nowhere for a dry run). */
+typedef struct counter {
+    const trz_io *io;
+    uint64_t n;
+} counter;
+
+static int64_t count_write(void *o, const void *b, size_t n)
+{
+    counter *k = o;
+    int64_t r = k->io ? k->io->write(k->io->opaque, b, n) : (int64_t)n;
+    if (r > 0) k->n += (uint64_t)r;
+    return r;
+}
+
+static int compress_plain(trz_cctx *c, const trz_io *in, const trz_io *out, int unwrap);
+
+/* A container read from a file: its records and what rebuilds the file.
+ * Streams no setting rebuilds are kept as they are beside the records;
+ * when that would make the archive larger than the file stored as it is
+ * (measured by a dry run, which costs a second compression), the file is
+ * stored as it is instead, so that no archive outgrows stored_bound. */
+static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, int kind)
+{
+    trz_drplan *plan = NULL;
+    int rc = trz_drplan_make(&plan, in, kind, c->err, sizeof c->err);
+    if (rc) { trz_drplan_free(plan); return rc; }
+    uint64_t size, hash, rec, rhash, body, kept, kept_rec;
+    trz_drplan_totals(plan, &size, &hash, &rec, &rhash, &body);
+    trz_drplan_kept(plan, &kept, &kept_rec);
+    uint64_t bound = stored_bound(size, c->chunk_bytes);
+    const char *what = trz_drfile_name(kind);
+    if (kept) {
+        counter dry = { NULL, 0 };
+        trz_io dio = { &dry, NULL, count_write, NULL, NULL };
+        trz_progress_fn pf = c->progress;
+        c->progress = NULL;
+        rc = container_member(c, in, &dio, kind, plan);
+        c->progress = pf;
+        if (rc) { trz_drplan_free(plan); return rc; }
+        if (dry.n > bound) {
+            uint64_t alone = dry.n - (TRZ_RESTORE_MIN + body) - 11; /* without the block and parameter 2 */
+            trz_drplan_free(plan);
+            const trz_codec *forced = c->forced;
+            c->forced = trz_codec_by_name("raw");
+            rc = in->seek(in->opaque, 0) == 0 ? compress_plain(c, in, out, 0) : TRZ_ERR_IO;
+            c->forced = forced;
+            if (rc == TRZ_ERR_IO && !c->err[0]) snprintf(c->err, sizeof c->err, "read: seek failed: %s", strerror(errno));
+            snprintf(c->warn, sizeof c->warn, "the %s file is stored as it is: %llu bytes of its streams are not "
+                     "ones trz rebuilds, and keeping them beside the records would make %llu bytes; the records "
+                     "alone would make about %llu", what, (unsigned long long)kept, (unsigned long long)dry.n,
+                     (unsigned long long)alone);
+            return rc;
+        }
+        snprintf(c->warn, sizeof c->warn, "%llu bytes of the %s file's streams are kept as they are (not ones trz "
+                 "rebuilds), beside the records", (unsigned long long)kept, what);
+    }
+    counter real = { out, 0 };
+    trz_io rio = { &real, NULL, count_write, NULL, NULL };
+    rc = container_member(c, in, &rio, kind, plan);
     trz_drplan_free(plan);
+    if (!rc && real.n > bound) /* the records coded in more bytes than the streams they were in */
+        snprintf(c->warn, sizeof c->warn, "the archive (%llu bytes) is larger than the %s file (%llu bytes)",
+                 (unsigned long long)real.n, what, (unsigned long long)size);
     return rc;
 }
 
 int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
 {
     c->chosen = c->detected = NULL;
-    c->err[0] = 0;
+    c->err[0] = c->warn[0] = 0;
     if (c->unwrap && in->seek && in->size) {
         int kind = sniff_container(in);
         if (kind < 0) {
@@ -124,11 +198,17 @@ int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
             return TRZ_ERR_IO;
         }
         c->wrap = kind;
-        if (kind) return compress_container(c, in, out, kind);
+        if (kind && c->unwrap == 1) return compress_container(c, in, out, kind);
     }
+    return compress_plain(c, in, out, c->unwrap != 0);
+}
+
+/* Everything the input yields (unwrapped when asked) into one member. */
+static int compress_plain(trz_cctx *c, const trz_io *in, const trz_io *out, int unwrap)
+{
     trz_src src;
     c->chosen = c->detected = NULL;
-    int rc = trz_src_open(&src, in, c->unwrap);
+    int rc = trz_src_open(&src, in, unwrap);
     c->wrap = src.wrap;
     if (rc) {
         snprintf(c->err, sizeof c->err, "read: %s", trz_strerror(rc));

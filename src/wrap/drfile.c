@@ -148,8 +148,9 @@ static int rout_write(void *ctx, const uint8_t *p, size_t n)
 
 static const char *op_name(int code)
 {
-    static const char *const n[] = { "?", "kept bytes", "stored bytes", "deflate", "lz4 frame", "snappy chunks" };
-    return code >= OP_BYTES && code <= OP_SNAPPY ? n[code] : n[0];
+    static const char *const n[] = { "?", "kept bytes", "stored bytes", "deflate", "lz4 frame", "snappy chunks",
+                                     "gzip deflate" };
+    return code >= OP_BYTES && code <= OP_GZDEF ? n[code] : n[0];
 }
 
 #define RERR(rc_, ...) (snprintf(err, errlen, __VA_ARGS__), (rc_))
@@ -227,7 +228,8 @@ int trz_drfile_restore(const trz_io *body, uint64_t body_len, uint64_t size, uin
             rc = RERR(TRZ_ERR_CHECKSUM, "step %zu (%s, %llu bytes): the rebuilt bytes differ from the original's "
                       "(this %s differs from the one that compressed; trz -dc gives the records)", step,
                       op_name(op.code), (unsigned long long)op.n_out,
-                      op.code == OP_DEFLATE ? "zlib" : op.code == OP_LZ4 ? "liblz4" : "libsnappy");
+                      op.code == OP_DEFLATE ? "zlib" : op.code == OP_LZ4 ? "liblz4"
+                      : op.code == OP_GZDEF ? "trz's gzip encoder" : "libsnappy");
         else if (ended) rc = RERR(TRZ_ERR_CORRUPT, "the archive's records end before its restore data does");
         else if (rc == TRZ_ERR_TRUNCATED) rc = RERR(rc, "the restore data is cut short");
         else if (rc == TRZ_ERR_IO) rc = RERR(rc, "reading the restore data: %s", strerror(errno));
@@ -256,8 +258,8 @@ int trz_drfile_describe(const trz_io *body, uint64_t body_len, int kind, char *h
     snprintf(how, cap, "?");
     if (drf_din_init(&d, body, 0)) return TRZ_ERR_NOMEM;
     d.limit = body_len;
-    uint64_t n[6] = { 0 }, kept_in = 0;
-    unsigned levels = 0, lz4levels = 0;
+    uint64_t n[7] = { 0 }, kept_in = 0;
+    unsigned levels = 0, lz4levels = 0, gzlevels[GZD_FLAVOURS] = { 0 };
     int rc = TRZ_OK;
     while (din_off(&d) < body_len) {
         drop op;
@@ -267,6 +269,7 @@ int trz_drfile_describe(const trz_io *body, uint64_t body_len, int kind, char *h
         din_take(&d, (size_t)hl);
         n[op.code] += op.code == OP_SNAPPY ? op.count : 1;
         if (op.code == OP_DEFLATE) levels |= 1u << op.p[0];
+        if (op.code == OP_GZDEF) gzlevels[op.p[0]] |= 1u << op.p[1];
         if (op.code == OP_LZ4) lz4levels |= 1u << ((int8_t)op.p[0] & 15);
         if (op.code == OP_BYTES) {
             *kept += op.n_out;
@@ -279,27 +282,34 @@ int trz_drfile_describe(const trz_io *body, uint64_t body_len, int kind, char *h
         snprintf(how, cap, rc == TRZ_ERR_UNSUPPORTED ? "restore data of a newer trz" : "restore data damaged");
         return rc;
     }
-    uint64_t rebuilt = n[OP_COPY] + n[OP_DEFLATE] + n[OP_LZ4] + n[OP_SNAPPY];
+    uint64_t rebuilt = n[OP_COPY] + n[OP_DEFLATE] + n[OP_LZ4] + n[OP_SNAPPY] + n[OP_GZDEF];
     if (!rebuilt) {
         snprintf(how, cap, "kept as is");
         return TRZ_OK;
     }
-    char lv[64] = "";
+    /* the deflate encoders: "deflate 6" (zlib), "GNU gzip 9", "Info-ZIP 6" */
+    static const char *const enc[1 + GZD_FLAVOURS] = { "deflate", "GNU gzip", "GNU gzip --rsyncable", "Info-ZIP" };
+    unsigned masks[1 + GZD_FLAVOURS] = { kind == TRZ_DRF_LZ4 ? lz4levels : levels };
+    for (int f = 0; f < GZD_FLAVOURS; f++) masks[1 + f] = gzlevels[f];
+    char lv[160] = "";
     size_t k = 0;
-    for (unsigned i = 0; i < 16; i++)
-        if ((kind == TRZ_DRF_LZ4 ? lz4levels : levels) >> i & 1)
-            k += (size_t)snprintf(lv + k, sizeof lv - k, "%s%u", k ? "/" : "", i);
+    for (int e = 0; e < (kind == TRZ_DRF_LZ4 ? 1 : 1 + GZD_FLAVOURS); e++) {
+        if (!masks[e]) continue;
+        if (kind != TRZ_DRF_LZ4) k += (size_t)snprintf(lv + k, sizeof lv - k, "%s%s ", k ? ", " : "", enc[e]);
+        for (unsigned i = 0, first = 1; i < 16 && k < sizeof lv; i++)
+            if (masks[e] >> i & 1) k += (size_t)snprintf(lv + k, sizeof lv - k, "%s%u", first ? "" : "/", i), first = 0;
+    }
     const char *pre = kept_in ? "partly rebuilt" : "rebuilt";
-    unsigned long long m = (unsigned long long)(n[OP_COPY] + n[OP_DEFLATE]);
+    unsigned long long m = (unsigned long long)(n[OP_COPY] + n[OP_DEFLATE] + n[OP_GZDEF]);
     switch (kind) {
     case TRZ_DRF_ZIP:
         k = (size_t)snprintf(how, cap, "%s: zip, ", pre);
-        if (n[OP_DEFLATE]) k += (size_t)snprintf(how + k, k < cap ? cap - k : 0, "deflate %s, ", lv);
+        if (n[OP_DEFLATE] + n[OP_GZDEF]) k += (size_t)snprintf(how + k, k < cap ? cap - k : 0, "%s, ", lv);
         if (n[OP_COPY]) k += (size_t)snprintf(how + k, k < cap ? cap - k : 0, "%llu stored, ", (unsigned long long)n[OP_COPY]);
         snprintf(how + k, k < cap ? cap - k : 0, "%llu member%s", m, m == 1 ? "" : "s");
         break;
     case TRZ_DRF_GZIP:
-        snprintf(how, cap, "%s: gzip, deflate %s%s", pre, lv, n[OP_DEFLATE] > 1 ? ", several members" : "");
+        snprintf(how, cap, "%s: gzip, %s%s", pre, lv, n[OP_DEFLATE] + n[OP_GZDEF] > 1 ? ", several members" : "");
         break;
     case TRZ_DRF_LZ4:
         snprintf(how, cap, "%s: lz4, level %s, %llu frame%s", pre, lv, (unsigned long long)n[OP_LZ4],

@@ -36,6 +36,9 @@ void trz_drplan_free(trz_drplan *p);
  * the body's size. */
 void trz_drplan_totals(const trz_drplan *p, uint64_t *size, uint64_t *hash, uint64_t *records, uint64_t *rhash,
                        uint64_t *body);
+/* The bytes of the streams the body keeps as they are (no setting rebuilt
+ * them), and the record bytes they stand for. */
+void trz_drplan_kept(const trz_drplan *p, uint64_t *kept, uint64_t *records);
 /* Write the body (the recipe, with the bytes it keeps read again from in)
  * through emit, which returns 0 or -1. */
 int trz_drplan_write(const trz_drplan *p, const trz_io *in, int (*emit)(void *ctx, const void *b, size_t n),

@@ -11,6 +11,7 @@
 
 #include "../common/common.h"
 #include "drfile.h"
+#include "gzdeflate.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
@@ -93,7 +94,7 @@ struct drw {
     int kind, state;
     int stype;             /* the current stream */
     uint64_t s_off, s_recs;
-    uint8_t s_par[2];      /* lz4: FLG, BD; snappy: chunk type */
+    uint8_t s_par[2];      /* lz4: FLG, BD; snappy: chunk type; deflate: the level hint (gzip XFL, zip flag bits 1-2) */
     uint64_t left;         /* stored: bytes to go */
     int zdd, z64;          /* zip: a data descriptor follows; zip64 sizes */
     z_stream z;
@@ -121,11 +122,12 @@ int drf_walk_deflate(drw *w);
 int drf_gz_header_len(const uint8_t *p, size_t av, size_t *hl);
 
 /* ---- recipe operations (FORMAT.md, "Restore block") ---- */
-enum { OP_BYTES = 1, OP_COPY = 2, OP_DEFLATE = 3, OP_LZ4 = 4, OP_SNAPPY = 5 };
+enum { OP_BYTES = 1, OP_COPY = 2, OP_DEFLATE = 3, OP_LZ4 = 4, OP_SNAPPY = 5, OP_GZDEF = 6 };
 
 typedef struct drop {
     uint8_t code;
-    uint8_t p[4];        /* deflate: level, window bits, memLevel, strategy; lz4: level, FLG, BD; snappy: with CRC */
+    uint8_t p[4];        /* deflate: level, window bits, memLevel, strategy; lz4: level, FLG, BD; snappy: with CRC;
+                            gzip deflate: flavour (GZD_*), level */
     uint64_t off;        /* where its bytes begin in the original file */
     uint64_t n_in, n_out;
     uint64_t feed;       /* lz4: bytes per update call */
@@ -151,6 +153,7 @@ typedef struct drrb {
     z_stream z;
     int zinit;
     LZ4F_cctx *lc;
+    gzd *gz;
     uint8_t *in;        /* lz4: input gathered to the feed size; snappy: the block */
     size_t in_len;
     uint8_t *out;

@@ -30,6 +30,7 @@ struct trz_drplan {
     drop *ops;
     size_t nops, cap;
     uint64_t size, hash, records, rhash, body;
+    uint64_t kept, kept_records; /* streams kept as they are: their bytes, their records */
     const trz_io *io;
     int rc;             /* the first failure (I/O, memory) */
     /* the stream being read */
@@ -168,6 +169,47 @@ static int retry(trz_drplan *p, const drw *w, const drop *o, uint64_t off, uint6
     return ok;
 }
 
+/* GNU gzip's and Info-ZIP's levels in the order tried: first those the
+ * member's header names (`named` of them), then the others.  gzip's XFL:
+ * 4 is -1, 2 is -9, 0 the others; zip's flag bits 1-2: 2 (or 3) -1 and
+ * -2, 1 -8 and -9, 0 the others. */
+typedef struct level_order {
+    uint8_t lv[9];
+    size_t named;
+} level_order;
+
+static level_order family_levels(int kind, unsigned hint)
+{
+    static const level_order gz[3] = { { { 6, 2, 3, 4, 5, 7, 8, 9, 1 }, 7 }, { { 1, 6, 9, 2, 3, 4, 5, 7, 8 }, 1 },
+                                       { { 9, 6, 1, 2, 3, 4, 5, 7, 8 }, 1 } };
+    static const level_order iz[3] = { { { 6, 3, 4, 5, 7, 1, 2, 8, 9 }, 5 }, { { 1, 2, 6, 9, 3, 4, 5, 7, 8 }, 2 },
+                                       { { 9, 8, 6, 1, 2, 3, 4, 5, 7 }, 2 } };
+    if (kind == TRZ_DRF_GZIP) return gz[hint == 4 ? 1 : hint == 2 ? 2 : 0];
+    return iz[hint >= 2 ? 1 : hint == 1 ? 2 : 0];
+}
+
+#define MAX_TRIES 32
+
+/* The deflate settings a stream is retried with, after zlib's level 6:
+ * the levels of the container's own tool its header names (GNU gzip for a
+ * gzip member, Info-ZIP's zip for a zip member), zlib's other settings,
+ * the tool's other levels, then GNU gzip --rsyncable.  A wrong one fails
+ * at the stream's first block. */
+static size_t deflate_candidates(const drw *w, drop *t)
+{
+    size_t n = 0;
+    int fl = w->kind == TRZ_DRF_GZIP ? GZD_GNU : GZD_INFOZIP;
+    level_order lo = family_levels(w->kind, w->s_par[0]);
+    memset(t, 0, MAX_TRIES * sizeof *t);
+    for (size_t i = 0; i < lo.named; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lo.lv[i];
+    for (size_t i = 1; i < sizeof deflate_tries / sizeof deflate_tries[0]; i++)
+        t[n].code = OP_DEFLATE, memcpy(t[n++].p, deflate_tries[i], 4);
+    for (size_t i = lo.named; i < 9; i++) t[n].code = OP_GZDEF, t[n].p[0] = (uint8_t)fl, t[n++].p[1] = lo.lv[i];
+    if (fl == GZD_GNU)
+        for (size_t i = 0; i < 9; i++) t[n].code = OP_GZDEF, t[n].p[0] = GZD_GNU_RSYNC, t[n++].p[1] = lo.lv[i];
+    return n; /* at most 9 + 11 + 9 */
+}
+
 static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
 {
     trz_drplan *p = ctx;
@@ -191,21 +233,25 @@ static void ev_end(void *ctx, const drw *w, uint64_t end, int ok)
         }
     }
     /* other settings: each read again from the file, within a budget */
-    size_t ntries = w->stype == ST_DEFLATE ? sizeof deflate_tries / sizeof deflate_tries[0]
-                  : w->stype == ST_LZ4 && lz4_ok(w) ? sizeof lz4_tries / sizeof lz4_tries[0] : 0;
-    p->budget = 4 * o.n_in + (16u << 20);
-    for (size_t i = 1; i < ntries && ok && !done && p->budget && !p->rc; i++) {
-        drop t = o;
-        if (w->stype == ST_DEFLATE) {
-            t.code = OP_DEFLATE;
-            memcpy(t.p, deflate_tries[i], 4);
-        } else {
-            lz4_try(w, (int)i, &t);
-            t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
+    drop tries[MAX_TRIES];
+    size_t ntries = 0;
+    if (w->stype == ST_DEFLATE) ntries = deflate_candidates(w, tries);
+    else if (w->stype == ST_LZ4 && lz4_ok(w))
+        for (size_t i = 1; i < sizeof lz4_tries / sizeof lz4_tries[0]; i++) {
+            lz4_try(w, (int)i, &tries[ntries]);
+            ntries++;
         }
+    p->budget = 4 * o.n_in + (16u << 20);
+    for (size_t i = 0; i < ntries && ok && !done && p->budget && !p->rc; i++) {
+        drop t = tries[i];
+        t.off = o.off, t.n_in = o.n_in, t.n_out = o.n_out;
         if (retry(p, w, &t, o.off, end, o.n_in)) { o = t; done = 1; }
     }
-    if (!done) o.code = OP_BYTES; /* kept as it is, standing for its records */
+    if (!done) { /* kept as it is, standing for its records */
+        o.code = OP_BYTES;
+        p->kept += o.n_out;
+        p->kept_records += o.n_in;
+    }
     add_op(p, &o);
 }
 
@@ -227,7 +273,7 @@ static int plan_checks(trz_drplan *p)
     int rc = h ? TRZ_OK : TRZ_ERR_NOMEM;
     for (size_t i = 0; i < p->nops && !rc; i++) {
         drop *o = &p->ops[i];
-        if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY) continue;
+        if (o->code != OP_DEFLATE && o->code != OP_LZ4 && o->code != OP_SNAPPY && o->code != OP_GZDEF) continue;
         drf_din_seek(&d, o->off);
         XXH3_64bits_reset(h);
         for (uint64_t left = o->n_out; left && !rc;) {
@@ -302,6 +348,12 @@ void trz_drplan_totals(const trz_drplan *p, uint64_t *size, uint64_t *hash, uint
     *records = p->records;
     *rhash = p->rhash;
     *body = p->body;
+}
+
+void trz_drplan_kept(const trz_drplan *p, uint64_t *kept, uint64_t *records)
+{
+    *kept = p->kept;
+    *records = p->kept_records;
 }
 
 int trz_drplan_write(const trz_drplan *p, const trz_io *io, int (*emit)(void *, const void *, size_t), void *ctx)

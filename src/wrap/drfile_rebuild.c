@@ -1,7 +1,8 @@
 /* drfile_rebuild.c - the drmemtrace file layer's recipe (drfile.md;
  * FORMAT.md, "Restore block"): its operations' bytes, and the rebuilder,
- * records in and a stream's original bytes out (deflate, lz4 frames,
- * snappy chunks).  The same code checks a stream at compression time and
+ * records in and a stream's original bytes out (deflate by zlib, or by
+ * trz's GNU gzip and Info-ZIP encoder in gzdeflate.c; lz4 frames; snappy
+ * chunks).  The same code checks a stream at compression time and
  * rebuilds it at restore time, so what was checked is what comes back. */
 #include <snappy-c.h>
 #include <stdlib.h>
@@ -27,6 +28,12 @@ size_t drf_op_put(const drop *o, uint8_t *b)
     case OP_LZ4:
         trz_put_bytes(&t, o->p, 3);
         trz_put_uvarint(&t, o->feed);
+        trz_put_uvarint(&t, o->n_in);
+        trz_put_uvarint(&t, o->n_out);
+        trz_put_le32(&t, o->check);
+        break;
+    case OP_GZDEF:
+        trz_put_bytes(&t, o->p, 2);
         trz_put_uvarint(&t, o->n_in);
         trz_put_uvarint(&t, o->n_out);
         trz_put_le32(&t, o->check);
@@ -71,6 +78,16 @@ int drf_op_get(const uint8_t *b, size_t k, drop *o)
         if ((o->p[1] & 0xc3) != 0x40 || (o->p[2] & 0x8f) || (o->p[2] >> 4) < 4 || o->feed < 1 || o->feed > (8u << 20))
             return 0;
         break;
+    case OP_GZDEF:
+        o->p[0] = trz_get_u8(&r);
+        o->p[1] = trz_get_u8(&r);
+        o->n_in = trz_get_uvarint(&r);
+        o->n_out = trz_get_uvarint(&r);
+        o->check = trz_get_le32(&r);
+        if (r.err) return 0;
+        if (o->p[0] >= GZD_FLAVOURS) return -1; /* an encoder a newer trz knows */
+        if (o->p[1] < 1 || o->p[1] > 9) return 0;
+        break;
     case OP_SNAPPY:
         o->p[0] = trz_get_u8(&r);
         o->block = trz_get_uvarint(&r);
@@ -113,11 +130,14 @@ void drf_rb_free(drrb *b)
 {
     if (b->zinit) deflateEnd(&b->z);
     if (b->lc) LZ4F_freeCompressionContext(b->lc);
+    drf_gzd_free(b->gz);
     if (b->h) XXH3_freeState(b->h);
     free(b->in);
     free(b->out);
     memset(b, 0, sizeof *b);
 }
+
+static int gz_sink(void *ctx, const uint8_t *p, size_t n) { return rb_emit(ctx, p, n); }
 
 int drf_rb_start(drrb *b, const drop *o, drsink sink, void *ctx)
 {
@@ -133,6 +153,7 @@ int drf_rb_start(drrb *b, const drop *o, drsink sink, void *ctx)
         b->zinit = 1;
         return TRZ_OK;
     }
+    if (o->code == OP_GZDEF) return (b->gz = drf_gzd_new(o->p[1], o->p[0], gz_sink, b)) ? TRZ_OK : TRZ_ERR_NOMEM;
     if (o->code == OP_LZ4) {
         LZ4F_preferences_t pr;
         lz4_prefs(o, &pr);
@@ -168,7 +189,8 @@ static void rb_snappy_chunk(drrb *b)
 int drf_rb_feed(drrb *b, const uint8_t *p, size_t n)
 {
     b->fed += n;
-    while (n && !b->stop && !b->fail) {
+    if (b->op.code == OP_GZDEF && n && !b->stop) drf_gzd_feed(b->gz, p, n);
+    while (n && !b->stop && !b->fail && b->op.code != OP_GZDEF) {
         if (b->op.code == OP_DEFLATE) {
             b->z.next_in = (Bytef *)p;
             b->z.avail_in = (uInt)MIN(n, 1u << 30);
@@ -206,7 +228,9 @@ int drf_rb_feed(drrb *b, const uint8_t *p, size_t n)
 int drf_rb_finish(drrb *b)
 {
     if (b->stop || b->fail) return -1;
-    if (b->op.code == OP_DEFLATE) {
+    if (b->op.code == OP_GZDEF) {
+        drf_gzd_finish(b->gz);
+    } else if (b->op.code == OP_DEFLATE) {
         int rc;
         do {
             b->z.next_out = b->out;

@@ -88,6 +88,7 @@ static int zip_head(drw *w)
     int rc = frame(w, hl);
     if (rc || w->state == W_REST) return rc;
     w->zdd = flags & 8;
+    w->s_par[0] = (uint8_t)(flags >> 1 & 3); /* deflate: 1 maximum (-8, -9), 2 fast (-1, -2) */
     if (method == 8 && !(flags & 1)) return drf_walk_deflate(w);
     if (method == 0 && !(flags & 1) && !w->zdd) {
         w->left = csize;
@@ -143,8 +144,11 @@ static int gz_head(drw *w)
         w->state = W_REST;
         return TRZ_OK;
     }
+    uint8_t xfl = din_ptr(w->in)[8]; /* 2: GNU gzip -9 (or zlib's 9), 4: -1 */
     int rc = frame(w, hl);
-    return rc ? rc : drf_walk_deflate(w);
+    if (rc) return rc;
+    w->s_par[0] = xfl;
+    return drf_walk_deflate(w);
 }
 
 static int gz_after(drw *w)

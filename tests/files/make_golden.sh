@@ -101,7 +101,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = know ]; then
     "$W/reseal" "$W/k.trz" "$W/know-group-moved.trz" flags 1 2; badk know-group-moved  # chunk 1 restarts: chunk 2 misses its facts
 fi
 # drmemtrace containers kept restorable (a restore block): the file layer's fuzz seeds
-for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz; do
+for s in dr.zip dr-cut.zip py-stored-deflated.zip dr.gz tool.lz4 dr.sz gnu9.gz gnu-rsync.gz infozip.zip; do
     [ -f tests/fuzz/corpus/drfile/$s ] || continue
     n=drfile-${s%.*}-${s##*.}
     cp tests/fuzz/corpus/drfile/$s "$W/$s"

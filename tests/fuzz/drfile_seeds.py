@@ -3,7 +3,9 @@
 small drmemtrace record streams in every container the file layer reads,
 whole and cut: DynamoRIO's zip and gzip, Python's zipfile (stored and
 deflated members, real dates), the lz4 tool's frame, snappy framing, and
-plain records, and an xz file damaged inside.  The same bytes on every run."""
+plain records, and an xz file damaged inside; GNU gzip's and Info-ZIP's
+deflate (restore operation 6) when those tools are installed.  The same
+bytes on every run."""
 import ctypes, io, lzma, random, struct, subprocess, sys, zipfile, zlib
 
 out = sys.argv[1]
@@ -98,6 +100,32 @@ try:
         s += bytes([t]) + len(body).to_bytes(3, 'little') + body
     put('dr.sz', s)
 except OSError:
+    pass
+try:  # GNU gzip -9 (no name, no time) and --rsyncable -6, whole and cut
+    for name, args in (('gnu9.gz', ['-9']), ('gnu-rsync.gz', ['-6', '--rsyncable'])):
+        gz = subprocess.run(['gzip', '-n', '-c'] + args, input=bytes(recs), capture_output=True, check=True).stdout
+        put(name, gz)
+    put('gnu9-cut.gz', gz[:len(gz) * 2 // 3])
+except (OSError, subprocess.CalledProcessError):
+    pass
+try:  # Info-ZIP's deflate (-9 and -1, from its output to a pipe) in zip framing of fixed dates
+    iz = bytearray()
+    cd = bytearray()
+    for k, (p, level, flags) in enumerate(((parts[0] + parts[1], '-9', 2), (parts[2], '-1', 4))):
+        raw = subprocess.run(['zip', '-q', level, '-', '-'], input=p, capture_output=True, check=True).stdout
+        nl, xl = struct.unpack('<HH', raw[26:30])
+        d = zlib.decompressobj(-15)
+        d.decompress(raw[30 + nl + xl:])
+        c = raw[30 + nl + xl:len(raw) - len(d.unused_data)]
+        nm = b'chunk.%04d' % k
+        crc = zlib.crc32(p)
+        off = len(iz)
+        iz += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, flags, 8, 0x6b21, 0x5a3c, crc, len(c), len(p), len(nm), 0) + nm + c
+        cd += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 0x31e, 20, flags, 8, 0x6b21, 0x5a3c, crc, len(c), len(p),
+                          len(nm), 0, 0, 0, 0, 0, off) + nm
+    iz += cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 2, 2, len(cd), len(iz), 0)
+    put('infozip.zip', iz)
+except (OSError, subprocess.CalledProcessError):
     pass
 put('plain.trace', bytes(recs[:3000]))
 # An xz file of records, damaged inside its compressed data: unwrapped
