@@ -113,12 +113,13 @@ static int container_member(trz_cctx *c, const trz_io *in, const trz_io *out, in
     return rc;
 }
 
-/* The most an archive of n bytes stored as they are takes (FORMAT.md):
- * the file header (28 bytes), the index's head (8) and the footer (24),
- * and per chunk its header with one stream (42) and its index entry (40). */
+/* The most an archive of n bytes stored as they are takes (FORMAT.md,
+ * container version 5): the file header (28 bytes), the index's head (8),
+ * its member hash (8) and the footer (24), and per chunk its header with
+ * its place and one stream (62) and its index entry (40). */
 static uint64_t stored_bound(uint64_t n, uint64_t chunk)
 {
-    return n + 60 + 82 * ((n + chunk - 1) / chunk);
+    return n + 68 + 102 * ((n + chunk - 1) / chunk);
 }
 
 /* Output counted on its way (to nowhere for a dry run). */
