@@ -242,6 +242,9 @@ int rd_seq_fetch(trz_reader *r, dchunk *d);
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
 int rd_next_chunk(trz_reader *r);
+/* Whether a chunk follows r->cur: 1 (or an error to report when it is
+ * reached), 0 at the end (records.c: is a partial record the last?). */
+int rd_more_chunks(trz_reader *r);
 void rd_drop_queue(trz_reader *r);
 void rd_pool_stop(trz_reader *r);
 
