@@ -40,6 +40,7 @@ typedef struct dchunk { /* a decoded chunk */
     trz_know kview;
     int mchain;            /* a chunk of a chain: decoded in order, by its group's lane (chain.c) */
     int lane;              /* which of the reader's lanes (clane) decodes it */
+    uint64_t cepoch;       /* the reader's chain_epoch when it was fetched */
     /* decode inputs */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
@@ -62,6 +63,7 @@ typedef struct clane {
     int cvalid, cbroken, cbad_rc;
     int busy;             /* a thread is decoding with it (under the reader's mutex) */
     uint64_t cnext, cgroup, cbad;
+    uint64_t cepoch;      /* the chain_epoch of the chunk it decoded last */
     dchunk cfetch;        /* a group's earlier chunks, decoded to reach a chunk after a seek */
 } clane;
 enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state; held: fetched, waiting for memory */
@@ -166,6 +168,7 @@ struct trz_reader {
      * the lane the last chunk fetched went to */
     clane lane[MAXLANE];
     int flane;
+    uint64_t chain_epoch; /* losses met while fetching: a chain does not continue across one */
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -218,7 +221,9 @@ int rd_chain_ready(const trz_reader *r, const dchunk *d);
  * model: from where the chain stands, or replayed from the group's first
  * chunk through the index (after a seek).  Sets d->rc and d->err. */
 void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z);
-/* A loss: the chain's state is gone (the next group starts afresh). */
+/* A loss met while fetching (or a new member): no chain continues across
+ * it, for the chunks fetched after it; those fetched before it, still to
+ * be decoded, keep theirs. */
 void rd_chain_lost(trz_reader *r);
 void rd_chain_free(trz_reader *r);
 
