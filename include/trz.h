@@ -240,8 +240,10 @@ typedef struct trz_writer trz_writer;
  * later ones.  TRZ_ERR_PARAM, nothing opened, for a NULL writer. */
 TRZ_API int trz_writer_open(trz_writer **writer, const trz_cctx *cctx, const trz_io *io);
 
-/* The same into the file at path, through a temporary file beside it that
- * replaces path only when trz_writer_finish succeeds.  A NULL path is
+/* The same into the file at path, as trz_compress_path writes `out` (see
+ * there what a symbolic link, a device or a directory does): through a
+ * temporary file beside it that replaces path only when trz_writer_finish
+ * succeeds.  A path that is refused (NULL, a directory, ...) is
  * TRZ_ERR_PARAM with the message in the writer, as for other failures. */
 TRZ_API int trz_writer_open_path(trz_writer **writer, const trz_cctx *cctx, const char *path);
 
@@ -493,8 +495,9 @@ TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t ma
  * Fixed-size records: at a position inside a record, TRZ_ERR_PARAM and fn
  * is not called; a partial last record is not handed out (the iteration
  * stops before it; see "Position").  The bytes are valid only during the
- * call (fn may modify them; it must not call the reader: its next chunk
- * may reuse them).  A non-zero return from fn stops the iteration (after
+ * call (fn may modify them; it must not read from, seek or close the
+ * reader, whose next chunk may reuse them; trz_tell is fine: it gives the
+ * position after the batch).  A non-zero return from fn stops the iteration (after
  * that batch) and is returned.  With TRZ_R_HOST_ORDER, records come in
  * host order.  TRZ_ERR_PARAM for a NULL reader or fn. */
 typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, size_t n_bytes, uint64_t first);
@@ -573,10 +576,21 @@ TRZ_API int trz_restore(trz_reader *reader, const trz_io *out);
 TRZ_API int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
 /* Compress the file at `in` into the file at `out` with the settings of
- * cctx.  The archive is written to a temporary file beside `out` that
- * replaces it only on success; TRZ_ERR_PARAM when `out` is `in` itself
- * (the same file under any name).  TRZ_ERR_PARAM for a NULL cctx, and
- * with a message for a NULL path. */
+ * cctx.  What `out` names decides how it is written:
+ *   - nothing (a new name) or a regular file: the archive is written to a
+ *     temporary file beside it that takes its name only on success (a
+ *     failure leaves `out` as it was);
+ *   - a symbolic link: followed; the file it leads to is replaced in the
+ *     same way, the link stays (a link that leads nowhere is refused:
+ *     TRZ_ERR_PARAM);
+ *   - a character or block device, or a FIFO (/dev/null, a named pipe):
+ *     written to in place, as the command line does, never replaced by a
+ *     file (a FIFO blocks until it has a reader; on failure what was
+ *     written stays written);
+ *   - a directory, a socket: refused, TRZ_ERR_PARAM;
+ *   - `in` itself (the same file under any name): refused, TRZ_ERR_PARAM.
+ * Refusals happen before anything is read or written.  TRZ_ERR_PARAM for
+ * a NULL cctx, and with a message for a NULL path. */
 TRZ_API int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
 
 /* Decompress the archive at `in` into the file at `out` with `threads`

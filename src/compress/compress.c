@@ -185,8 +185,7 @@ int trz_compress_path(trz_cctx *c, const char *in, const char *out)
     trz_outfile of;
     int rc = trz_path_out(&of, ifd, out);
     if (rc) {
-        snprintf(c->err, sizeof c->err, "%s: %s", out, rc == TRZ_ERR_PARAM ? "the output is the input itself"
-                                                                           : strerror(errno));
+        snprintf(c->err, sizeof c->err, "%s: %s", out, of.why ? of.why : strerror(errno));
         close(ifd);
         return rc;
     }

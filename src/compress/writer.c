@@ -663,7 +663,11 @@ int trz_writer_open_path(trz_writer **out, const trz_cctx *cctx, const char *pat
         snprintf(w->c->err, sizeof w->c->err, "the path is NULL");
         return w->result = TRZ_ERR_PARAM;
     }
-    if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) return w->result = fail(w, TRZ_ERR_IO, path);
+    if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {
+        if (!w->file.why) return w->result = fail(w, TRZ_ERR_IO, path);
+        snprintf(w->c->err, sizeof w->c->err, "%s: %s", path, w->file.why);
+        return w->result = TRZ_ERR_PARAM;
+    }
     w->finished = 0;
     w->has_file = 1;
     w->fd = w->file.fd;

@@ -340,7 +340,7 @@ int trz_decompress_path(const char *in, const char *out, int threads, char *err,
     if (ifd >= 0) close(ifd);
     if (rc) {
         trz_reader_close(r);
-        return jerr(err, errlen, rc, "%s: %s", out, rc == TRZ_ERR_PARAM ? "the output is the input itself" : strerror(errno));
+        return jerr(err, errlen, rc, "%s: %s", out, rc == TRZ_ERR_PARAM && of.why ? of.why : strerror(errno));
     }
     trz_io o;
     int ofd = of.fd;
