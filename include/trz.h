@@ -305,13 +305,14 @@ TRZ_API int trz_reader_open_fd(trz_reader **reader, int fd);
 TRZ_API int trz_reader_open_mem(trz_reader **reader, const void *data, size_t len);
 /* *io is copied; io->opaque must stay valid until close. */
 TRZ_API int trz_reader_open_io(trz_reader **reader, const trz_io *io);
-/* NULL is fine. */
+/* NULL is fine.  Never while another thread is in a call on the same
+ * reader (see "Threads" above: that is a use after free). */
 TRZ_API void trz_reader_close(trz_reader *reader);
 
 /* On failure of an open call, *reader is still set (unless out of memory) so
- * that trz_reader_error can tell why; close it as usual (reads on it fail
- * too, with the open's result when it had no input at all).  The message
- * does not name the input ("No such file or directory"): print the path
+ * that trz_reader_error can tell why; close it as usual (when it had no
+ * input at all, a NULL path, a missing file, fd -1, reads on it return
+ * the open's result).  The message does not name the input ("No such file or directory"): print the path
  * before it.  "out of memory" for a NULL reader. */
 TRZ_API const char *trz_reader_error(const trz_reader *reader);
 
@@ -434,7 +435,8 @@ TRZ_API int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
  * TRZ_ERR_PARAM, nothing read.  Text formats (record_size 0) have no fixed
  * record: for them this returns TRZ_ERR_UNSUPPORTED; use trz_read_bytes,
  * or trz_foreach, which hands out whole lines.  TRZ_ERR_PARAM for a NULL
- * reader, or a NULL buf with max_records > 0 (0 records: returns 0). */
+ * reader, or a NULL buf with max_records > 0 (0 records: returns 0).
+ * One thread at a time, as for every call on a reader ("Threads"). */
 TRZ_API int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
 
 /* Read up to cap decoded bytes, record boundaries ignored, from any
@@ -491,7 +493,8 @@ TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t ma
  * `n_records` whole records, the first of which is record number `first`.
  * For text formats a batch is a chunk's bytes: it holds the starts of
  * n_records lines, and a line longer than a chunk continues in the next
- * batch (so does the first batch a line that trz_read_bytes stopped in).
+ * batch (and the first batch begins with the rest of a line that
+ * trz_read_bytes stopped in).
  * Fixed-size records: at a position inside a record, TRZ_ERR_PARAM and fn
  * is not called; a partial last record is not handed out (the iteration
  * stops before it; see "Position").  The bytes are valid only during the
