@@ -322,34 +322,49 @@ static int apply_placed_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint
     return TRZ_OK;
 }
 
-/* Salvage, a member of an earlier version with no loss noted: whether its
- * chunks, read in order, are those its intact index lists.  They are not
- * when chunks were cut out, repeated or moved and nothing else was
- * damaged; their records have gone out as read, so the records from the
- * first difference on may be numbered wrong: that is reported. */
+/* Whether archive byte a lies in a loss noted inside the member [ms, at). */
+static int in_loss(const trz_reader *r, uint64_t a, uint64_t ms, uint64_t at)
+{
+    for (size_t k = 0; k < r->nlost; k++) {
+        const lost_at *l = &r->lost_at[k];
+        if (l->start >= ms && l->start < at && a >= l->start && a < l->end) return 1;
+    }
+    return 0;
+}
+
+/* Salvage, a member of an earlier version (its chunks do not state their
+ * place): whether the chunks read, in order, are those its intact index
+ * lists.  Each chunk read must be the index's entry at its offset, header
+ * for header; an entry with no chunk read must lie in a loss noted (damaged
+ * bytes skipped).  A chunk cut out, repeated or moved breaks that, though
+ * the chunk after it may also have failed and been noted lost (its chain
+ * was cut): its records have gone out as read, so the records from the
+ * first difference on may be numbered wrong, and that is reported. */
 static int check_legacy_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t at)
 {
-    for (size_t i = 0; i < r->nlost; i++)
-        if (r->lost_at[i].start >= r->member_start && r->lost_at[i].start < at) return TRZ_OK; /* placed by the losses */
-    uint64_t mc = r->member_chunks, i = 0, recs = 0, bytes = 0;
-    for (; i < n && i < mc; i++) {
+    uint64_t ms = r->member_start, mc = r->member_chunks, i = 0, j = 0, recs = 0, bytes = 0;
+    while (i < n) {
         trz_index_entry e;
-        const trz_index_entry *c = &r->seq_list[i];
-        (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e);
-        if (e.nrec != c->nrec || e.raw != c->raw || e.stored != c->stored || e.codec != c->codec || e.flags != c->flags ||
-            e.offset != c->offset)
+        (void)trz_index_entry_parse(ix + 8 + i * TRZ_INDEX_ENTRY, &e); /* the index's check passed */
+        const trz_index_entry *c = j < mc ? &r->seq_list[j] : NULL;
+        if (c && e.offset == c->offset && e.nrec == c->nrec && e.raw == c->raw && e.stored == c->stored &&
+            e.codec == c->codec && e.flags == c->flags)
+            j++; /* the chunk the index lists there */
+        else if (!(c && c->offset == e.offset) && in_loss(r, ms + e.offset, ms, at))
+            ; /* lost with damaged bytes, and no other chunk read in its place */
+        else
             break;
         recs += e.nrec;
         bytes += e.raw;
+        i++;
     }
-    if (i == n && i == mc) return TRZ_OK;
+    if (i == n && j == mc) return TRZ_OK;
     int base = r->member_base_ok;
     trz_lost_range l = { base ? r->member_first_chunk + i : UNKNOWN, base ? r->member_first_record + recs : UNKNOWN, UNKNOWN,
                          base ? r->member_first_byte + bytes : UNKNOWN, UNKNOWN };
     rd_err(r, TRZ_ERR_CORRUPT, "the member's index lists %llu chunks where %llu were read, differing from chunk %llu on",
            (unsigned long long)n, (unsigned long long)mc, (unsigned long long)i);
-    return rd_note_range(r, l, r->member_start + (i < mc ? r->seq_list[i].offset : at - r->member_start), at,
-                         TRZ_LOST_UNPLACED);
+    return rd_note_range(r, l, ms + (j < mc ? r->seq_list[j].offset : at - ms), at, TRZ_LOST_UNPLACED);
 }
 
 int rd_apply_index(trz_reader *r, const uint8_t *ix, uint64_t n, uint64_t ms, uint64_t at)
