@@ -21,7 +21,7 @@ BASE_CFLAGS = $(STD) $(WARN) $(OPT) $(CFLAGS)
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lpthread
 
 LIB_SRC := $(wildcard src/common/*.c src/format/*.c src/wrap/*.c src/compress/*.c src/decompress/*.c src/tools/*.c codecs/*.c codecs/*/*.c)
-CLI_SRC := $(wildcard src/cli/*.c)
+CLI_SRC := $(wildcard src/cli/*.c src/serve/*.c)
 HDRS    := $(wildcard include/*.h src/*/*.h codecs/*.h codecs/*/*.h)
 
 B := build

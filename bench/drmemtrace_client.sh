@@ -13,10 +13,20 @@
 #   bench/drmemtrace_client.sh DYNAMORIO_BUILD_DIR [FILE...]
 #   TRZ_OPTS="--chunk-size=256K" bench/drmemtrace_client.sh ...   (options
 #   for compressing: small chunks make archives whose chunks carry knowledge)
+#   bench/drmemtrace_client.sh --serve DYNAMORIO_BUILD_DIR TRACE_DIR...
+# instead takes directories of thread files (DynamoRIO's trace/ or
+# window.NNNN/ directories), compresses a copy of each with `trz -r --rm`,
+# and runs basic_counts (drmemtrace_launcher -indir) and opcode_mix
+# (opcode_mix_launcher -trace) on the original directory and, through
+# `trz serve`, on the compressed one: outputs compared, wall seconds of
+# each printed (one run each; for medians run the two commands it prints
+# in a paired timer).
 # The build directory is DynamoRIO's, configured and built as
 # ../shared/tools/drmemtrace/BUILD-DYNAMORIO.md says (targets
 # drmemtrace_launcher, histogram_launcher, opcode_mix_launcher).
 set -u
+serve=
+if [ "${1:-}" = --serve ]; then serve=1; shift; fi
 [ $# -ge 1 ] || { echo "usage: $0 DYNAMORIO_BUILD_DIR [FILE...]" >&2; exit 2; }
 DR=$(cd "$1" && pwd) || exit 2
 shift
@@ -28,6 +38,35 @@ for t in drmemtrace_launcher histogram_launcher opcode_mix_launcher; do
     [ -x "$BIN/$t" ] || { echo "$BIN/$t: not built (see BUILD-DYNAMORIO.md)" >&2; exit 2; }
 done
 [ -x "$TRZ" ] || { echo "$TRZ: not built (make)" >&2; exit 2; }
+if [ -n "$serve" ]; then
+    [ $# -ge 1 ] || { echo "usage: $0 --serve DYNAMORIO_BUILD_DIR TRACE_DIR..." >&2; exit 2; }
+    W=$(mktemp -d "${TMPDIR:-/tmp}/trz-drclient.XXXXXX")
+    trap 'rm -rf "$W"' EXIT
+    pass=0; fail=0
+    now() { date +%s.%N; }
+    printf '%-28s %-12s %9s %9s  %s\n' directory tool "orig s" "served s" "original = served"
+    for d in "$@"; do
+        name=$(basename "$(cd "$d" && pwd)")
+        rm -rf "$W/orig" "$W/trz"
+        cp -r "$d" "$W/orig" && cp -r "$d" "$W/trz" || { fail=$((fail + 1)); continue; }
+        "$TRZ" -q -r --rm "$W/trz" || { echo "$name: trz -r failed"; fail=$((fail + 1)); continue; }
+        for tool in basic_counts opcode_mix; do
+            case $tool in
+            basic_counts) cmd="$BIN/drmemtrace_launcher -simulator_type basic_counts -indir" ;;
+            opcode_mix) cmd="$BIN/opcode_mix_launcher -trace" ;;
+            esac
+            t0=$(now); $cmd "$W/orig" > "$W/o.out" 2>&1; ro=$?; t1=$(now)
+            "$TRZ" serve --tmpdir "$W" "$W/trz" -- $cmd {} > "$W/s.out" 2>&1; rs=$?; t2=$(now)
+            if [ $ro = 0 ] && [ $rs = 0 ] && cmp -s "$W/o.out" "$W/s.out"; then verdict=equal; pass=$((pass + 1))
+            else verdict="DIFFERENT (exit $ro, $rs): $(diff "$W/o.out" "$W/s.out" | head -3 | tr '\n' ' ')"; fail=$((fail + 1)); fi
+            printf '%-28s %-12s %9.2f %9.2f  %s\n' "$name" $tool "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" "$verdict"
+        done
+        [ -z "$(ls -A "$W" | grep '^trz-serve\.')" ] || { echo "$name: a served directory was left"; fail=$((fail + 1)); }
+    done
+    echo "$pass passed, $fail failed"
+    [ $fail = 0 ]
+    exit
+fi
 if [ $# = 0 ]; then set -- "$SHARED"/drmemtrace/*.trace.zip; fi
 [ -f "$1" ] || { echo "no drmemtrace files (looked for $SHARED/drmemtrace/*.trace.zip)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/trz-drclient.XXXXXX")

@@ -353,6 +353,18 @@ typedef enum trz_rparam {
                              failed on a damaged first header, to read on
                              past it.  Damage that cost no data leaves its
                              message in trz_reader_error. */
+    TRZ_R_OVERLAP = 4,    /* 1: with TRZ_R_THREADS 1, that one decoding
+                             thread is a background thread, so that the
+                             chunk after the caller's decodes while the
+                             caller uses it (writes it into a pipe, say):
+                             one chunk decoded ahead, so two chunks'
+                             memory instead of one (and, in an archive
+                             whose chunks carry knowledge, a second
+                             knowledge store), under the same 1 GiB bound
+                             on the chunks in flight.  0 (default): the
+                             chunks are decoded in the calling thread.  No
+                             effect with N >= 2 threads, which decode
+                             ahead anyway. */
 } trz_rparam;
 /* Set one parameter.  TRZ_ERR_PARAM, with the message in trz_reader_error
  * and the setting unchanged, for a value out of range (threads 0..64, the

@@ -551,6 +551,7 @@ static void null_cases(const arc *rst, const char *dir)
         { trz_reader_set(r, TRZ_R_THREADS, 65), "TRZ_R_THREADS 65" },
         { trz_reader_set(r, TRZ_R_SALVAGE, -1), "TRZ_R_SALVAGE -1" },
         { trz_reader_set(r, TRZ_R_HOST_ORDER, 2), "TRZ_R_HOST_ORDER 2" },
+        { trz_reader_set(r, TRZ_R_OVERLAP, 2), "TRZ_R_OVERLAP 2" },
     };
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         check(calls[i].rc == TRZ_ERR_PARAM, "%s: %d, not TRZ_ERR_PARAM", calls[i].what, calls[i].rc);

@@ -421,7 +421,8 @@ static void test_seeks(const sample *s, int threads, size_t want)
 {
     trz_reader *r;
     if (trz_reader_open_mem(&r, s->trz, s->trz_len) != TRZ_OK) { trz_reader_close(r); return; }
-    trz_reader_set(r, TRZ_R_THREADS, threads);
+    trz_reader_set(r, TRZ_R_THREADS, threads < 1 ? 1 : threads);
+    trz_reader_set(r, TRZ_R_OVERLAP, threads < 1); /* -1: one thread, overlapping */
     uint64_t *t;
     size_t n, bad = 0;
     seek_targets(r, s, &t, &n, want);
@@ -503,6 +504,25 @@ static void test_threads(const sample *s)
         }
         test_seeks(s, th, 25);
     }
+    /* TRZ_R_OVERLAP: one thread decoding a chunk ahead on a worker, through
+     * the index, as a stream, by records and across seeks */
+    trz_reader *r;
+    if ((r = open_threads(s, 1))) {
+        check(trz_reader_set(r, TRZ_R_OVERLAP, 1) == TRZ_OK, "%s: TRZ_R_OVERLAP 1", s->name);
+        expect_bytes(r, s, 100000, "path, overlap");
+        trz_reader_close(r);
+    }
+    if (s->rs && (r = open_threads(s, 1))) {
+        trz_reader_set(r, TRZ_R_OVERLAP, 1);
+        expect_records(r, s, 777, "path, overlap");
+        trz_reader_close(r);
+    }
+    mio m = { s->trz, s->trz_len, 0, 1000, { 0 } };
+    trz_io io = mio_io(&m, 0);
+    if (trz_reader_open_io(&r, &io) == TRZ_OK && trz_reader_set(r, TRZ_R_OVERLAP, 1) == TRZ_OK)
+        expect_bytes(r, s, 100000, "no-seek io, overlap");
+    trz_reader_close(r);
+    test_seeks(s, -1, 25);
 }
 
 /* The thread count changed while reading from a stream (no index to

@@ -52,6 +52,13 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 # the drmemtrace file layer through the command: containers kept and restored, -r
 CHECK_STEPS += tests/drfile.sh
 
+# trz serve: a trace directory served as named pipes to a reader of its own
+# that opens them as DynamoRIO's launcher does (DynamoRIO itself: bench/drmemtrace_client.sh)
+$(B)/serve_reader: tests/serve_reader.c $(B)/deps.ok
+	$(CC) $(STD) $(WARN) -O2 -o $@ tests/serve_reader.c
+CHECK_DEPS += $(B)/serve_reader
+CHECK_STEPS += tests/serve.sh
+
 # the guard: no chunk larger than the raw codec would store it
 CHECK_STEPS += tests/guard.sh
 

@@ -35,6 +35,7 @@ int list_file(const cli_opts *o, const char *name);
 /* commands.c: trz dump, trz join */
 int dump_main(int argc, char **argv);
 int join_main(int argc, char **argv);
+int serve_main(int argc, char **argv); /* serve_main.c */
 /* bench command (bench.c) */
 int bench_main(int argc, char **argv);
 #endif

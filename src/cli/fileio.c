@@ -463,6 +463,10 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         }
     }
     trz_reader_set(r, TRZ_R_THREADS, o->threads);
+    /* one decoding thread: it runs beside this one, which writes, so that
+     * a reader at the other end of a pipe drains one chunk while the next
+     * decodes (one chunk more in memory) */
+    trz_reader_set(r, TRZ_R_OVERLAP, out >= 0);
     trz_reader_set(r, TRZ_R_SALVAGE, o->salvage);
     /* --from: the library positions at the record alike from a file (the
      * index) and a pipe (decoding forward); --count: spans that end at a

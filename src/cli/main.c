@@ -41,7 +41,7 @@ static void usage(FILE *f)
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
         "  -h, --help         this help; trz(1)    -V, --version     version\n"
-        "Commands: trz dump, join, bench (each with --help).  Exit: 0, 1 error, 2 usage.\n");
+        "Commands: trz dump, join, bench, serve (each --help). Exit 0, 1 error, 2 usage.\n");
 }
 
 static int parse_size(const char *s, int64_t *out)
@@ -156,6 +156,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "dump") == 0) return dump_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "join") == 0) return join_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "serve") == 0) return serve_main(argc - 1, argv + 1);
 
     cli_opts o = { 0 };
     o.level = TRZ_LEVEL_DEFAULT;

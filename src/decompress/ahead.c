@@ -308,6 +308,9 @@ static void fetch_ahead(trz_reader *r)
      * twice as deep (with 2 threads and groups of 8 chunks, the next
      * group is 5 chunks on when its turn comes) */
     if (r->qlen && r->q[(r->qhead + r->qlen - 1) % MAXQ].mchain) want *= 2;
+    /* TRZ_R_OVERLAP: its one worker decodes the chunk after the caller's,
+     * and no more, so that overlapping costs one chunk's memory */
+    if (r->threads < 2) want = 1;
     if (want > MAXQ) want = MAXQ;
     while (r->qlen < want && !r->held) {
         if (r->seekable && r->next_chunk < r->nchunks) {
@@ -354,7 +357,7 @@ int rd_next_chunk(trz_reader *r)
     for (;;) {
         release_cur(r);
         int rc = -2;
-        if (r->threads >= 2) rc = wait_head(r);
+        if (r->threads >= 2 || r->overlap) rc = wait_head(r);
         if (rc == -2) { /* one thread: fetch and decode here, when reached */
             rc = r->qlen ? 1 : r->fetch_end ? fetch_end_rc(r) : queue_next(r);
             if (rc > 0 && r->qstate[r->qhead] == Q_HELD) { /* left by a pool that stopped: it is the last */

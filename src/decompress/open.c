@@ -203,6 +203,11 @@ int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
         r->threads = v == 0 ? trz_ncpus() : (int)v;
         if (r->threads > MAXQ / 2) r->threads = MAXQ / 2;
         return TRZ_OK;
+    case TRZ_R_OVERLAP:
+        if (!flag_ok(r, "TRZ_R_OVERLAP", v)) return TRZ_ERR_PARAM;
+        rd_pool_stop(r);
+        r->overlap = (int)v;
+        return TRZ_OK;
     case TRZ_R_HOST_ORDER:
         if (!flag_ok(r, "TRZ_R_HOST_ORDER", v)) return TRZ_ERR_PARAM;
         r->host_order = (int)v;

@@ -95,6 +95,7 @@ struct trz_reader {
     trz_memio mem;
     char err[320];
     int threads, host_order, salvage;
+    int overlap; /* TRZ_R_OVERLAP: one thread decodes, as a worker, one chunk ahead */
     /* what the archive holds */
     int seekable;
     rchunk *chunks;

@@ -248,10 +248,12 @@ int trz_seek(trz_reader *r, uint64_t rec)
     }
     r->next_chunk = lo;
     if (lo >= r->nchunks) return TRZ_OK; /* the end: what follows the last record start belongs to that record */
-    int threads = r->threads; /* decode just the chunk that holds the record */
+    int threads = r->threads, overlap = r->overlap; /* decode just the chunk that holds the record */
     r->threads = 1;
+    r->overlap = 0;
     int rc = rd_next_chunk(r);
     r->threads = threads;
+    r->overlap = overlap;
     if (rc < 0) return rc;
     if (rc == 0) return TRZ_OK;
     uint64_t k = rec - r->cur.first_record;
