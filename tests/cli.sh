@@ -426,18 +426,19 @@ rm -f "$W/rv/new.pbus.trz"
 "$TRZ" -r -v "$W/rv" 2> "$W/err" && grep -qxF "trz: $W/rv/old.trz: already has .trz suffix -- ignored" "$W/err" \
     && ok "-r -v names the archives it passes over" || bad "-r -v names the archives it passes over" "$(cat "$W/err")"
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
-"$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \
+"$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ ([KMG]i)?B => [0-9.]+ ([KMG]i)?B, .*v.trace.trz\)" "$W/err" \
     && ok "-v ends with a summary line" || bad "-v ends with a summary line" "$(cat "$W/err")"
 # -v of a compressed input and of a drmemtrace container: the ratio and sizes
 # are the file's as given (not the trace inside), the line before says what
 # was unwrapped; human NUM: the summary's way of writing a size
-human() { awk -v v="$1" 'BEGIN { if (v < 1000) printf "%d B", v; else if (v < 1e6) printf "%.1f kB", v / 1e3;
-                                 else printf "%.1f MB", v / 1e6 }'; }
+# (binary units, as zstd -v writes them)
+human() { awk -v v="$1" 'BEGIN { if (v < 1024) printf "%d B", v; else if (v < 1048576) printf "%.1f KiB", v / 1024;
+                                 else printf "%.1f MiB", v / 1048576 }'; }
 python3 -c 'import sys, zipfile
 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr(zipfile.ZipInfo("chunk.0000", (2024, 5, 6, 7, 8, 10)), open(sys.argv[1], "rb").read(), zipfile.ZIP_DEFLATED)' \
     "$ROOT/corpus/core-6thr.drmemtrace" "$W/v.trace.zip"
-for v in "v.trace.zip:zip:v.trace.zip.trz:720.0 kB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MB of trace"; do
+for v in "v.trace.zip:zip:v.trace.zip.trz:703.2 KiB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MiB of trace"; do
     IFS=: read -r f kind out inside <<< "$v"
     rm -f "$W/$out"
     if "$TRZ" -v "$W/$f" 2> "$W/err"; then
