@@ -15,7 +15,23 @@
  *
  * Contexts are opaque; create them with *_create / *_open, free them with
  * *_free / *_close, which accept NULL.  One context must not be used by two
- * threads at once; different contexts are independent.
+ * threads at once (nothing detects it: two threads in one reader or writer
+ * free and reuse its buffers under each other); different contexts are
+ * independent, so give each thread its own.
+ *
+ * Arguments.  No function crashes on a NULL pointer or a zeroed struct:
+ * each says what it does with them.  The rule: a NULL context, or a NULL
+ * where a pointer is needed (a buffer with a non-zero size, a path, an
+ * out-parameter, a callback, a trz_io, a trz_io member the call needs),
+ * is TRZ_ERR_PARAM, with the message in the context when there is one
+ * (in err for the functions that take one).  Functions that return no
+ * trz_result return what each says (NULL, 0).  A NULL buffer with a size
+ * of 0 is fine.  In a trz_io only the members the call uses must be
+ * there: read for an input (seek and size too for random access; without
+ * them the input is read as a pipe), write for an output.  Counts past the
+ * end are cut to what is there (reads) or TRZ_ERR_RANGE (record and chunk
+ * numbers).  Settings out of range, and flags other than 0 and 1, are
+ * TRZ_ERR_PARAM with a message, and change nothing.
  *
  * The container format is specified in src/format/FORMAT.md, each codec's
  * streams in codecs/<name>/<name>.md.  trz_records.h gives the record
@@ -87,15 +103,17 @@ typedef struct trz_io {
 } trz_io;
 
 /* Fill *io for a file descriptor (seekable when the fd is a regular file).
- * The caller keeps ownership of fd. */
-TRZ_API void trz_io_fd(trz_io *io, int *fd_storage); /* *fd_storage must outlive io */
+ * The caller keeps ownership of fd; *fd_storage must outlive io.
+ * TRZ_ERR_PARAM for a NULL io (nothing written), or a NULL fd_storage (io
+ * is zeroed: every call given it refuses it). */
+TRZ_API int trz_io_fd(trz_io *io, int *fd_storage);
 
 /* ---- formats and byte order ------------------------------------------- */
 
 enum { TRZ_BYTE_ORDER_NONE = 0, TRZ_BYTE_ORDER_LITTLE = 1, TRZ_BYTE_ORDER_BIG = 2 };
 
 /* Name of the i-th codec ("raw", "rst", "byu", "pbus", "uop"), NULL past
- * the end; and a one-line description of it. */
+ * the end; and a one-line description of it (NULL past the end). */
 TRZ_API const char *trz_format_name(size_t i);
 TRZ_API const char *trz_format_description(size_t i);
 
@@ -103,6 +121,7 @@ TRZ_API const char *trz_format_description(size_t i);
 
 typedef struct trz_cctx trz_cctx;
 
+/* NULL when out of memory; free accepts NULL. */
 TRZ_API trz_cctx *trz_cctx_create(void);
 TRZ_API void trz_cctx_free(trz_cctx *cctx);
 
@@ -151,27 +170,36 @@ enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
 #define TRZ_LEVEL_MAX 19
 #define TRZ_LEVEL_DEFAULT 9
 
+/* Set one parameter.  TRZ_ERR_PARAM, with the message in trz_cctx_error
+ * and the setting unchanged, for a value out of the range given above (a
+ * flag takes 0 or 1 only), an unknown parameter, or a NULL cctx. */
 TRZ_API int trz_cctx_set(trz_cctx *cctx, trz_cparam param, int64_t value);
 
 /* Choose the codec by name ("auto", the default, probes the first chunk and
- * falls back to "raw").  TRZ_ERR_PARAM for an unknown name. */
+ * falls back to "raw").  TRZ_ERR_PARAM (with a message) for an unknown
+ * name or a NULL one, and for a NULL cctx. */
 TRZ_API int trz_cctx_set_format(trz_cctx *cctx, const char *name);
 
-/* Called from the compressing thread after each chunk is written. */
+/* Called from the compressing thread after each chunk is written.  fn NULL
+ * calls nothing; TRZ_ERR_PARAM for a NULL cctx. */
 typedef void (*trz_progress_fn)(void *ctx, uint64_t raw_in, uint64_t bytes_out);
-TRZ_API void trz_cctx_set_progress(trz_cctx *cctx, trz_progress_fn fn, void *ctx);
+TRZ_API int trz_cctx_set_progress(trz_cctx *cctx, trz_progress_fn fn, void *ctx);
 
 /* Compress everything `in` yields into one trz member written to `out`.
- * `out` needs only write (pipes work): the index is written at the end. */
+ * `in` needs read (with seek and size a container is kept restorable,
+ * see TRZ_C_UNWRAP); `out` needs only write (pipes work): the index is
+ * written at the end.  TRZ_ERR_PARAM for a NULL cctx, and with a message
+ * for a NULL in or out, or one without the member it needs. */
 TRZ_API int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
 
-/* After trz_compress: the codec it chose and the byte order it found. */
+/* After trz_compress: the codec it chose and the byte order it found
+ * (NULL and TRZ_ERR_PARAM for a NULL cctx). */
 TRZ_API const char *trz_cctx_format(const trz_cctx *cctx);
 TRZ_API int trz_cctx_byte_order(const trz_cctx *cctx);
 
 /* After trz_compress: what the input was compressed with and decompressed
  * from ("gzip", "zstd", "xz", "bzip2", "zip", "lz4", "snappy"; recorded in
- * the archive), or NULL. */
+ * the archive), or NULL (also for a NULL cctx). */
 TRZ_API const char *trz_cctx_unwrapped(const trz_cctx *cctx);
 
 /* Whether trz_compress keeps the container of an input that starts with
@@ -179,16 +207,20 @@ TRZ_API const char *trz_cctx_unwrapped(const trz_cctx *cctx);
  * the suffix the original file goes by (".zip", ".gz", ".lz4", ".sz"), for
  * the archive's name (x.trace.zip -> x.trace.zip.trz), else NULL.  Zip,
  * lz4 and snappy files are kept; gzip files when they hold drmemtrace
- * records (other gzip input is unwrapped to the trace alone). */
+ * records (other gzip input is unwrapped to the trace alone).  NULL for a
+ * NULL head. */
 TRZ_API const char *trz_container_suffix(const void *head, size_t n);
 
 /* After trz_compress: the format auto-detection picks for the input, also
  * when a format was forced; *fits (may be NULL) is 0 when a forced format
  * does not recognise the input that another format does (trz warns then:
- * such an archive tends to come out larger than the input). */
+ * such an archive tends to come out larger than the input).  NULL (and
+ * *fits 0) for a NULL cctx. */
 TRZ_API const char *trz_cctx_detected(const trz_cctx *cctx, int *fits);
 
-/* The message for the last failure of this context ("" if none). */
+/* The message for the last failure of this context ("" if none; for a NULL
+ * cctx, which trz_cctx_create returns only out of memory, "out of
+ * memory"). */
 TRZ_API const char *trz_cctx_error(const trz_cctx *cctx);
 
 /* After trz_compress: what the caller should tell its user about the
@@ -196,7 +228,7 @@ TRZ_API const char *trz_cctx_error(const trz_cctx *cctx);
  * was (streams trz does not rebuild stored beside the records), or stored
  * as it is because keeping its streams beside the records would have made
  * the archive larger than the file (the archive is then at most the
- * file's size plus 60 bytes plus 82 per chunk). */
+ * file's size plus 68 bytes plus 102 per chunk).  A NULL cctx: "". */
 TRZ_API const char *trz_cctx_warning(const trz_cctx *cctx);
 
 /* ---- writing as records come: the push-style writer ---------------------------
@@ -216,11 +248,14 @@ typedef struct trz_writer trz_writer;
  * io->write is NULL).  On failure *writer is still set (unless out of
  * memory) so that trz_writer_error can tell why; close it as usual.  When
  * io->write fails, the call that met it returns TRZ_ERR_IO and so do all
- * later ones. */
+ * later ones.  TRZ_ERR_PARAM, nothing opened, for a NULL writer. */
 TRZ_API int trz_writer_open(trz_writer **writer, const trz_cctx *cctx, const trz_io *io);
 
-/* The same into the file at path, through a temporary file beside it that
- * replaces path only when trz_writer_finish succeeds. */
+/* The same into the file at path, as trz_compress_path writes `out` (see
+ * there what a symbolic link, a device or a directory does): through a
+ * temporary file beside it that replaces path only when trz_writer_finish
+ * succeeds.  A path that is refused (NULL, a directory, ...) is
+ * TRZ_ERR_PARAM with the message in the writer, as for other failures. */
 TRZ_API int trz_writer_open_path(trz_writer **writer, const trz_cctx *cctx, const char *path);
 
 /* Append n bytes of trace (any number of records, or part of one; n may
@@ -236,10 +271,11 @@ TRZ_API int trz_writer_finish(trz_writer *writer);
 
 /* Finish (when not done yet) and free; NULL is fine.  Returns the result.
  * The writer is gone afterwards: like free, a second close (or any call on
- * it) is a use after free. */
+ * it) is a use after free.  TRZ_ERR_PARAM from finish for a NULL writer. */
 TRZ_API int trz_writer_close(trz_writer *writer);
 
-/* The message for the writer's last failure ("" if none). */
+/* The message for the writer's last failure ("" if none; "out of memory"
+ * for NULL, which the open calls leave only out of memory). */
 TRZ_API const char *trz_writer_error(const trz_writer *writer);
 
 /* ---- reading: sequential, random access, iteration -------------------------
@@ -247,10 +283,32 @@ TRZ_API const char *trz_writer_error(const trz_writer *writer);
  * hands out the original bytes.  When the input can seek, the reader loads
  * the index from the footer and trz_seek jumps straight to a record,
  * decoding only the chunk that holds it; from a pipe it reads sequentially.
- * Every chunk's XXH3 is checked before its bytes are handed out. */
+ * Every chunk's XXH3 is checked before its bytes are handed out.
+ *
+ * Position.  A reader stands at a byte of the decoded trace.  trz_read_bytes
+ * and the views move it by bytes, so it may stop inside a record; trz_read
+ * and trz_foreach hand out whole records only and refuse to start there
+ * (TRZ_ERR_PARAM, "position is inside a record: read the rest with
+ * trz_read_bytes or seek"), changing nothing: read on to the record's end
+ * with trz_read_bytes (or trz_read_span with max_records 0), or trz_seek.
+ * The other reading calls work from any position.  A partial last record
+ * (the source's last bytes, fewer than a record) is no record:
+ * trz_read and trz_foreach stop before it (returning 0 there, the end of
+ * the records), so that trz_read_bytes returns it next; a partial record
+ * that ends a member with more members after it is passed over by them.
+ *
+ * Threads.  Every call below on one reader must come from one thread at a
+ * time (TRZ_R_THREADS starts the reader's own threads, which is another
+ * matter): two threads reading, seeking or closing one reader at once
+ * corrupt its memory, and nothing detects it.  Open one reader per thread:
+ * readers of the same file are independent. */
 
 typedef struct trz_reader trz_reader;
 
+/* The open calls: TRZ_ERR_PARAM, nothing opened, for a NULL reader; for a
+ * NULL path, io, io->read or data (with len > 0), or a negative fd,
+ * TRZ_ERR_PARAM with *reader set as for any failure (below).  A trz_io
+ * without seek or size is read as a pipe. */
 TRZ_API int trz_reader_open_path(trz_reader **reader, const char *path);
 /* The caller keeps ownership of fd and must keep it open until close. */
 TRZ_API int trz_reader_open_fd(trz_reader **reader, int fd);
@@ -258,12 +316,15 @@ TRZ_API int trz_reader_open_fd(trz_reader **reader, int fd);
 TRZ_API int trz_reader_open_mem(trz_reader **reader, const void *data, size_t len);
 /* *io is copied; io->opaque must stay valid until close. */
 TRZ_API int trz_reader_open_io(trz_reader **reader, const trz_io *io);
+/* NULL is fine.  Never while another thread is in a call on the same
+ * reader (see "Threads" above: that is a use after free). */
 TRZ_API void trz_reader_close(trz_reader *reader);
 
 /* On failure of an open call, *reader is still set (unless out of memory) so
- * that trz_reader_error can tell why; close it as usual.  The message does
- * not name the input ("No such file or directory"): print the path before
- * it. */
+ * that trz_reader_error can tell why; close it as usual (when it had no
+ * input at all, a NULL path, a missing file, fd -1, reads on it return
+ * the open's result).  The message does not name the input ("No such file or directory"): print the path
+ * before it.  "out of memory" for a NULL reader. */
 TRZ_API const char *trz_reader_error(const trz_reader *reader);
 
 typedef enum trz_rparam {
@@ -293,6 +354,9 @@ typedef enum trz_rparam {
                              past it.  Damage that cost no data leaves its
                              message in trz_reader_error. */
 } trz_rparam;
+/* Set one parameter.  TRZ_ERR_PARAM, with the message in trz_reader_error
+ * and the setting unchanged, for a value out of range (threads 0..64, the
+ * flags 0 or 1) or an unknown parameter; TRZ_ERR_PARAM for a NULL reader. */
 TRZ_API int trz_reader_set(trz_reader *reader, trz_rparam param, int64_t value);
 
 typedef struct trz_info {
@@ -312,15 +376,21 @@ typedef struct trz_info {
                                 the writer stored the trace inside: "gzip",
                                 "zstd", "xz" or "bzip2"; NULL otherwise */
 } trz_info;
+/* TRZ_ERR_PARAM for a NULL reader or info. */
 TRZ_API int trz_reader_info(trz_reader *reader, trz_info *info);
 
 /* Count the distinct CPUs in the whole trace (decodes every chunk; the
  * codec must know CPUs).  Returns the count, or 0 if the format has no CPUs,
- * or a negative trz_result. */
+ * or a negative trz_result.  Through the index it reads from record 0 and
+ * leaves the reader at the end of the records; from a pipe it reads on
+ * from the position (which must not be inside a record, see
+ * trz_foreach).  TRZ_ERR_PARAM
+ * for a NULL reader. */
 TRZ_API int trz_reader_cpus(trz_reader *reader);
 
 /* The chunks this reader has decoded so far: what seeks and reads cost
- * (a seek decodes one chunk; sequential reads decode each once). */
+ * (a seek decodes one chunk; sequential reads decode each once).  0 for
+ * NULL. */
 TRZ_API uint64_t trz_reader_chunks_decoded(const trz_reader *reader);
 
 /* Per chunk (index only): where it is and what it holds. */
@@ -330,14 +400,17 @@ typedef struct trz_chunk_info {
     uint64_t offset, stored_bytes; /* in the archive */
     const char *format;
 } trz_chunk_info;
+/* TRZ_ERR_RANGE for a chunk past the last, TRZ_ERR_UNSUPPORTED without an
+ * index, TRZ_ERR_PARAM for a NULL reader or info. */
 TRZ_API int trz_reader_chunk(trz_reader *reader, uint64_t chunk, trz_chunk_info *info);
 
 /* The first chunk of the group that chunk `chunk` belongs to (index only):
  * a chunk's models start from what its group's earlier chunks left, so a
  * seek to it decodes (*chained = 1: a chain, trz 0.16 and later) or reads
  * the knowledge of (*chained = 0) the chunks from there.  `chunk` itself
- * for a chunk that stands alone.  chained may be NULL.  A negative
- * trz_result for a chunk out of range or without an index. */
+ * for a chunk that stands alone.  chained may be NULL.  TRZ_ERR_RANGE for
+ * a chunk past the last, TRZ_ERR_UNSUPPORTED without an index,
+ * TRZ_ERR_PARAM for a NULL reader. */
 TRZ_API int64_t trz_reader_chunk_group(trz_reader *reader, uint64_t chunk, int *chained);
 
 /* The model variant chunk `chunk` was coded with, in words every codec
@@ -349,34 +422,46 @@ TRZ_API int64_t trz_reader_chunk_group(trz_reader *reader, uint64_t chunk, int *
  * variant, "?" for a variant this version does not know,
  * written to buf (n bytes, at least 1; cut to fit, NUL-terminated).  Reads
  * the chunk's stored bytes and the first bytes of its streams, decoding no
- * records.  TRZ_OK, or a negative trz_result (see trz_reader_error). */
+ * records.  TRZ_OK, or a negative trz_result (see trz_reader_error):
+ * TRZ_ERR_RANGE for a chunk past the last, TRZ_ERR_PARAM for a NULL
+ * reader or buf, or n 0. */
 TRZ_API int trz_reader_chunk_variant(trz_reader *reader, uint64_t chunk, char *buf, size_t n);
 
 /* Bytes per stream over the whole archive.  Reads every chunk's stored
  * bytes (without decoding them) and fails, naming the chunk, when a header
  * disagrees with the index or stored bytes with their checksum.  Calls fn
- * once per (format, stream) pair with its totals. */
+ * once per (format, stream) pair with its totals.  TRZ_ERR_PARAM for a
+ * NULL reader or fn. */
 typedef void (*trz_stream_fn)(void *ctx, const char *format, unsigned stream_id,
                               const char *stream_name, uint64_t raw, uint64_t compressed);
 TRZ_API int trz_reader_streams(trz_reader *reader, trz_stream_fn fn, void *ctx);
 
 /* Read up to max_records whole records into buf, which must hold
- * max_records * record_size bytes.  Returns the number of records read, 0 at
- * the end, or a negative trz_result.  A partial last record of the source (a
- * tail shorter than record_size) is never returned here; trz_read_bytes
- * returns it.  Text formats (record_size 0) have no fixed record: for them
- * this returns TRZ_ERR_UNSUPPORTED; use trz_read_bytes, or trz_foreach,
- * which hands out whole lines. */
+ * max_records * record_size bytes.  Returns the number of records read
+ * (fewer than asked only at the end of the records, or before an error
+ * that the next call returns), 0 at the end, or a negative trz_result.  A
+ * partial last record of the source (a tail shorter than record_size) is
+ * never returned here: trz_read stops before it, and trz_read_bytes
+ * returns it next (see "Position" above).  At a position inside a record:
+ * TRZ_ERR_PARAM, nothing read.  Text formats (record_size 0) have no fixed
+ * record: for them this returns TRZ_ERR_UNSUPPORTED; use trz_read_bytes,
+ * or trz_foreach, which hands out whole lines.  TRZ_ERR_PARAM for a NULL
+ * reader, or a NULL buf with max_records > 0 (0 records: returns 0).
+ * One thread at a time, as for every call on a reader ("Threads"). */
 TRZ_API int64_t trz_read(trz_reader *reader, void *buf, size_t max_records);
 
-/* Read up to cap decoded bytes, record boundaries ignored.  Returns the count,
- * 0 at the end, or a negative trz_result. */
+/* Read up to cap decoded bytes, record boundaries ignored, from any
+ * position.  Returns the count (fewer than cap only at the end, or before
+ * an error that the next call returns), 0 at the end, or a negative
+ * trz_result.  TRZ_ERR_PARAM for a NULL reader, or a NULL buf with
+ * cap > 0. */
 TRZ_API int64_t trz_read_bytes(trz_reader *reader, void *buf, size_t cap);
 
 /* trz_read_bytes without the copy: point *data at up to cap decoded bytes
  * inside the reader (at most the rest of the current chunk) and return
  * their count, 0 at the end, or a negative trz_result.  The bytes stay
- * valid until the next call on the reader. */
+ * valid until the next call on the reader.  From any position.
+ * TRZ_ERR_PARAM for a NULL reader or data. */
 TRZ_API int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap);
 
 /* Position the reader at the start of record (line) `record`.  Through the
@@ -387,11 +472,16 @@ TRZ_API int64_t trz_read_view(trz_reader *reader, const void **data, size_t cap)
  * it).  TRZ_ERR_RANGE past that.
  * Records are numbered on across concatenated members, each member counting
  * in its own unit: fixed-size records, lines for text, bytes for raw data
- * (src/format/FORMAT.md, "Records"), the same from a pipe and through the index. */
+ * (src/format/FORMAT.md, "Records"), the same from a pipe and through the index.
+ * From any position, also inside a record.  A failed seek leaves the
+ * position where it was, except from a pipe, where one past the end has
+ * read to the end.  TRZ_ERR_PARAM for a NULL reader. */
 TRZ_API int trz_seek(trz_reader *reader, uint64_t record);
 
 /* The number of the next record that starts at or after the current
- * position (0 after opening; the record count at the end). */
+ * position (0 after opening; the record count at the end; inside a
+ * record, the number of the record after it).  UINT64_MAX for a NULL
+ * reader. */
 TRZ_API uint64_t trz_tell(trz_reader *reader);
 
 /* trz_read_view that stops at a record boundary: point *data at the decoded
@@ -404,7 +494,9 @@ TRZ_API uint64_t trz_tell(trz_reader *reader);
  * partial last record) comes with the record, and with max_records 0 the
  * call returns only such bytes, or 0 at a record start.  Returns the byte
  * count, 0 at the end (or at a record start with max_records 0), or a
- * negative trz_result; the bytes stay valid until the next call. */
+ * negative trz_result; the bytes stay valid until the next call.  From any
+ * position: inside a record, the span begins with that record's rest.
+ * TRZ_ERR_PARAM for a NULL reader, data or records. */
 TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t max_records, uint64_t *records);
 
 /* Read the rest of the member being read, without decoding it, to prove
@@ -415,7 +507,7 @@ TRZ_API int64_t trz_read_span(trz_reader *reader, const void **data, uint64_t ma
  * none was cut out, repeated or moved before the records read (a member of
  * 0.18 or later proves it chunk by chunk, and through an intact index the
  * numbers are the index's: then this returns at once).  TRZ_OK, or the
- * damage; later reads fail as it did. */
+ * damage; later reads fail as it did.  A NULL reader: TRZ_ERR_PARAM. */
 TRZ_API int trz_reader_check_rest(trz_reader *reader);
 
 /* Call fn with batches of decoded records (a chunk's worth, at most), from
@@ -423,20 +515,29 @@ TRZ_API int trz_reader_check_rest(trz_reader *reader);
  * `n_records` whole records, the first of which is record number `first`.
  * For text formats a batch is a chunk's bytes: it holds the starts of
  * n_records lines, and a line longer than a chunk continues in the next
- * batch.  The bytes are valid only during the call (fn may modify them).
- * A non-zero return from fn stops the iteration and is returned.  With
- * TRZ_R_HOST_ORDER, records come in host order. */
+ * batch (and the first batch begins with the rest of a line that
+ * trz_read_bytes stopped in).
+ * Fixed-size records: at a position inside a record, TRZ_ERR_PARAM and fn
+ * is not called; a partial last record is not handed out (the iteration
+ * stops before it; see "Position").  The bytes are valid only during the
+ * call (fn may modify them; it must not read from, seek or close the
+ * reader, whose next chunk may reuse them; trz_tell is fine: it gives the
+ * position after the batch).  A non-zero return from fn stops the iteration (after
+ * that batch) and is returned.  With TRZ_R_HOST_ORDER, records come in
+ * host order.  TRZ_ERR_PARAM for a NULL reader or fn. */
 typedef int (*trz_batch_fn)(void *ctx, const void *records, size_t n_records, size_t n_bytes, uint64_t first);
 TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 
 /* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.
- * Returns the number of ranges; fills up to max of them.  A field that
- * cannot be known (no index survived to tell) is UINT64_MAX. */
+ * Returns the number of ranges; fills up to max of them (none when ranges
+ * is NULL; 0 for a NULL reader).  A field that cannot be known (no index
+ * survived to tell) is UINT64_MAX. */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
 /* Whether range i was lost although its own bytes are intact: the carried
  * knowledge it decodes with was lost with an earlier damaged chunk of its
- * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk. */
+ * group (FORMAT.md, "Knowledge"); 0 for a damaged chunk, for i past the
+ * last range and for a NULL reader. */
 TRZ_API int trz_reader_lost_knowledge(const trz_reader *reader, size_t i);
 /* Why range i was lost: */
 enum {
@@ -451,6 +552,7 @@ enum {
                                the chunks read do not match the member's index (some missing or
                                repeated); the records from first_record on may be numbered wrong */
 };
+/* (TRZ_ERR_PARAM past the last range and for a NULL reader.) */
 TRZ_API int trz_reader_lost_kind(const trz_reader *reader, size_t i);
 
 /* ---- the original file of a container --------------------------------------
@@ -479,7 +581,8 @@ typedef struct trz_container_info {
  * (then info->how says so: "restore container 9 unknown (newer trz)";
  * trz_restore refuses it too), or the archive has several members (then
  * info->how: "2 members, each restores from an archive of its own"), or
- * it comes from a pipe and its block is over 16 MiB. */
+ * it comes from a pipe and its block is over 16 MiB.  TRZ_ERR_PARAM for a
+ * NULL reader or info. */
 TRZ_API int trz_reader_container(trz_reader *reader, trz_container_info *info);
 
 /* Write the original file to `out` (write only: pipes work): the records
@@ -490,7 +593,9 @@ TRZ_API int trz_reader_container(trz_reader *reader, trz_container_info *info);
  * writes through a temporary file for that).  Fails for an archive that
  * keeps no original file, for one of several members, and from a pipe when
  * the block is larger than 16 MiB.  Memory: the reader's, and the encoder
- * state of one stream (deflate: about 300 KiB; lz4: a block and 1 MiB). */
+ * state of one stream (deflate: about 300 KiB; lz4: a block and 1 MiB).
+ * TRZ_ERR_PARAM for a NULL reader, and with a message for a NULL out or
+ * out->write. */
 TRZ_API int trz_restore(trz_reader *reader, const trz_io *out);
 
 /* ---- whole files -------------------------------------------------------- */
@@ -506,18 +611,33 @@ TRZ_API int trz_restore(trz_reader *reader, const trz_io *out);
  * instead).  Only the chunks where inputs meet are decoded: read the result
  * through before relying on it (trz join and the Python binding do, before
  * the file takes its name).  On failure a message is written to err
- * (errlen bytes). */
+ * (errlen bytes; none when err is NULL or errlen 0).  TRZ_ERR_PARAM for
+ * n 0, NULL inputs or a NULL input among them, a NULL out or out->write. */
 TRZ_API int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen);
 
 /* Compress the file at `in` into the file at `out` with the settings of
- * cctx.  The archive is written to a temporary file beside `out` that
- * replaces it only on success; TRZ_ERR_PARAM when `out` is `in` itself
- * (the same file under any name). */
+ * cctx.  What `out` names decides how it is written:
+ *   - nothing (a new name) or a regular file: the archive is written to a
+ *     temporary file beside it that takes its name only on success (a
+ *     failure leaves `out` as it was);
+ *   - a symbolic link: followed; the file it leads to is replaced in the
+ *     same way, the link stays (a link that leads nowhere is refused:
+ *     TRZ_ERR_PARAM);
+ *   - a character or block device, or a FIFO (/dev/null, a named pipe):
+ *     written to in place, as the command line does, never replaced by a
+ *     file (a FIFO blocks until it has a reader; on failure what was
+ *     written stays written);
+ *   - a directory, a socket: refused, TRZ_ERR_PARAM;
+ *   - `in` itself (the same file under any name): refused, TRZ_ERR_PARAM.
+ * Refusals happen before anything is read or written.  TRZ_ERR_PARAM for
+ * a NULL cctx, and with a message for a NULL path. */
 TRZ_API int trz_compress_path(trz_cctx *cctx, const char *in, const char *out);
 
 /* Decompress the archive at `in` into the file at `out` with `threads`
- * decode-ahead threads (0 = all cores), through a temporary file as
- * trz_compress_path does. */
+ * decode-ahead threads (0 = all cores; 0..64 as trz_reader_set takes
+ * them: TRZ_ERR_PARAM otherwise), writing `out` as trz_compress_path
+ * does.  Messages go to err (none when err is NULL or errlen 0);
+ * TRZ_ERR_PARAM for a NULL path. */
 TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen);
 
 /* ---- printing records ------------------------------------------------------ */
@@ -527,12 +647,15 @@ TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, ch
  * follows a text member's last line without a newline starts a line of its
  * own; each member of a mixed archive in its own format; raw bytes 16 a
  * line).  count = UINT64_MAX means to the end.  Seeks when it can, else
- * reads forward; TRZ_ERR_RANGE when first is past the end. */
+ * reads forward; TRZ_ERR_RANGE when first is past the end.  From any
+ * position, as trz_seek.  TRZ_ERR_PARAM for a NULL reader, and with a
+ * message for a NULL file. */
 TRZ_API int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or
  * "auto" probes.  TRZ_ERR_RANGE, as for an archive, when first is past the
- * end. */
+ * end.  Messages go to err (none when err is NULL or errlen 0);
+ * TRZ_ERR_PARAM for a NULL in, in->read or file. */
 TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);
 
@@ -540,7 +663,8 @@ TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FIL
  * trz's magic is an archive (a pipe too); one with most of the magic, or a
  * footer at its end, is a damaged archive (an error, not bytes to print);
  * anything else is a raw trace of `format`.  On failure a message is
- * written to err. */
+ * written to err (as trz_dump_raw does); TRZ_ERR_PARAM for a NULL in,
+ * in->read or file. */
 TRZ_API int trz_dump_any(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);
 

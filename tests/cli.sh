@@ -271,6 +271,22 @@ cmp -s "$W/in.trace" "$ROOT/corpus/sjeng-like.trace" && ok "the input is kept (l
 expect "-d -o on the archive itself" 1 "is the input itself" -- "$TRZ" -d -f --rm -o "$W/in.trace.trz" "$W/in.trace.trz"
 "$TRZ" -t "$W/in.trace.trz" && ok "the archive is kept" || bad "the archive is kept"
 expect "-c into the input itself" 1 "is the input itself" -- sh -c "exec \"$TRZ\" -c \"$W/in.trace\" >> \"$W/in.trace\""
+# outputs that are not regular files (as the library's path functions decide, docs/library.md):
+# a link is followed, the file it leads to replaced and the link kept; a link to nothing and a
+# directory are refused; a FIFO is written to; join takes a regular file only
+mkdir -p "$W/np"; printf old > "$W/np/target"; ln -sf target "$W/np/link"; ln -sf nowhere "$W/np/dangling"
+"$TRZ" -q -f -o "$W/np/link" "$W/in.trace" && [ -L "$W/np/link" ] && "$TRZ" -dc "$W/np/target" | cmp -s - "$W/in.trace" \
+    && ok "-f -o a symbolic link: its target replaced, the link kept" || bad "-f -o a symbolic link"
+expect "-o a dangling symbolic link" 1 "does not exist" -- "$TRZ" -o "$W/np/dangling" "$W/in.trace"
+[ ! -e "$W/np/nowhere" ] && ok "nothing made at a dangling link's end" || bad "a file made at a dangling link's end"
+mkdir -p "$W/np/dir"
+expect "-o a directory" 1 "directory" -- "$TRZ" -f -o "$W/np/dir" "$W/in.trace"
+mkfifo "$W/np/fifo"
+( cat "$W/np/fifo" > "$W/np/from-fifo" & "$TRZ" -q -f -o "$W/np/fifo" "$W/in.trace"; wait )
+[ -p "$W/np/fifo" ] && "$TRZ" -dc < "$W/np/from-fifo" | cmp -s - "$W/in.trace" \
+    && ok "-o a FIFO: written to, still a FIFO" || bad "-o a FIFO"
+expect "join -o a FIFO" 1 "not a regular file" -- "$TRZ" join -f -o "$W/np/fifo" "$W/in.trace.trz"
+[ -p "$W/np/fifo" ] && ok "join left the FIFO as it was" || bad "join replaced the FIFO"
 # two writers of one output: one wins, the other keeps its input; nothing is lost
 lost=0
 for i in 1 2 3 4 5; do

@@ -3,7 +3,7 @@
 # parts (fuzz replay, analyzers, python, size regression) add CHECK_STEPS.
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TEST_HDRS := tests/unit.h tests/member_kind.h tests/drfile_gen.h tests/champsim_gen.h tests/drmemtrace_gen.h tests/codec_args.h tests/bus_test.h tests/corpus.h tests/oracle.h tests/fuzz/archive.h tests/fuzz/fuzz_common.h
+TEST_HDRS := tests/unit.h tests/member_kind.h tests/drfile_gen.h tests/champsim_gen.h tests/drmemtrace_gen.h tests/codec_args.h tests/bus_test.h tests/corpus.h tests/oracle.h tests/fuzz/archive.h tests/fuzz/fuzz_common.h tests/fuzz/api_model.h
 CHECK_UNITS := $(patsubst tests/%.c,$(B)/san/%,$(filter-out tests/gen_samples.c tests/codec_harness.c,$(wildcard tests/test_*.c)))
 
 # The library under ASan and UBSan, compiled once: every unit test, the

@@ -14,6 +14,7 @@ the Dask integration (read_records, compress_parallel)."""
 
 import collections
 import ctypes
+import operator
 import os
 import tempfile
 
@@ -87,9 +88,28 @@ class ArchiveInfo(collections.namedtuple(
     holds the trace inside, else None)."""
 
 
+_U64 = (1 << 64) - 1
+_STEP = 1 << 20  # records read at once where the count left is unknown (a pipe)
+_INSIDE = "position is inside a record: read the rest with read_bytes() or seek()"
+
+
+def _count_arg(n, what="n"):
+    """A count: a non-negative integer (numpy's too), or None."""
+    if n is None:
+        return None
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError("%s must be >= 0, not %d" % (what, n))
+    return n
+
+
 class Reader:
     """An open .trz archive.  Positions count records (lines for text
-    formats).  Not for use by two threads at once."""
+    formats): tell() is the number of the next record that starts at or
+    after the position, which read_bytes() moves by bytes, so that it may
+    stand inside a record; read(), records() and batches() hand out whole
+    records and raise TrzError there (read the rest with read_bytes(), or
+    seek()).  Not for use by two threads at once."""
 
     def __init__(self, source, threads=1):
         self._r = ctypes.c_void_p()
@@ -119,8 +139,9 @@ class Reader:
         self.n_records = info.records  # -1 when unknown (a pipe); also self.info.records and len()
         self.n_chunks = info.chunks    # the same as self.info.chunks
         self._bo = info.byte_order
-        self._pos = 0
-        self._text = b""  # text formats: bytes read past the last line handed out
+        # text formats: the position is at a line start (the byte before it
+        # is a newline); read_bytes() may leave it inside a line
+        self._at_line = True
 
     # ---- plumbing ----
     def _check(self, rc):
@@ -215,36 +236,63 @@ class Reader:
 
     # ---- position ----
     def tell(self):
-        return self._pos
+        """The number of the next record (line) that starts at or after the
+        position: the library's own count, whatever was read before."""
+        return lib.trz_tell(self._live())
 
     def seek(self, record):
+        """Go to record (line) `record`; negative counts from the end.  A
+        number past the end raises TrzError (ERR_RANGE), as does one that
+        does not fit in 64 bits: it is never wrapped."""
+        record = operator.index(record)
         if record < 0:
             if self.n_records < 0:
                 raise TrzError("cannot seek from the end: record count unknown", _lib.ERR_UNSUPPORTED)
             record += self.n_records
-        self._check(lib.trz_seek(self._live(), int(record)))
-        self._pos = int(record)
-        self._text = b""
-        return self._pos
+            if record < 0:
+                raise TrzError("%s: record %d is before the start" % (self.name, record - self.n_records),
+                               _lib.ERR_RANGE)
+        if record > _U64:
+            raise TrzError("%s: record %d is past the end" % (self.name, record), _lib.ERR_RANGE)
+        rc = lib.trz_seek(self._live(), record)
+        if rc == _lib.ERR_RANGE and not self.seekable:
+            self._at_line = True  # a pipe read to its end looking for it
+        self._check(rc)
+        self._at_line = True
+        return self.tell()
 
     # ---- bytes ----
     def read_bytes(self, n):
-        """Up to n decoded bytes, record boundaries ignored (b'' at the end).
-        Fewer than n only at the end: damage met on the way raises, rather
-        than a short read that looks like the end."""
-        buf = ctypes.create_string_buffer(n)
-        got = 0
-        while got < n:
-            k = lib.trz_read_bytes(self._live(), ctypes.byref(buf, got), n - got)
-            if k < 0:
-                self._raise(k)
-            if k == 0:
+        """Up to n decoded bytes from the position, record boundaries ignored
+        (b'' at the end).  Fewer than n only at the end: damage met on the
+        way raises, rather than a short read that looks like the end.  A
+        large n costs only what is there: the bytes come in pieces of at
+        most 16 MiB."""
+        n = _count_arg(n)
+        r, parts, left = self._live(), [], n
+        while left > 0:
+            step = min(left, 1 << 24)
+            buf = ctypes.create_string_buffer(step)
+            self._at_line = False  # until the bytes are in (a KeyboardInterrupt leaves it so)
+            got = 0
+            while got < step:  # a short count is the end, or an error the next call returns
+                k = lib.trz_read_bytes(r, ctypes.byref(buf, got), step - got)
+                if k < 0:
+                    self._raise(k)
+                if k == 0:
+                    break
+                got += k
+            if got:
+                parts.append(buf.raw[:got])
+            if got < step:  # the end
+                self._at_line = True
                 break
-            got += k
-        return buf.raw[:got]
+            self._at_line = parts[-1].endswith(b"\n")
+            left -= got
+        return b"".join(parts)
 
     def _remaining(self):
-        return None if self.n_records < 0 else max(self.n_records - self._pos, 0)
+        return None if self.n_records < 0 else max(self.n_records - self.tell(), 0)
 
     def _no_mixed(self):
         if self.format == "mixed":
@@ -254,18 +302,25 @@ class Reader:
                            "own archive, or bytes with read_bytes()" % self.name, _lib.ERR_UNSUPPORTED)
 
     def _count(self, n, read, join):
-        """n, or what is left; from a pipe, read(1 << 20) until the end, join(parts)."""
+        """n capped at the records left, so that a huge n allocates no more
+        than there is to read; where that is unknown (a pipe) and n is
+        larger than a step, read(step) until n or the end, join(parts)."""
         self._no_mixed()
-        if n is None:
-            n = self._remaining()
-        if n is None:  # a pipe: grow until the end
-            parts = []
-            while True:
-                part = read(1 << 20)
-                if len(part) == 0:
-                    return None, join(parts)
-                parts.append(part)
-        return n, None
+        n = _count_arg(n)
+        left = self._remaining()
+        if left is not None:
+            return (left if n is None else min(n, left)), None
+        if n is not None and n <= _STEP:
+            return n, None
+        parts, want = [], n
+        while want is None or want > 0:
+            part = read(_STEP if want is None else min(want, _STEP))
+            if len(part) == 0:
+                break
+            parts.append(part)
+            if want is not None:
+                want -= len(part) // self.record_size
+        return None, join(parts)
 
     def _fill(self, ptr, n):
         """Read up to n records to address ptr; returns how many came."""
@@ -275,12 +330,10 @@ class Reader:
             # (errors are sticky): never hand out a silently shortened result.
             k = lib.trz_read(r, ptr + got * rs, n - got)
             if k < 0:
-                self._pos += got
                 self._raise(k)
             if k == 0:
                 break
             got += k
-        self._pos += got
         return got
 
     def _read_into(self, n):
@@ -295,30 +348,29 @@ class Reader:
         return buf[:got * rs] if got < n else buf
 
     def _read_lines(self, n):
-        """Up to n whole lines (the last line of the file may lack '\\n')."""
+        """Up to n whole lines (the last line of the file may lack '\\n'),
+        span by span (trz_read_span): the library's position is the only
+        one, and at a line start after each call."""
         self._no_mixed()
-        parts, have = [self._text], self._text.count(b"\n")
-        step = 1 << 20
-        eof = False
-        while n is None or have < n:
-            b = self.read_bytes(step)
-            if not b:
-                eof = True
+        n = _count_arg(n)
+        if not self._at_line:
+            _fail(_lib.ERR_PARAM, "%s: %s" % (self.name, _INSIDE))
+        r, parts, left = self._live(), [], _U64 if n is None else min(n, _U64)
+        data, recs = ctypes.c_void_p(), ctypes.c_uint64()
+        while True:
+            # with no line left to start, a span hands out the rest of the
+            # last one (when it goes on in the next chunk), then 0
+            self._at_line = False
+            g = lib.trz_read_span(r, ctypes.byref(data), left, ctypes.byref(recs))
+            if g < 0:
+                self._raise(g)
+            if g == 0:
                 break
-            parts.append(b)
-            have += b.count(b"\n")
-            step = min(step * 2, 64 << 20)
-        data = b"".join(parts)
-        if n is not None and have >= n:
-            end = len(data) - len(data.split(b"\n", n)[-1])  # just after the n-th newline
-            self._text = data[end:]
-            self._pos += n
-            return data[:end]
-        self._text = b""
-        lines = have + (1 if data and not data.endswith(b"\n") else 0)
-        self._pos += lines
-        assert eof
-        return data
+            parts.append(ctypes.string_at(data.value, g))
+            self._at_line = parts[-1].endswith(b"\n")
+            left -= recs.value
+        self._at_line = True
+        return b"".join(parts)
 
     def _read_records(self, n):
         """The bytes of n whole records (fewer at the end), without numpy."""
@@ -395,7 +447,7 @@ class Reader:
         uop header)."""
         if start is not None:
             self.seek(start)
-        first = self._pos
+        first = self.tell()
         if self.record_size == 0 and self.format == "uop":
             if fields is not None:
                 self.dtype(fields)

@@ -49,7 +49,7 @@ _PROTOS = {
     # name: (restype, argtypes)
     "trz_version_string": (c_char_p, []),
     "trz_strerror": (c_char_p, [c_int]),
-    "trz_io_fd": (None, [POINTER(Io), POINTER(c_int)]),
+    "trz_io_fd": (c_int, [POINTER(Io), POINTER(c_int)]),
     "trz_format_name": (c_char_p, [c_size_t]),
     "trz_cctx_create": (c_void_p, []),
     "trz_cctx_free": (None, [c_void_p]),
@@ -72,6 +72,8 @@ _PROTOS = {
     "trz_read": (c_int64, [c_void_p, c_void_p, c_size_t]),
     "trz_read_bytes": (c_int64, [c_void_p, c_void_p, c_size_t]),
     "trz_seek": (c_int, [c_void_p, c_uint64]),
+    "trz_tell": (c_uint64, [c_void_p]),
+    "trz_read_span": (c_int64, [c_void_p, POINTER(c_void_p), c_uint64, POINTER(c_uint64)]),
     "trz_join": (c_int, [POINTER(c_char_p), c_size_t, POINTER(Io), c_char_p, c_size_t]),
     "trz_compress_path": (c_int, [c_void_p, c_char_p, c_char_p]),
     "trz_decompress_path": (c_int, [c_char_p, c_char_p, c_int, c_char_p, c_size_t]),

@@ -108,8 +108,24 @@ int join_main(int argc, char **argv)
         return 2;
     }
     if (!force && access(out, F_OK) == 0) { msg_error("%s: already exists; use -f to overwrite", out); free(in); return 1; }
+    struct stat ost;
+    if (stat(out, &ost) == 0 && !S_ISREG(ost.st_mode)) { /* a device, a FIFO, a directory: refused before opening */
+        msg_error("%s: not a regular file (join reads back the archive it wrote)", out);
+        free(in);
+        return 1;
+    }
     trz_outfile of;
-    if (trz_outfile_open(&of, out, TRZ_OUT_UMASK)) { msg_error("%s: %s", out, strerror(errno)); free(in); return 1; }
+    if (trz_outfile_open(&of, out, TRZ_OUT_UMASK)) {
+        msg_error("%s: %s", out, of.why ? of.why : strerror(errno));
+        free(in);
+        return 1;
+    }
+    if (of.direct) { /* became a device since */
+        trz_outfile_abort(&of);
+        msg_error("%s: not a regular file (join reads back the archive it wrote)", out);
+        free(in);
+        return 1;
+    }
     trz_io io;
     int f = of.fd;
     trz_io_fd(&io, &f);

@@ -732,7 +732,8 @@ int fio_process(const cli_opts *o, const char *name)
         }
         trz_outfile of;
         if (trz_outfile_open(&of, outname, from_stdin || !S_ISREG(ist.st_mode) ? TRZ_OUT_UMASK : ist.st_mode)) {
-            msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
+            if (of.why) msg_error("%s: %s", outname, of.why); /* a link to nothing, ... */
+            else msg_error("%s: cannot create a temporary file: %s", outname, strerror(errno));
             trz_reader_close(r);
             if (!from_stdin) close(in);
             return 1;

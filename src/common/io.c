@@ -48,8 +48,13 @@ static int64_t fd_size(void *o)
     return st.st_size;
 }
 
-void trz_io_fd(trz_io *io, int *fd)
+int trz_io_fd(trz_io *io, int *fd)
 {
+    if (!io) return TRZ_ERR_PARAM;
+    if (!fd) { /* nothing to read or write: every use is refused, none crashes */
+        memset(io, 0, sizeof *io);
+        return TRZ_ERR_PARAM;
+    }
     struct stat st;
     int reg = fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(*fd, 0, SEEK_CUR) >= 0;
     io->opaque = fd;
@@ -57,6 +62,7 @@ void trz_io_fd(trz_io *io, int *fd)
     io->write = fd_write;
     io->seek = reg ? fd_seek : NULL;
     io->size = reg ? fd_size : NULL;
+    return TRZ_OK;
 }
 
 /* ---- memory I/O ---- */

@@ -188,10 +188,24 @@ static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, 
     return rc;
 }
 
+/* The input needs read (seek and size only for what can seek), the
+ * output write: anything else is refused before a byte moves. */
+static int io_check(trz_cctx *c, const trz_io *in, const trz_io *out)
+{
+    const char *why = !in ? "the input is NULL" : !in->read ? "the input has no read function (trz_io.read is NULL)"
+                    : !out ? "the output is NULL" : !out->write ? "the output has no write function (trz_io.write is NULL)"
+                    : NULL;
+    if (!why) return TRZ_OK;
+    snprintf(c->err, sizeof c->err, "%s", why);
+    return TRZ_ERR_PARAM;
+}
+
 int trz_compress(trz_cctx *c, const trz_io *in, const trz_io *out)
 {
+    if (!c) return TRZ_ERR_PARAM;
     c->chosen = c->detected = NULL;
     c->err[0] = c->warn[0] = 0;
+    if (io_check(c, in, out)) return TRZ_ERR_PARAM;
     if (c->unwrap && in->seek && in->size) {
         int kind = sniff_container(in);
         if (kind < 0) {
@@ -239,6 +253,11 @@ static int compress_plain(trz_cctx *c, const trz_io *in, const trz_io *out, int 
 
 int trz_compress_path(trz_cctx *c, const char *in, const char *out)
 {
+    if (!c) return TRZ_ERR_PARAM;
+    if (!in || !out) {
+        snprintf(c->err, sizeof c->err, "the %s path is NULL", in ? "output" : "input");
+        return TRZ_ERR_PARAM;
+    }
     int ifd = open(in, O_RDONLY);
     if (ifd < 0) {
         snprintf(c->err, sizeof c->err, "%s: %s", in, strerror(errno));
@@ -247,8 +266,7 @@ int trz_compress_path(trz_cctx *c, const char *in, const char *out)
     trz_outfile of;
     int rc = trz_path_out(&of, ifd, out);
     if (rc) {
-        snprintf(c->err, sizeof c->err, "%s: %s", out, rc == TRZ_ERR_PARAM ? "the output is the input itself"
-                                                                           : strerror(errno));
+        snprintf(c->err, sizeof c->err, "%s: %s", out, of.why ? of.why : strerror(errno));
         close(ifd);
         return rc;
     }

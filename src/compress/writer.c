@@ -641,6 +641,7 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
 
 int trz_writer_open(trz_writer **out, const trz_cctx *cctx, const trz_io *io)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_cctx *own = cctx ? NULL : trz_cctx_create();
     if (!cctx && !own) { *out = NULL; return TRZ_ERR_NOMEM; }
     trz_cctx tmp = cctx ? *cctx : *own;
@@ -662,14 +663,22 @@ static int64_t fd_write_all(void *opaque, const void *buf, size_t n)
 
 int trz_writer_open_path(trz_writer **out, const trz_cctx *cctx, const char *path)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_io file = { NULL, NULL, fd_write_all, NULL, NULL }; /* its fd comes below */
     int rc = trz_writer_open(out, cctx, &file);
     trz_writer *w = *out;
-    if (!w) return rc;
-    if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {
-        w->finished = 1;
-        return w->result = fail(w, TRZ_ERR_IO, path);
+    if (!w || rc) return rc;
+    w->finished = 1; /* until the output is open */
+    if (!path) {
+        snprintf(w->c->err, sizeof w->c->err, "the path is NULL");
+        return w->result = TRZ_ERR_PARAM;
     }
+    if (trz_outfile_open(&w->file, path, TRZ_OUT_UMASK) != 0) {
+        if (!w->file.why) return w->result = fail(w, TRZ_ERR_IO, path);
+        snprintf(w->c->err, sizeof w->c->err, "%s: %s", path, w->file.why);
+        return w->result = TRZ_ERR_PARAM;
+    }
+    w->finished = 0;
     w->has_file = 1;
     w->fd = w->file.fd;
     w->out = (trz_io){ &w->fd, NULL, fd_write_all, NULL, NULL };

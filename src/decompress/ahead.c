@@ -427,6 +427,16 @@ int rd_next_chunk(trz_reader *r)
     }
 }
 
+/* Whether a chunk follows the current one: 1 (or an error fetching it,
+ * reported when it is reached), 0 at the end.  Fetches it into the queue
+ * when none is there yet, as reading on would. */
+int rd_more_chunks(trz_reader *r)
+{
+    if (r->failed || r->qlen) return 1;
+    if (r->fetch_end) return r->fetch_rc != 0;
+    return queue_next(r) != 0;
+}
+
 void rd_drop_queue(trz_reader *r)
 {
     rd_pool_stop(r);

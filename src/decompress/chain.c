@@ -9,9 +9,14 @@
  * reported, and what follows the next group start decodes again. */
 #include "reader.h"
 
+/* Fetching runs ahead of decoding (decode-ahead threads): a loss, or the
+ * next member's header, is met while earlier chunks of a chain are still to
+ * be decoded.  So a loss does not clear the lanes, which those chunks
+ * need; it starts an epoch, and a chain continues only from a chunk of its
+ * own epoch. */
 void rd_chain_lost(trz_reader *r)
 {
-    for (int i = 0; i < MAXLANE; i++) r->lane[i].cvalid = 0;
+    r->chain_epoch++;
 }
 
 void rd_chain_free(trz_reader *r)
@@ -38,6 +43,14 @@ void rd_chain_fetched(trz_reader *r, dchunk *d)
     int nl = r->threads < 2 ? 1 : r->threads < MAXLANE ? r->threads : MAXLANE;
     if (starts_group(d) || d->mfirst) r->flane = (r->flane + 1) % nl;
     d->lane = r->flane;
+    d->cepoch = r->chain_epoch;
+}
+
+/* Whether lane l stands just before d: the chunk before it, decoded with no
+ * loss fetched in between. */
+static int stands_at(const clane *l, const dchunk *d)
+{
+    return l->cvalid && d->numbers_ok && l->cnext == d->no && l->cepoch == d->cepoch;
 }
 
 int rd_chain_ready(const trz_reader *r, const dchunk *d)
@@ -45,7 +58,7 @@ int rd_chain_ready(const trz_reader *r, const dchunk *d)
     const clane *l = &r->lane[d->lane];
     if (l->busy) return 0;
     if (starts_group(d)) return 1;
-    return l->cmodel && l->ccodec == d->mcodec && l->cvalid && d->numbers_ok && l->cnext == d->no;
+    return l->cmodel && l->ccodec == d->mcodec && stands_at(l, d);
 }
 
 /* Where the chain that chunk n continues begins, through the index: its
@@ -124,7 +137,7 @@ void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z)
     /* a chunk stored with another codec decodes on its own, wherever the chain stands */
     int own = d->h.codec == d->mcodec->id;
     int start = starts_group(d), fresh = 0;
-    if (!start && own && !(l->cvalid && d->numbers_ok && l->cnext == d->no)) {
+    if (!start && own && !stands_at(l, d)) {
         /* not where the chain stands (a seek, or a loss before it): only
          * the index can bring it there */
         if (!r->seekable || !d->numbers_ok) {
@@ -155,6 +168,7 @@ void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z)
     }
     if (start) l->cgroup = d->no, l->cbroken = 0;
     d->rc = step(r, l, d, z, fresh);
+    l->cepoch = d->cepoch;
     if (d->rc && d->numbers_ok) {
         l->cbroken = 1;
         l->cbad = d->no;

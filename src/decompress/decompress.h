@@ -14,6 +14,10 @@ const trz_codec *trz_reader_span_codec(const trz_reader *r, int *byte_order);
  * partial last record), and (*member) whether it began a member. */
 int trz_reader_span_starts(const trz_reader *r, int *member);
 
+/* Leave a message in r for a failure found outside the room (trz_dump's
+ * arguments); returns rc. */
+int trz_reader_fail(trz_reader *r, int rc, const char *msg);
+
 /* Whether chunk n (through the index) is the first of its member. */
 int trz_reader_chunk_starts_member(const trz_reader *r, uint64_t n);
 /* Whether chunk n (through the index) restarts its member's knowledge (so

@@ -22,6 +22,8 @@
 
 const char *trz_reader_error(const trz_reader *r) { return r ? r->err : "out of memory"; }
 
+int trz_reader_fail(trz_reader *r, int rc, const char *msg) { return rd_err(r, rc, "%s", msg); }
+
 /* ---- open / close ---- */
 static int open_common(trz_reader *r)
 {
@@ -81,6 +83,15 @@ static int drop_index(trz_reader *r)
     return rd_seq_member_header(r, 1);
 }
 
+/* An open that failed before it had an input leaves the reader failed:
+ * a read or a seek on it returns that result instead of reaching an input
+ * that is not there.  (After other failures the input is there, and
+ * salvage may take it up: trz_reader_set.) */
+static int no_input(trz_reader *r, int rc)
+{
+    return r->failed = rc;
+}
+
 static trz_reader *alloc_reader(void)
 {
     trz_reader *r = calloc(1, sizeof *r);
@@ -93,28 +104,35 @@ static trz_reader *alloc_reader(void)
 
 int trz_reader_open_io(trz_reader **out, const trz_io *io)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_reader *r = *out = alloc_reader();
     if (!r) return TRZ_ERR_NOMEM;
+    if (!io || !io->read) /* seek and size may be missing (a pipe), read may not */
+        return no_input(r, rd_err(r, TRZ_ERR_PARAM, "%s", io ? "the input has no read function (trz_io.read is NULL)"
+                                                         : "the input is NULL"));
     r->io = *io;
     return open_common(r);
 }
 
 int trz_reader_open_fd(trz_reader **out, int fd)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_reader *r = *out = alloc_reader();
     if (!r) return TRZ_ERR_NOMEM;
+    if (fd < 0) return no_input(r, rd_err(r, TRZ_ERR_PARAM, "bad file descriptor %d", fd));
     r->fd = fd;
     trz_io_fd(&r->io, &r->fd);
-    int rc = open_common(r);
-    return rc;
+    return open_common(r);
 }
 
 int trz_reader_open_path(trz_reader **out, const char *path)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_reader *r = *out = alloc_reader();
     if (!r) return TRZ_ERR_NOMEM;
+    if (!path) return no_input(r, rd_err(r, TRZ_ERR_PARAM, "the path is NULL"));
     int fd = open(path, O_RDONLY);
-    if (fd < 0) return rd_err(r, TRZ_ERR_IO, "%s", strerror(errno));
+    if (fd < 0) return no_input(r, rd_err(r, TRZ_ERR_IO, "%s", strerror(errno)));
     r->fd = fd;
     trz_io_fd(&r->io, &r->fd);
     r->opened = 2; /* owns fd */
@@ -126,8 +144,10 @@ int trz_reader_open_path(trz_reader **out, const char *path)
 
 int trz_reader_open_mem(trz_reader **out, const void *data, size_t len)
 {
+    if (!out) return TRZ_ERR_PARAM;
     trz_reader *r = *out = alloc_reader();
     if (!r) return TRZ_ERR_NOMEM;
+    if (!data && len) return no_input(r, rd_err(r, TRZ_ERR_PARAM, "the data is NULL (%zu bytes)", len));
     r->mem.p = data;
     r->mem.n = len;
     trz_io_mem(&r->io, &r->mem);
@@ -162,18 +182,34 @@ void trz_reader_close(trz_reader *r)
     trz_big_trim(); /* the model tables kept for the next chunk */
 }
 
+/* A flag's value: 0 or 1, nothing else (a typo's 2 or -1 is refused, not
+ * taken for "on"). */
+static int flag_ok(trz_reader *r, const char *name, int64_t v)
+{
+    if (v == 0 || v == 1) return 1;
+    rd_err(r, TRZ_ERR_PARAM, "%s: %lld is not 0 or 1", name, (long long)v);
+    return 0;
+}
+
 int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
 {
+    if (!r) return TRZ_ERR_PARAM;
     switch (p) {
     case TRZ_R_THREADS:
-        if (v < 0 || v > MAXQ) return TRZ_ERR_PARAM;
+        if (v < 0 || v > MAXQ)
+            return rd_err(r, TRZ_ERR_PARAM, "TRZ_R_THREADS: %lld is not 0 (all cores) to %d", (long long)v,
+                          MAXQ);
         rd_pool_stop(r); /* chunks already fetched stay queued, decoded or not */
         r->threads = v == 0 ? trz_ncpus() : (int)v;
         if (r->threads > MAXQ / 2) r->threads = MAXQ / 2;
         return TRZ_OK;
-    case TRZ_R_HOST_ORDER: r->host_order = v != 0; return TRZ_OK;
+    case TRZ_R_HOST_ORDER:
+        if (!flag_ok(r, "TRZ_R_HOST_ORDER", v)) return TRZ_ERR_PARAM;
+        r->host_order = (int)v;
+        return TRZ_OK;
     case TRZ_R_SALVAGE:
-        r->salvage = v != 0;
+        if (!flag_ok(r, "TRZ_R_SALVAGE", v)) return TRZ_ERR_PARAM;
+        r->salvage = (int)v;
         /* an index rebuilt over chunks cut out, repeated or moved places
          * them where they do not belong: salvage then reads as from a pipe,
          * where the chunks' own places say what is missing and what is not
@@ -198,11 +234,13 @@ int trz_reader_set(trz_reader *r, trz_rparam p, int64_t v)
         }
         return TRZ_OK;
     }
-    return TRZ_ERR_PARAM;
+    return rd_err(r, TRZ_ERR_PARAM, "unknown reader parameter %d", (int)p);
 }
 
 int trz_reader_info(trz_reader *r, trz_info *i)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!i) return rd_err(r, TRZ_ERR_PARAM, "trz_reader_info: info is NULL");
     memset(i, 0, sizeof *i);
     i->format = r->mixed ? "mixed" : r->codec ? r->codec->name : "raw";
     /* members of different formats count records each in their own unit */
@@ -228,6 +266,7 @@ static int cpus_cb(void *ctx, const void *recs, size_t n, size_t len, uint64_t f
 
 int trz_reader_cpus(trz_reader *r)
 {
+    if (!r) return TRZ_ERR_PARAM;
     if (!r->codec || !r->codec->cpus_seen || r->mixed) return 0;
     memset(r->cpu_bits, 0, sizeof r->cpu_bits);
     int rc = r->seekable ? trz_seek(r, 0) : TRZ_OK;
@@ -242,4 +281,4 @@ int trz_reader_cpus(trz_reader *r)
     return n;
 }
 
-uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return __atomic_load_n(&r->decoded, __ATOMIC_RELAXED); }
+uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return r ? __atomic_load_n(&r->decoded, __ATOMIC_RELAXED) : 0; }

@@ -45,6 +45,7 @@ typedef struct dchunk { /* a decoded chunk */
     trz_know kview;
     int mchain;            /* a chunk of a chain: decoded in order, by its group's lane (chain.c) */
     int lane;              /* which of the reader's lanes (clane) decodes it */
+    uint64_t cepoch;       /* the reader's chain_epoch when it was fetched */
     /* decode inputs */
     uint8_t *raw;
     size_t raw_len, raw_cap; /* raw_cap: the allocation, reused like data's */
@@ -67,6 +68,7 @@ typedef struct clane {
     int cvalid, cbroken, cbad_rc;
     int busy;             /* a thread is decoding with it (under the reader's mutex) */
     uint64_t cnext, cgroup, cbad;
+    uint64_t cepoch;      /* the chain_epoch of the chunk it decoded last */
     dchunk cfetch;        /* a group's earlier chunks, decoded to reach a chunk after a seek */
 } clane;
 enum { Q_FREE, Q_HELD, Q_PENDING, Q_DECODING, Q_DONE }; /* a queue slot's state; held: fetched, waiting for memory */
@@ -181,6 +183,7 @@ struct trz_reader {
     clane lane[MAXLANE];
     int flane;
     int layout_checked;   /* rd_check_layout ran */
+    uint64_t chain_epoch; /* losses met while fetching: a chain does not continue across one */
     int open_damaged;     /* the open failed on a damaged first header: salvage can resume */
     int open_rc;
     uint64_t open_at;
@@ -233,7 +236,9 @@ int rd_chain_ready(const trz_reader *r, const dchunk *d);
  * model: from where the chain stands, or replayed from the group's first
  * chunk through the index (after a seek).  Sets d->rc and d->err. */
 void rd_chain_decode(trz_reader *r, dchunk *d, trz_zctx *z);
-/* A loss: the chain's state is gone (the next group starts afresh). */
+/* A loss met while fetching (or a new member): no chain continues across
+ * it, for the chunks fetched after it; those fetched before it, still to
+ * be decoded, keep theirs. */
 void rd_chain_lost(trz_reader *r);
 void rd_chain_free(trz_reader *r);
 
@@ -272,6 +277,9 @@ int rd_check_layout(trz_reader *r);
 /* ---- ahead.c ---- */
 /* Make r->cur the next decoded chunk: 1, 0 at the end, < 0 on error. */
 int rd_next_chunk(trz_reader *r);
+/* Whether a chunk follows r->cur: 1 (or an error to report when it is
+ * reached), 0 at the end (records.c: is a partial record the last?). */
+int rd_more_chunks(trz_reader *r);
 void rd_drop_queue(trz_reader *r);
 void rd_pool_stop(trz_reader *r);
 

@@ -7,6 +7,8 @@
 
 int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!data) return rd_err(r, TRZ_ERR_PARAM, "trz_read_view: data is NULL");
     *data = NULL;
     while (!r->have_cur || r->cur_pos == r->cur.len) {
         int rc = rd_next_chunk(r);
@@ -21,6 +23,8 @@ int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
 
 int64_t trz_read_bytes(trz_reader *r, void *buf, size_t cap)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!buf && cap) return rd_err(r, TRZ_ERR_PARAM, "trz_read_bytes: buf is NULL (%zu bytes)", cap);
     size_t got = 0;
     while (got < cap) {
         const void *v;
@@ -60,8 +64,36 @@ static void to_host(const trz_reader *r, uint8_t *p, size_t len)
         m->convert(p, len, r->cur.mbo, host_bo());
 }
 
+/* Whether the position is inside a fixed-size record (trz_read_bytes or a
+ * view stopped in one; a partial last record counts as one): trz_read and
+ * trz_foreach hand out whole records only, so they refuse to start there
+ * rather than skip bytes or hand out records shifted by the offset. */
+static int inside_record(const trz_reader *r)
+{
+    if (!r->have_cur || r->cur_pos == 0 || r->cur_pos >= r->cur.len) return 0;
+    size_t rs = cur_rs(r);
+    if (rs == 0) return 0; /* lines: a text batch may begin with the rest of one */
+    return !cur_whole(r) || r->cur_pos % rs != 0;
+}
+
+static int inside_err(trz_reader *r)
+{
+    return rd_err(r, TRZ_ERR_PARAM, "position is inside a record: read the rest with trz_read_bytes or seek");
+}
+
+/* At the start of a partial record (a chunk shorter than its records):
+ * whether anything follows it.  The last one of the source stays where it
+ * is for trz_read_bytes; one that ends a member with more after it is no
+ * record and is passed over. */
+static int tail_is_last(trz_reader *r)
+{
+    return rd_more_chunks(r) == 0;
+}
+
 int64_t trz_read(trz_reader *r, void *buf, size_t max)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!buf && max) return rd_err(r, TRZ_ERR_PARAM, "trz_read: buf is NULL (%zu records)", max);
     uint8_t *out = buf;
     size_t got = 0;
     if (r->mixed)
@@ -69,6 +101,7 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
                                             "trz_read_span or trz_read_bytes");
     if (r->codec && r->codec->record_size == 0)
         return rd_err(r, TRZ_ERR_UNSUPPORTED, "trz_read needs fixed-size records; use trz_read_bytes for text");
+    if (inside_record(r)) return inside_err(r);
     while (got < max) {
         if (!r->have_cur || r->cur_pos == r->cur.len) {
             int rc = rd_next_chunk(r);
@@ -77,7 +110,13 @@ int64_t trz_read(trz_reader *r, void *buf, size_t max)
             continue;
         }
         size_t rs = cur_rs(r);
-        if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; } /* a tail, not a record */
+        if (rs == 0) /* a text member after fixed-size ones (the index was lost: no one format known) */
+            return got ? (int64_t)got : rd_err(r, TRZ_ERR_UNSUPPORTED, "trz_read: a text member; use trz_read_bytes");
+        if (!cur_whole(r)) { /* a partial record, at r->cur_pos == 0 */
+            if (tail_is_last(r)) break;
+            r->cur_pos = r->cur.len;
+            continue;
+        }
         size_t n = (r->cur.len - r->cur_pos) / rs;
         if (n > max - got) n = max - got;
         uint8_t *dst = out + got * rs;
@@ -113,12 +152,15 @@ static uint64_t starts_before(trz_reader *r, size_t pos)
 
 uint64_t trz_tell(trz_reader *r)
 {
+    if (!r) return UINT64_MAX;
     if (!r->have_cur) return r->end_rec;
     return r->cur.first_record + starts_before(r, r->cur_pos);
 }
 
 int64_t trz_read_span(trz_reader *r, const void **data, uint64_t max, uint64_t *records)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!data || !records) return rd_err(r, TRZ_ERR_PARAM, "trz_read_span: %s is NULL", data ? "records" : "data");
     *data = NULL;
     *records = 0;
     while (!r->have_cur || r->cur_pos == r->cur.len) {
@@ -188,6 +230,7 @@ static int skip_to(trz_reader *r, uint64_t rec)
 
 int trz_seek(trz_reader *r, uint64_t rec)
 {
+    if (!r) return TRZ_ERR_PARAM;
     if (!r->seekable) return skip_to(r, rec);
     if (rec > r->total_records) return rd_err(r, TRZ_ERR_RANGE, "record %llu is past the end (%llu records)",
                                             (unsigned long long)rec, (unsigned long long)r->total_records);
@@ -232,6 +275,9 @@ int trz_reader_span_starts(const trz_reader *r, int *member)
 
 int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!fn) return rd_err(r, TRZ_ERR_PARAM, "trz_foreach: fn is NULL");
+    if (inside_record(r)) return inside_err(r);
     for (;;) {
         if (!r->have_cur || r->cur_pos == r->cur.len) {
             int rc = rd_next_chunk(r);
@@ -247,7 +293,11 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
             n = (size_t)text_starts(&r->cur, r->cur_pos, r->cur.len);
             first = r->cur.first_record + r->cur.h.nrec - n;
         } else {
-            if (!cur_whole(r)) { r->cur_pos = r->cur.len; continue; }
+            if (!cur_whole(r)) { /* a partial record, at r->cur_pos == 0 */
+                if (tail_is_last(r)) return TRZ_OK;
+                r->cur_pos = r->cur.len;
+                continue;
+            }
             n = len / rs;
             len = n * rs;
             first = r->cur.first_record + r->cur_pos / rs;

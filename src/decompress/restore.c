@@ -124,6 +124,8 @@ static int block_check(trz_reader *r, block *b)
 
 int trz_reader_container(trz_reader *r, trz_container_info *ci)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!ci) return rd_err(r, TRZ_ERR_PARAM, "trz_reader_container: info is NULL");
     memset(ci, 0, sizeof *ci);
     if (!r->restore_blocks) return TRZ_OK;
     ci->kind = trz_drfile_name(r->restore_kind);
@@ -157,6 +159,10 @@ static int64_t view(void *ctx, const void **p, size_t max)
 
 int trz_restore(trz_reader *r, const trz_io *out)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!out || !out->write)
+        return rd_err(r, TRZ_ERR_PARAM, "%s", out ? "the output has no write function (trz_io.write is NULL)"
+                                                  : "the output is NULL");
     block b;
     int rc = block_open(r, &b);
     if (!rc) rc = block_check(r, &b);

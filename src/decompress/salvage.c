@@ -442,6 +442,8 @@ int rd_add_lost(trz_reader *r, const dchunk *d)
 
 size_t trz_reader_lost(const trz_reader *r, trz_lost_range *out, size_t max)
 {
+    if (!r) return 0;
+    if (!out) max = 0; /* the count alone */
     for (size_t i = 0; i < r->nlost && i < max; i++) out[i] = r->lost[i];
     return r->nlost;
 }

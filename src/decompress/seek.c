@@ -165,10 +165,19 @@ int rd_places_agree(trz_reader *r)
     return 1;
 }
 
+/* A chunk number past the index's end. */
+static int no_chunk(trz_reader *r, uint64_t n)
+{
+    return rd_err(r, TRZ_ERR_RANGE, "chunk %llu: no such chunk (%llu chunks)", (unsigned long long)n,
+                  (unsigned long long)r->nchunks);
+}
+
 int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!ci) return rd_err(r, TRZ_ERR_PARAM, "trz_reader_chunk: info is NULL");
     if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
-    if (n >= r->nchunks) return TRZ_ERR_RANGE;
+    if (n >= r->nchunks) return no_chunk(r, n);
     rchunk *c = &r->chunks[n];
     ci->first_record = c->first_record;
     ci->records = c->nrec;
@@ -183,10 +192,11 @@ int trz_reader_chunk(trz_reader *r, uint64_t n, trz_chunk_info *ci)
 
 int trz_reader_chunk_variant(trz_reader *r, uint64_t n, char *buf, size_t bn)
 {
-    if (!buf || !bn) return TRZ_ERR_PARAM;
+    if (!r) return TRZ_ERR_PARAM;
+    if (!buf || !bn) return rd_err(r, TRZ_ERR_PARAM, "trz_reader_chunk_variant: %s", buf ? "n is 0" : "buf is NULL");
     buf[0] = 0;
     if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
-    if (n >= r->nchunks) return TRZ_ERR_RANGE;
+    if (n >= r->nchunks) return no_chunk(r, n);
     dchunk d = { 0 };
     int rc = rd_idx_fetch(r, n, &d);
     const trz_codec *c = rc < 0 ? NULL : trz_codec_by_id(d.h.codec);
@@ -237,7 +247,7 @@ int64_t trz_reader_chunk_group(trz_reader *r, uint64_t n, int *chained)
 {
     if (!r) return TRZ_ERR_PARAM;
     if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
-    if (n >= r->nchunks) return rd_err(r, TRZ_ERR_PARAM, "chunk %llu: no such chunk", (unsigned long long)n);
+    if (n >= r->nchunks) return no_chunk(r, n);
     if (chained) *chained = r->chunks[n].mchain;
     if (!r->chunks[n].mchain && !r->chunks[n].mknow) return (int64_t)n;
     while (n > 0 && !(r->chunks[n].flags & TRZ_CHUNK_RESTART) && !r->chunks[n].mfirst) n--;
@@ -285,6 +295,8 @@ int trz_reader_chunk_last_byte(trz_reader *r, uint64_t n, uint8_t *b)
 
 int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!fn) return rd_err(r, TRZ_ERR_PARAM, "trz_reader_streams: fn is NULL");
     if (!r->seekable) return rd_err(r, TRZ_ERR_UNSUPPORTED, "no index: the input is not seekable or its index is damaged");
     static const size_t ncodec = 256;
     uint64_t (*acc)[TRZ_MAX_STREAMS][2] = calloc(ncodec, sizeof *acc);

@@ -2,11 +2,31 @@
  * records, text formats print their lines, and anything else gets a hex
  * dump.  Works on archives (seeking when it can) and on raw traces. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "../wrap/unwrap.h"
 #include "../decompress/decompress.h"
 #include "tools.h"
+
+/* The message of a function without a context, to the caller's buffer
+ * (none when err is NULL or errlen 0). */
+static void derr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void derr(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* What an input and an output need: a refusal's message, else NULL. */
+static const char *io_missing(const trz_io *in, const void *file)
+{
+    return !in ? "the input is NULL" : !in->read ? "the input has no read function (trz_io.read is NULL)"
+         : !file ? "the output FILE is NULL" : NULL;
+}
 
 static void hex_record(FILE *f, uint64_t no, const uint8_t *p, size_t n)
 {
@@ -158,6 +178,8 @@ static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t fi
  * which is no record and not printed. */
 int trz_dump(trz_reader *r, void *file, uint64_t first, uint64_t count)
 {
+    if (!r) return TRZ_ERR_PARAM;
+    if (!file) return trz_reader_fail(r, TRZ_ERR_PARAM, "trz_dump: the output FILE is NULL");
     FILE *f = file;
     int rc = trz_seek(r, first);
     if (rc) return rc;
@@ -194,22 +216,24 @@ int trz_dump(trz_reader *r, void *file, uint64_t first, uint64_t count)
 
 int trz_dump_raw(const trz_io *in, const char *format, void *file, uint64_t first, uint64_t count, char *err, size_t errlen)
 {
+    const char *why = io_missing(in, file);
+    if (why) { derr(err, errlen, "%s", why); return TRZ_ERR_PARAM; }
     trz_src s;
     int rc = trz_src_open(&s, in, 1);
-    if (rc) { snprintf(err, errlen, "%s", trz_strerror(rc)); trz_src_close(&s); return rc; }
+    if (rc) { derr(err, errlen, "%s", trz_strerror(rc)); trz_src_close(&s); return rc; }
     const trz_codec *c = NULL;
     int bo = TRZ_BO_NONE;
     uint8_t *peek = NULL;
     size_t plen = 0;
     if (format && strcmp(format, "auto") != 0) {
         c = trz_codec_by_name(format);
-        if (!c) { snprintf(err, errlen, "unknown format '%s'", format); trz_src_close(&s); return TRZ_ERR_PARAM; }
+        if (!c) { derr(err, errlen, "unknown format '%s'", format); trz_src_close(&s); return TRZ_ERR_PARAM; }
     }
     /* probe on the first MiB, then serve those bytes before the rest */
     peek = malloc(1u << 20);
     if (!peek) { trz_src_close(&s); return TRZ_ERR_NOMEM; }
     int64_t got = trz_src_read(&s, peek, 1u << 20);
-    if (got < 0) { snprintf(err, errlen, "%s", trz_strerror((int)got)); free(peek); trz_src_close(&s); return (int)got; }
+    if (got < 0) { derr(err, errlen, "%s", trz_strerror((int)got)); free(peek); trz_src_close(&s); return (int)got; }
     plen = (size_t)got;
     if (!c) {
         int best = 0;
@@ -228,10 +252,10 @@ int trz_dump_raw(const trz_io *in, const char *format, void *file, uint64_t firs
     free(peek);
     trz_src_close(&s);
     if (rc == TRZ_ERR_RANGE) /* the words of trz_seek */
-        snprintf(err, errlen, "record %llu is past the end (%llu records)", (unsigned long long)first,
+        derr(err, errlen, "record %llu is past the end (%llu records)", (unsigned long long)first,
                  (unsigned long long)total);
     else if (rc)
-        snprintf(err, errlen, "%s", trz_strerror(rc));
+        derr(err, errlen, "%s", trz_strerror(rc));
     return rc;
 }
 
@@ -270,10 +294,12 @@ static int looks_archive(const trz_io *in, const uint8_t *head, size_t n)
 int trz_dump_any(const trz_io *in, const char *format, void *file, uint64_t first, uint64_t count, char *err,
                  size_t errlen)
 {
+    const char *why = io_missing(in, file);
+    if (why) { derr(err, errlen, "%s", why); return TRZ_ERR_PARAM; }
     peeked pk = { in, { 0 }, 0, 0 };
     int64_t k = 1;
     while (pk.n < 4 && (k = in->read(in->opaque, pk.head + pk.n, 4 - pk.n)) > 0) pk.n += (size_t)k;
-    if (k < 0) { snprintf(err, errlen, "%s", strerror(errno)); return TRZ_ERR_IO; }
+    if (k < 0) { derr(err, errlen, "%s", strerror(errno)); return TRZ_ERR_IO; }
     /* a seekable input is read again from its start; a pipe gets its bytes back */
     int seekable = in->seek && in->size && in->seek(in->opaque, 0) == 0;
     trz_io io = seekable ? *in : (trz_io){ &pk, peeked_read, NULL, NULL, NULL };
@@ -281,14 +307,14 @@ int trz_dump_any(const trz_io *in, const char *format, void *file, uint64_t firs
         trz_reader *r;
         int rc = trz_reader_open_io(&r, &io);
         if (!rc) rc = trz_dump(r, file, first, count);
-        if (rc) snprintf(err, errlen, "%s", trz_reader_error(r));
+        if (rc) derr(err, errlen, "%s", trz_reader_error(r));
         trz_reader_close(r);
         return rc;
     }
     if (looks_archive(&io, pk.head, pk.n)) {
         trz_reader *r;
         int rc = trz_reader_open_io(&r, &io); /* names the damage */
-        snprintf(err, errlen, "%s", rc ? trz_reader_error(r) : "damaged file header at byte 0 (bad magic)");
+        derr(err, errlen, "%s", rc ? trz_reader_error(r) : "damaged file header at byte 0 (bad magic)");
         trz_reader_close(r);
         return rc ? rc : TRZ_ERR_CORRUPT;
     }

@@ -310,6 +310,12 @@ static int text_knows(const char *const *inputs, size_t n)
 int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, size_t errlen)
 {
     if (n == 0) return jerr(err, errlen, TRZ_ERR_PARAM, "nothing to join");
+    if (!inputs) return jerr(err, errlen, TRZ_ERR_PARAM, "the inputs are NULL");
+    for (size_t k = 0; k < n; k++)
+        if (!inputs[k]) return jerr(err, errlen, TRZ_ERR_PARAM, "input %zu is NULL", k);
+    if (!out || !out->write)
+        return jerr(err, errlen, TRZ_ERR_PARAM, "%s", out ? "the output has no write function (trz_io.write is NULL)"
+                                                          : "the output is NULL");
     joiner j = { .out = out, .err = err, .errlen = errlen };
     j.text_know = text_knows(inputs, n);
     int rc = TRZ_OK;
@@ -354,17 +360,23 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
 
 int trz_decompress_path(const char *in, const char *out, int threads, char *err, size_t errlen)
 {
+    if (!in || !out) return jerr(err, errlen, TRZ_ERR_PARAM, "the %s path is NULL", in ? "output" : "input");
     trz_reader *r;
     int rc = trz_reader_open_path(&r, in);
     if (rc) { jerr(err, errlen, rc, "%s: %s", in, trz_reader_error(r)); trz_reader_close(r); return rc; }
-    trz_reader_set(r, TRZ_R_THREADS, threads);
+    /* the threads checked as trz_reader_set checks them, before a file is made */
+    if ((rc = trz_reader_set(r, TRZ_R_THREADS, threads)) != TRZ_OK) {
+        jerr(err, errlen, rc, "%s", trz_reader_error(r));
+        trz_reader_close(r);
+        return rc;
+    }
     trz_outfile of;
     int ifd = open(in, O_RDONLY);
     rc = ifd < 0 ? TRZ_ERR_IO : trz_path_out(&of, ifd, out);
     if (ifd >= 0) close(ifd);
     if (rc) {
         trz_reader_close(r);
-        return jerr(err, errlen, rc, "%s: %s", out, rc == TRZ_ERR_PARAM ? "the output is the input itself" : strerror(errno));
+        return jerr(err, errlen, rc, "%s: %s", out, rc == TRZ_ERR_PARAM && of.why ? of.why : strerror(errno));
     }
     trz_io o;
     int ofd = of.fd;

@@ -123,7 +123,7 @@ static inline int fz_compress(const fz_cparams *cp, const void *src, size_t n, f
     if (!rc) rc = trz_cctx_set(c, TRZ_C_CHUNK_BYTES, cp->chunk_bytes);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, cp->chunk_records);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_UNWRAP, 0); /* the bytes are the trace, whatever they look like */
-    if (!rc) rc = trz_cctx_set_format(c, cp->format);
+    if (!rc) rc = trz_cctx_set_format(c, cp->format ? cp->format : "auto"); /* NULL: auto-detected */
     if (!rc) {
         fz_in in;
         trz_io iio, oio;

@@ -4,7 +4,7 @@
 # .trz archives of every format for decode_any (several chunks, a tail,
 # concatenated and mixed members, damaged ones), record slices with their
 # parameter bytes for roundtrip_<codec>, and (record, count) lists for
-# seek_read.  Needs ./trz built.  The output is the same on every run.
+# seek_read, and call sequences for reader_api.  Needs ./trz built.  The output is the same on every run.
 # Files named regress-* (inputs that found a bug) and legacy-* (archives an
 # earlier writer made, whose variants today's writer no longer makes from
 # these samples) are kept as they are.
@@ -17,7 +17,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 # inputs that once found a bug (regress-*) and earlier writers' archives
 # (legacy-*) stay; the rest is made anew
-mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile,sequential}
+mkdir -p "$OUT"/{decode_any,roundtrip_raw,roundtrip_rst,roundtrip_byu,roundtrip_pbus,roundtrip_uop,roundtrip_champsim,roundtrip_drmemtrace,seek_read,oracle,drfile,sequential,reader_api}
 find "$OUT" -type f ! -name 'regress-*' ! -name 'legacy-*' -delete
 
 slice() { # FILE OFFSET LENGTH
@@ -220,6 +220,17 @@ seq flip-alone-t2 '\022\003\005\177'
 seq short-chain '\000\004\011'
 seq cut-then-repeat '\000\000\003\001\006\000\000\100\000'
 seq from-middle '\000\005\000\000\000\005\334'
+# ---- reader_api: archive/pipe/threads byte, then (call u8, argument u32) ----
+call() { byte "$1"; byte $(($2 >> 24 & 255)); byte $(($2 >> 16 & 255)); byte $(($2 >> 8 & 255)); byte $(($2 & 255)); }
+for sel in 0 1 2 3 4 5 6 7 9 14 43 102 125; do
+    { byte "$sel"; slice $S/loops-4cpu.rst $((sel * 4000 + 24)) $((5 * (12 + sel % 20))); } > "$OUT/reader_api/sel$sel"
+done
+# 5 bytes into a record, then whole records (TRZ_ERR_PARAM, not a hang), the rest, records to the partial last one
+{ byte 0; call 0 5; call 2 2000000; call 3 0; call 5 0; call 0 19; call 2 299; call 3 0; call 0 100; } > "$OUT/reader_api/inside-record"
+# members from a pipe: a partial record passed over, the last one left for trz_read_bytes
+{ byte 5; call 0 5; call 2 77; call 3 1; call 0 7; call 2 1000; call 0 64; call 2 5; } > "$OUT/reader_api/members-pipe"
+# text: inside a line, spans, seeks
+{ byte 2; call 0 3; call 3 0; call 2 1; call 7 5; call 4 31; call 0 9000; call 7 0; } > "$OUT/reader_api/text"
 # ---- drfile: small drmemtrace files in every container, whole and cut ----
 python3 tests/fuzz/drfile_seeds.py "$OUT/drfile"
 

@@ -26,6 +26,7 @@ int fz_seek_read(const uint8_t *, size_t);
 int fz_oracle(const uint8_t *, size_t);
 int fz_drfile(const uint8_t *, size_t);
 int fz_sequential(const uint8_t *, size_t);
+int fz_reader_api(const uint8_t *, size_t);
 
 static const struct { const char *name; fuzz_fn fn; } targets[] = {
     { "decode_any", fz_decode_any },       { "roundtrip_raw", fz_roundtrip_raw },
@@ -34,6 +35,7 @@ static const struct { const char *name; fuzz_fn fn; } targets[] = {
     { "roundtrip_champsim", fz_roundtrip_champsim }, { "roundtrip_drmemtrace", fz_roundtrip_drmemtrace },
     { "seek_read", fz_seek_read },         { "oracle", fz_oracle },
     { "drfile", fz_drfile },               { "sequential", fz_sequential },
+    { "reader_api", fz_reader_api },
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 

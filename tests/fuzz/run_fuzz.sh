@@ -17,7 +17,7 @@ for t in "$@"; do
     mkdir -p "$corpus" "$art"
     cp -n tests/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null
     case $t in # roundtrips cost a codec model per 4 KiB chunk: keep their inputs short
-        roundtrip_*) maxlen=16384 ;; seek_read|sequential) maxlen=1024 ;; oracle) maxlen=32768 ;; *) maxlen=65536 ;;
+        roundtrip_*) maxlen=16384 ;; seek_read|sequential|reader_api) maxlen=1024 ;; oracle) maxlen=32768 ;; *) maxlen=65536 ;;
     esac
     dict=()
     [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")

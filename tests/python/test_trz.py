@@ -10,10 +10,13 @@ import filecmp
 import os
 import random
 import shutil
+import signal
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -465,6 +468,211 @@ def chunks_cut_out_or_repeated_never_read_as_records():
                 pass
 
 
+# ---- misuse: positions inside records, numbers, output paths --------------------------------
+def _no_hang(seconds):
+    """A call that hangs fails the test instead of stopping the run."""
+    def on_alarm(sig, frame):
+        raise AssertionError("a call did not return within %d s (a hang)" % seconds)
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+
+
+@test
+def read_inside_a_record_raises():
+    src = sample("loops-4cpu.rst")
+    raw = raw_records(src, 24)
+    with trz.open(archive(src, chunk_records=3000)) as r:
+        check(r.read_bytes(5) == raw[:5] and r.tell() == 1, "tell() inside record 0")
+        _no_hang(60)
+        try:
+            raises(trz._lib.ERR_PARAM, r.read, 50000, contains="inside a record")
+            raises(trz._lib.ERR_PARAM, r.records, 10, contains="inside a record")
+            raises(trz._lib.ERR_PARAM, lambda: next(r.batches(100)), contains="inside a record")
+        finally:
+            signal.alarm(0)
+        check(r.tell() == 1, "a refused read moved the reader")
+        check(r.read_bytes(19) == raw[5:24] and r.read(2) == raw[24:72] and r.tell() == 3, "the rest, then records")
+        for k in (1, 23, 24, 25, 47):  # tell() is the library's position, after any read_bytes
+            r.seek(100)
+            r.read_bytes(k)
+            check(r.tell() == 100 + (k + 23) // 24, "tell() after read_bytes(%d)" % k)
+    # a partial last record: read() stops before it, read_bytes() returns it
+    src_tail = os.path.join(W, "tail.rst")
+    with open(src_tail, "wb") as f:
+        f.write(raw[:24 * 5000] + b"12345")
+    with trz.open(archive(src_tail, chunk_records=1000)) as r:
+        check(r.read() == raw[:24 * 5000] and r.read(10) == b"", "the records before the partial one")
+        check(r.read_bytes(100) == b"12345", "read_bytes() after read() returns the partial record")
+
+
+@test
+def text_reads_lose_nothing():
+    src = sample("sjeng-like.trace")
+    data = open(src, "rb").read()
+    lines = data.splitlines(keepends=True)
+    small = os.path.join(W, "1000.trace")
+    with open(small, "wb") as f:
+        f.write(b"".join(lines[:1000]))
+    for path, n in ((small, 1000), (src, len(lines))):
+        with trz.open(archive(path, chunk_records=97)) as r:
+            first = r.read(1)
+            check(first == lines[0], "read(1)")
+            got = r.read_bytes(100)
+            check(got == b"".join(lines[1:])[:100], "read_bytes(100) after read(1) on %d lines: %r" % (n, got[:20]))
+            check(r.tell() == 1 + b"".join(lines[1:])[:100].count(b"\n") + 1 - (got.endswith(b"\n")), "tell() after it")
+            raises(trz._lib.ERR_PARAM, r.read, 1, contains="inside a record")
+            rest = lines[1 + got.count(b"\n")]
+            cut = len(b"".join(lines[1:])[:100].split(b"\n")[-1])
+            check(r.read_bytes(len(rest) - cut) == rest[cut:], "the rest of the line")
+            k = r.tell()
+            check(r.read(3) == b"".join(lines[k:k + 3]) and r.tell() == k + 3, "whole lines again")
+            r.seek(n - 2)
+            check(r.read(10) == b"".join(lines[n - 2:n]) and r.read(1) == b"", "the last lines")
+
+
+@test
+def numbers_are_checked_not_wrapped():
+    src = sample("bus-2cpu.byu")
+    raw = raw_records(src, 12)
+    with trz.open(archive(src, chunk_records=3000)) as r:
+        n = r.n_records
+        r.seek(7)
+        for bad in (2 ** 64 + 5, 2 ** 64, 2 ** 64 - 1, n + 1, -n - 1, -(2 ** 70)):
+            raises(trz._lib.ERR_RANGE, r.seek, bad)
+            check(r.tell() == 7, "a refused seek(%d) moved the reader" % bad)
+        for bad in (1.5, "3"):
+            try:
+                r.seek(bad)
+                raise AssertionError("seek(%r) taken" % (bad,))
+            except TypeError:
+                pass
+        for fn in (r.read, r.read_bytes, r.records):
+            try:
+                fn(-1)
+                raise AssertionError("%s(-1) taken" % fn.__name__)
+            except ValueError:
+                pass
+        check(r.seek(np.uint64(5)) == 5 and r.read(1) == raw[60:72], "numpy integers")
+        # a count past the end is cut to what is left: nothing that large is allocated
+        import tracemalloc
+        tracemalloc.start()
+        try:
+            r.seek(n - 10)
+            check(r.read(10 ** 8) == raw[-120:], "read(10**8) near the end")
+            r.seek(0)
+            check(len(r.records(10 ** 9)) == n, "records(10**9)")
+            r.seek(n - 3)
+            check(sum(len(b) for b in r.batches(10 ** 9)) == 36, "batches(10**9)")
+            r.seek(0)
+            check(len(r.read_bytes(10 ** 12)) == len(open(src, "rb").read()), "read_bytes(10**12)")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        check(peak < 64 << 20, "peak Python allocation %d bytes for counts past the end" % peak)
+    # a pipe (a FIFO's path): no count known, read in pieces
+    fifo = os.path.join(W, "fifo.trz")
+    os.mkfifo(fifo)
+    blob = open(archive(src, chunk_records=3000), "rb").read()
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(blob)
+    t = threading.Thread(target=feed)
+    t.start()
+    try:
+        with trz.open(fifo) as r:
+            check(r.n_records == -1 and not r.seekable, "a FIFO reads as a pipe")
+            check(r.read(10 ** 8) == raw, "read(10**8) from a pipe")
+    finally:
+        t.join()
+        os.unlink(fifo)
+
+
+@test
+def tell_survives_an_interrupt():
+    src = sample("loops-4cpu.rst")
+    raw = raw_records(src, 24)
+    real = trz.lib.trz_read
+    calls = [0]
+
+    def interrupted(r, buf, n):  # the library reads some records, then ^C arrives
+        k = real(r, buf, min(n, 777))
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+        return k
+    with trz.open(archive(src, chunk_records=3000)) as r:
+        trz.lib.trz_read = interrupted
+        try:
+            r.records()
+            raise AssertionError("no KeyboardInterrupt")
+        except KeyboardInterrupt:
+            pass
+        finally:
+            trz.lib.trz_read = real
+        k = r.tell()
+        check(k == 3 * 777, "tell() after the interrupt: %d, the library read %d" % (k, 3 * 777))
+        check(r.read(5) == raw[k * 24:(k + 5) * 24], "reading on from tell()")
+
+
+def _fifo_drain(path, out):
+    with open(path, "rb") as f:
+        out.append(f.read())
+
+
+@test
+def output_paths():
+    src = sample("bus-1cpu.pbus")
+    a = archive(src)
+    orig = open(src, "rb").read()
+    for what, fn, inp in (("compress", trz.compress, src), ("decompress", trz.decompress, a)):
+        def good(data):
+            if what == "decompress":
+                return data == orig
+            with trz.open(data) as r:
+                return r.read_bytes(1 << 24) == orig
+        d = os.path.join(W, "out-" + what)
+        os.mkdir(d)
+        # a symbolic link: the file it leads to is replaced, the link stays
+        target, link = os.path.join(d, "target"), os.path.join(d, "link")
+        open(target, "wb").write(b"old")
+        os.symlink("target", link)
+        fn(inp, link)
+        check(os.path.islink(link) and good(open(target, "rb").read()), what + " through a symbolic link")
+        # one that leads nowhere, a directory, the input itself: refused, nothing made
+        os.symlink("nowhere", os.path.join(d, "dangling"))
+        raises(trz._lib.ERR_PARAM, fn, inp, os.path.join(d, "dangling"), contains="does not exist")
+        check(not os.path.exists(os.path.join(d, "nowhere")), what + ": a dangling link's target was made")
+        os.mkdir(os.path.join(d, "sub"))
+        raises(trz._lib.ERR_PARAM, fn, inp, os.path.join(d, "sub"), contains="directory")
+        raises(trz._lib.ERR_PARAM, fn, inp, inp, contains="input itself")
+        # a FIFO: written in place
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        got = []
+        t = threading.Thread(target=_fifo_drain, args=(fifo, got))
+        t.start()
+        try:
+            fn(inp, fifo)
+        finally:
+            t.join()
+        check(stat.S_ISFIFO(os.lstat(fifo).st_mode) and good(got[0]), what + " into a FIFO")
+        # a character device (/dev/null's numbers), root only: written to, never replaced
+        dev = os.path.join(d, "null")
+        try:
+            os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            print("     (character device outputs skipped: not root)")
+        else:
+            fn(inp, dev)
+            check(stat.S_ISCHR(os.lstat(dev).st_mode), what + " replaced a character device")
+        left = [f for f in os.listdir(d) if ".tmp" in f]
+        check(not left, what + ": temporary files left: %s" % left)
+    raises(trz._lib.ERR_PARAM, trz.decompress, a, os.path.join(W, "t.out"), threads=-3)
+    check(not os.path.exists(os.path.join(W, "t.out")), "decompress with -3 threads made a file")
+    raises(trz._lib.ERR_PARAM, trz.open, a, threads=65)
+
+
 # ---- Dask ---------------------------------------------------------------------------------
 _cluster = []
 
@@ -507,6 +715,15 @@ def dask_partitions_are_chunks():
     check(t["micro"].iloc[0] == "ADD" and t["pc"].iloc[0] == 0x48d1a0)
 
 
+def member_kind(path):
+    # the mode of the first member: container versions 3 and 4 said it in
+    # their number, version 5 says it in the header's flags (byte 7)
+    h = open(path, "rb").read(8)
+    if h[4] == 5:
+        return "chains" if h[7] & 2 else "knowledge" if h[7] & 1 else "alone"
+    return {4: "chains", 3: "knowledge"}.get(h[4], "alone")
+
+
 @test
 def dask_partitions_follow_chains():
     # chunks of chains: a partition is a group (it decodes from its first
@@ -517,7 +734,7 @@ def dask_partitions_follow_chains():
         groups = [g for g in r.groups() if g[1]]
         chunks = [ch for ch in r.chunks() if ch[1]]
         full = r.records()
-    check(open(a, "rb").read(5)[4] == 4, "a member of chains (container version 4)")
+    check(member_kind(a) == "chains", "a member of chains")
     check(len(chunks) == 14 and len(groups) == 5, "%d chunks in %d groups" % (len(chunks), len(groups)))
     df = tdask.read_records(a)
     check(df.npartitions == 5, "%d partitions for 5 groups" % df.npartitions)
@@ -537,7 +754,7 @@ def dask_partitions_with_knowledge():
     with trz.open(a) as r:
         chunks = [ch for ch in r.chunks() if ch[1]]
         full = r.records()
-    check(open(a, "rb").read(5)[4] == 3, "a member with knowledge (container version 3)")
+    check(member_kind(a) == "knowledge", "a member with knowledge")
     scalar = [k for k in trz.fields("champsim") if full[k].ndim == 1]
     df = tdask.read_records(a, fields=scalar)
     check(df.npartitions == len(chunks) >= 10, "%d partitions for %d chunks" % (df.npartitions, len(chunks)))
