@@ -215,7 +215,10 @@ static void tally_progress(void *ctx, uint64_t in, uint64_t out)
 {
     tally *t = ctx;
     t->in = in;
-    if (t->pg) show_progress(t->pg, t->pos, in, out);
+    /* how far: the bytes compressed, which the reading runs ahead of; of a
+     * compressed input the trace's bytes outrun the file's, and the file
+     * read so far is the measure */
+    if (t->pg) show_progress(t->pg, in < t->pos ? in : t->pos, in, out);
 }
 
 /* The format names for a message: "auto, raw, rst, ..." from the library. */
