@@ -52,6 +52,10 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 # the drmemtrace file layer through the command: containers kept and restored, -r
 CHECK_STEPS += tests/drfile.sh
 
+# README.md's headline numbers are bench/headline.csv's, and (with the
+# shared corpus) the current build's
+CHECK_STEPS += tests/numbers.sh
+
 # the guard: no chunk larger than the raw codec would store it
 CHECK_STEPS += tests/guard.sh
 
