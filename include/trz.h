@@ -659,14 +659,16 @@ TRZ_API int trz_decompress_path(const char *in, const char *out, int threads, ch
  * follows a text member's last line without a newline starts a line of its
  * own; each member of a mixed archive in its own format; raw bytes 16 a
  * line).  count = UINT64_MAX means to the end.  Seeks when it can, else
- * reads forward; TRZ_ERR_RANGE when first is past the end.  From any
+ * reads forward; TRZ_ERR_RANGE when first names no record (first >= the
+ * record count, count > 0; first 0 of an empty archive prints nothing,
+ * where trz_seek takes the end itself).  From any
  * position, as trz_seek.  TRZ_ERR_PARAM for a NULL reader, and with a
  * message for a NULL file. */
 TRZ_API int trz_dump(trz_reader *reader, void *file /* FILE* */, uint64_t first, uint64_t count);
 
 /* The same for a raw (uncompressed) trace read from `in`; format NULL or
- * "auto" probes.  TRZ_ERR_RANGE, as for an archive, when first is past the
- * end.  Messages go to err (none when err is NULL or errlen 0);
+ * "auto" probes.  TRZ_ERR_RANGE, as for an archive, when first names no
+ * record.  Messages go to err (none when err is NULL or errlen 0);
  * TRZ_ERR_PARAM for a NULL in, in->read or file. */
 TRZ_API int trz_dump_raw(const trz_io *in, const char *format, void *file /* FILE* */,
                  uint64_t first, uint64_t count, char *err, size_t errlen);

@@ -442,18 +442,19 @@ rm -f "$W/rv/new.pbus.trz"
 "$TRZ" -r -v "$W/rv" 2> "$W/err" && grep -qxF "trz: $W/rv/old.trz: already has .trz suffix -- ignored" "$W/err" \
     && ok "-r -v names the archives it passes over" || bad "-r -v names the archives it passes over" "$(cat "$W/err")"
 cp "$ROOT/corpus/sjeng-like.trace" "$W/v.trace"
-"$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ [kMG]?B => [0-9.]+ [kMG]?B, .*v.trace.trz\)" "$W/err" \
+"$TRZ" -v "$W/v.trace" 2> "$W/err" && grep -qE "v.trace : [0-9.]+% \([0-9.]+ ([KMG]i)?B => [0-9.]+ ([KMG]i)?B, .*v.trace.trz\)" "$W/err" \
     && ok "-v ends with a summary line" || bad "-v ends with a summary line" "$(cat "$W/err")"
 # -v of a compressed input and of a drmemtrace container: the ratio and sizes
 # are the file's as given (not the trace inside), the line before says what
 # was unwrapped; human NUM: the summary's way of writing a size
-human() { awk -v v="$1" 'BEGIN { if (v < 1000) printf "%d B", v; else if (v < 1e6) printf "%.1f kB", v / 1e3;
-                                 else printf "%.1f MB", v / 1e6 }'; }
+# (binary units, as zstd -v writes them)
+human() { awk -v v="$1" 'BEGIN { if (v < 1024) printf "%d B", v; else if (v < 1048576) printf "%.1f KiB", v / 1024;
+                                 else printf "%.1f MiB", v / 1048576 }'; }
 python3 -c 'import sys, zipfile
 with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr(zipfile.ZipInfo("chunk.0000", (2024, 5, 6, 7, 8, 10)), open(sys.argv[1], "rb").read(), zipfile.ZIP_DEFLATED)' \
     "$ROOT/corpus/core-6thr.drmemtrace" "$W/v.trace.zip"
-for v in "v.trace.zip:zip:v.trace.zip.trz:720.0 kB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MB of trace"; do
+for v in "v.trace.zip:zip:v.trace.zip.trz:703.2 KiB of trace; the file is kept: trz -d restores it" "u.trace.xz:xz:u.trace.trz:1.3 MiB of trace"; do
     IFS=: read -r f kind out inside <<< "$v"
     rm -f "$W/$out"
     if "$TRZ" -v "$W/$f" 2> "$W/err"; then
@@ -466,6 +467,73 @@ for v in "v.trace.zip:zip:v.trace.zip.trz:720.0 kB of trace; the file is kept: t
 done
 expect "a forced format that does not fit warns" 0 "does not look like byu input \\(auto-detection picks rst\\)" -- "$TRZ" --format=byu -c "$ROOT/corpus/loops-4cpu.rst"
 "$TRZ" --format=rst -c "$ROOT/corpus/loops-4cpu.rst" 2> "$W/err" > /dev/null && [ ! -s "$W/err" ] && ok "a forced format that fits says nothing" || bad "a forced format that fits says nothing" "$(cat "$W/err")"
+
+# ---- what a new user met: slices, -l on many files, -v names, progress ----
+# a slice of a named file without -c or -o: refused before anything is
+# written (under the trace's name it would pass for the whole of it)
+mkdir -p "$W/sl"; "$TRZ" -q -c "$ROOT/corpus/loops-4cpu.rst" > "$W/sl/t.rst.trz"
+for opt in "--from=10 --count=5" "--from=10" "--count=5"; do
+    # shellcheck disable=SC2086
+    expect "a slice without -c/-o ($opt): usage error" 2 "write a slice, not the whole trace: name it with -o FILE, or use -c" \
+        -- "$TRZ" -d $opt "$W/sl/t.rst.trz"
+    [ "$(ls "$W/sl")" = t.rst.trz ] && ok "a slice without -c/-o ($opt): nothing written" || bad "a slice without -c/-o ($opt): nothing written" "$(ls "$W/sl")"
+done
+expect "a slice with -o" 0 "" -- "$TRZ" -d --from=10 --count=5 -o "$W/sl/five.rst" "$W/sl/t.rst.trz"
+tail -c +241 "$ROOT/corpus/loops-4cpu.rst" | head -c 120 | cmp -s - "$W/sl/five.rst" && ok "a slice with -o: the records asked for" || bad "a slice with -o: the records asked for"
+"$TRZ" -d --from=10 --count=5 < "$W/sl/t.rst.trz" | cmp -s - "$W/sl/five.rst" && ok "a slice of standard input goes to standard output" \
+    || bad "a slice of standard input goes to standard output"
+# -l on many files: one header, a row a file, a totals row that adds them up
+"$TRZ" -q -c "$ROOT/corpus/sjeng-like.trace" > "$W/sl/u.trz"; "$TRZ" -q -c "$ROOT/corpus/bus-2cpu.byu" > "$W/sl/b.trz"
+if "$TRZ" -l "$W/sl/t.rst.trz" "$W/sl/u.trz" "$W/sl/b.trz" > "$W/list" 2> "$W/err"; then
+    sum=$(for f in t.rst.trz u.trz b.trz; do "$TRZ" -l "$W/sl/$f" | sed -n 2p; done \
+          | awk '{ c += $3; r += $4; w += $5; z += $6 } END { printf "%d %d %d %d", c, r, w, z }')
+    tot=$(grep '^total ' "$W/list" | awk '{ printf "%d %d %d %d", $3, $4, $5, $6 }')
+    [ "$(grep -c '^Format ' "$W/list")" = 1 ] && [ "$(grep -c "$W/sl/" "$W/list")" = 3 ] && ! grep -q "records per chunk" "$W/list" \
+        && [ "$sum" = "$tot" ] && [ "$(tail -1 "$W/list" | awk '{ print $(NF-1), $NF }')" = "3 files" ] \
+        && [ "$(wc -l < "$W/list")" = 6 ] && ok "-l on many files: one table, a totals row" \
+        || bad "-l on many files: one table, a totals row" "sum $sum, total $tot: $(cat "$W/list")"
+    # the columns line up: every row as wide as the header up to the file name
+    [ "$(grep -v '^---' "$W/list" | awk '{ match($0, /^([^ ]+ +){8}/); print RLENGTH }' | sort -u | wc -l)" = 1 ] && ok "-l on many files: the columns line up" \
+        || bad "-l on many files: the columns line up" "$(cat "$W/list")"
+else bad "-l on many files" "$(cat "$W/err")"; fi
+"$TRZ" -l -v "$W/sl/t.rst.trz" "$W/sl/u.trz" > "$W/list" && [ "$(grep -c 'bytes per stream' "$W/list")" = 2 ] \
+    && grep -q '^Totals:$' "$W/list" && tail -1 "$W/list" | grep -q '^total .* 2 files$' \
+    && ok "-l -v on many files: each file's detail, then the totals" || bad "-l -v on many files" "$(cat "$W/list")"
+"$TRZ" -l "$W/sl/t.rst.trz" > "$W/list" && ! grep -q '^total' "$W/list" && grep -q "records per chunk" "$W/list" \
+    && ok "-l on one file: its table and detail, no totals" || bad "-l on one file" "$(cat "$W/list")"
+"$TRZ" -l "$W/sl/t.rst.trz" "$W/sl/five.rst" "$W/sl/u.trz" > "$W/list" 2> "$W/err"; rc=$?
+[ $rc = 1 ] && grep -q "five.rst" "$W/err" && tail -1 "$W/list" | grep -q '^total .* 2 files$' \
+    && ok "-l on many files, one not an archive: said, exit 1, the others totalled" || bad "-l with a file that is not an archive" "exit $rc: $(cat "$W/list" "$W/err")"
+# -v names the final files: never the temporary name --rm's check reads
+cp "$ROOT/corpus/loops-4cpu.rst" "$W/sl/v.rst"
+"$TRZ" -v --rm "$W/sl/v.rst" 2> "$W/err" && [ ! -e "$W/sl/v.rst" ] && ! grep -q '\.tmp' "$W/err" \
+    && [ "$(grep -c "$W/sl/v.rst.trz" "$W/err")" = 1 ] && ok "-v --rm names the archive, not the temporary file" \
+    || bad "-v --rm names the archive, not the temporary file" "$(cat "$W/err")"
+"$TRZ" -vv --rm -d "$W/sl/v.rst.trz" 2> "$W/err" && ! grep -q '\.tmp' "$W/err" && ok "-vv --rm -d names no temporary file" \
+    || bad "-vv --rm -d names no temporary file" "$(cat "$W/err")"
+# an archive compressed again, from a pipe or under another name: said
+expect "cat x.trz | trz -c warns: an archive in an archive" 0 "\\(stdin\\): warning: the input is a trz archive already" \
+    -- sh -c "cat '$W/sl/t.rst.trz' | '$TRZ' -c > '$W/sl/again'"
+"$TRZ" -dc "$W/sl/again" | cmp -s - "$W/sl/t.rst.trz" && ok "an archive in an archive gives the archive back" || bad "an archive in an archive gives the archive back"
+cp "$W/sl/t.rst.trz" "$W/sl/t.bin"
+expect "an archive under another name warns" 0 "t.bin: warning: the input is a trz archive already" -- "$TRZ" -k "$W/sl/t.bin"
+expect "an archive in an archive, -q: quiet" 0 "" -- sh -c "cat '$W/sl/t.rst.trz' | '$TRZ' -qc > /dev/null"
+[ ! -s "$W/err" ] && ok "-q: no warning" || bad "-q: no warning" "$(cat "$W/err")"
+# dump -s at the record count names no record: an error, file and pipe
+expect "dump -s N (N records): past the last record" 1 "record 40000 is past the end \\(40000 records\\)" -- "$TRZ" dump -s 40000 "$W/sl/t.rst.trz"
+expect "dump -s N from a pipe" 1 "record 40000 is past the end \\(40000 records\\)" -- sh -c "cat '$W/sl/t.rst.trz' | '$TRZ' dump -s 40000"
+"$TRZ" dump -s 39999 "$W/sl/t.rst.trz" | grep -q '^ *39999' && ok "dump -s N-1: the last record" || bad "dump -s N-1: the last record"
+# progress on a terminal: a percentage of the size known, binary units
+if command -v script > /dev/null; then
+    head -c 40000000 /dev/urandom > "$W/sl/big"
+    script -qec "$TRZ -k -f -T1 $W/sl/big" /dev/null < /dev/null > "$W/tty" 2>&1
+    tr '\r' '\n' < "$W/tty" | grep -aqE "^$W/sl/big: +[0-9]+% [0-9.]+ MiB => [0-9.]+ MiB" && ! grep -aqE " [kMG]B" "$W/tty" \
+        && ok "progress: a percentage, MiB" || bad "progress: a percentage, MiB" "$(tr '\r' '\n' < "$W/tty" | od -c | head -5)"
+    script -qec "$TRZ -d -f -T1 $W/sl/big.trz" /dev/null < /dev/null > "$W/tty" 2>&1
+    tr '\r' '\n' < "$W/tty" | grep -aqE "^$W/sl/big.trz: +[0-9]+% [0-9.]+ MiB" && ok "progress decompressing: a percentage of the trace" \
+        || bad "progress decompressing: a percentage of the trace" "$(tr '\r' '\n' < "$W/tty" | od -c | head -5)"
+    rm -f "$W/sl/big" "$W/sl/big.trz"
+fi
 
 # ---- damaged archives: truncation and corruption give one-line errors, exit 1 ----
 "$TRZ" -c --chunk-records=2000 "$ROOT/corpus/loops-4cpu.rst" > "$W/d.trz"

@@ -278,11 +278,12 @@ cut_format() { # NAME FILE RS FORMAT CHUNK_OPTION RECORDS
         esac
         if [ $? = 0 ]; then ok "$name: dump -s $n -n $m prints records $n.."; else bad "$name: dump -s $n -n $m prints records $n.." "$(head -2 "$W/d1" | tr '\n' ' ')"; fi
     done
-    # FIRST at the record count prints nothing; past it is an error, from the
-    # raw file (and a pipe of it) as from the archive, as trz -d --from says
+    # FIRST names a record: at the record count or past it is an error (at
+    # it with -n 0, nothing asked, prints nothing), from the raw file (and a
+    # pipe of it) as from the archive
     local src how rc opt
     for src in archive file pipe; do
-        for a in "$total - 0" "$total 0 0" "$((total + 1)) - 1" "$((total + 1)) 0 1" "$((total + 1000)) 5 1"; do
+        for a in "$total - 1" "$total 0 0" "$total 1 1" "$((total + 1)) - 1" "$((total + 1)) 0 1" "$((total + 1000)) 5 1"; do
             read -r n m rc <<< "$a"
             opt="-s $n"; [ "$m" != - ] && opt="$opt -n $m"
             case $src in
@@ -394,6 +395,30 @@ dump_members() {
         || bad "raw from a pipe in odd pieces: the lines of the file" "$(diff "$t/got" "$t/want" | head -3 | tr '\n' ' ')"
 }
 
+# a compressed file given as a raw trace: refused (its bytes are no
+# records; an .xz read as records gave nonsense counts and exit 0), from a
+# file and from stdin, while the trace itself is read
+compressed_input() {
+    local a z f o
+    for a in "rst_stats loops-4cpu.rst" "bus_stats bus-2cpu.byu -f byu" "champsim_stats mix.champsimtrace"; do
+        read -r p f o <<< "$a"
+        for z in xz gzip bzip2 zstd; do
+            command -v $z > /dev/null || continue
+            $z -c < "$CORPUS/$f" > "$W/$f.$z"
+            # shellcheck disable=SC2086
+            "$AN/$p" $o "$W/$f.$z" > "$W/o" 2> "$W/err"; local rc=$?
+            if [ $rc = 1 ] && [ ! -s "$W/o" ] && grep -q "^$p: the input is $z-compressed, not records" "$W/err"; then
+                ok "$p refuses a $z file"; else bad "$p refuses a $z file" "exit $rc: $(head -c 200 "$W/err")"; fi
+        done
+        # shellcheck disable=SC2086
+        "$AN/$p" $o - < "$W/$f.xz" > "$W/o" 2> "$W/err"
+        [ $? = 1 ] && grep -q "xz-compressed" "$W/err" && ok "$p refuses xz on stdin" || bad "$p refuses xz on stdin" "$(head -c 200 "$W/err")"
+        # shellcheck disable=SC2086
+        "$AN/$p" $o "$CORPUS/$f" > "$W/o" 2> "$W/err" && [ -s "$W/o" ] && ok "$p reads the trace itself" || bad "$p reads the trace itself" "$(head -c 200 "$W/err")"
+    done
+}
+
+compressed_input
 dump_members
 rst_samples
 bus_samples

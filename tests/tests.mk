@@ -59,6 +59,10 @@ $(B)/serve_reader: tests/serve_reader.c $(B)/deps.ok
 CHECK_DEPS += $(B)/serve_reader
 CHECK_STEPS += tests/serve.sh
 
+# README.md's headline numbers are bench/headline.csv's, and (with the
+# shared corpus) the current build's
+CHECK_STEPS += tests/numbers.sh
+
 # the guard: no chunk larger than the raw codec would store it
 CHECK_STEPS += tests/guard.sh
 

@@ -68,14 +68,33 @@ static int64_t src_read(an_input *in, uint8_t *buf, size_t n)
     }
 }
 
+/* A raw trace that is a compressed file: its bytes are no records (an
+ * .xz read as records gave nonsense counts and exit 0).  The compressor's
+ * name by its magic bytes, or NULL. */
+static const char *compressed_by(const uint8_t *p, size_t n)
+{
+    static const struct { const char *name; size_t len; uint8_t magic[6]; } m[] = {
+        { "gzip", 3, { 0x1f, 0x8b, 8 } }, /* deflate, the only method gzip names */
+        { "xz", 6, { 0xfd, '7', 'z', 'X', 'Z', 0 } },
+        { "bzip2", 3, { 'B', 'Z', 'h' } },
+        { "zstd", 4, { 0x28, 0xb5, 0x2f, 0xfd } },
+        { "lz4", 4, { 0x04, 0x22, 0x4d, 0x18 } },
+        { "zip", 4, { 'P', 'K', 3, 4 } },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        if (n >= m[i].len && memcmp(p, m[i].magic, m[i].len) == 0) return m[i].name;
+    return NULL;
+}
+
 /* Fill the buffer (short reads from pipes are common), hand out its whole
- * records, and carry a partial record over to the next round. */
+ * records, and carry a partial record over to the next round.  Raw input
+ * that turns out to be a compressed file is refused. */
 static int run_stream(an_input *in, const char *prog, size_t rs, an_batch_fn fn, void *ctx)
 {
     size_t cap = RAW_BUF_BYTES / rs * rs, have = 0;
     uint8_t *buf = malloc(cap);
     if (!buf) { fprintf(stderr, "%s: out of memory\n", prog); return -1; }
-    int rc = 0, eof = 0;
+    int rc = 0, eof = 0, first = 1;
     while (!eof && rc == 0) {
         while (have < cap) {
             int64_t k = src_read(in, buf + have, cap - have);
@@ -87,6 +106,14 @@ static int run_stream(an_input *in, const char *prog, size_t rs, an_batch_fn fn,
             }
             if (k == 0) { eof = 1; break; }
             have += (size_t)k;
+        }
+        const char *z = in->reader || !first ? NULL : compressed_by(buf, have);
+        first = 0;
+        if (z) {
+            fprintf(stderr, "%s: the input is %s-compressed, not records: compress it with trz (trz FILE unwraps it) "
+                    "or decompress it first\n", prog, z);
+            free(buf);
+            return -1;
         }
         size_t n = have / rs;
         if (n) rc = fn(ctx, buf, n);

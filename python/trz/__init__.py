@@ -430,8 +430,8 @@ class Reader:
     def records(self, n=None, start=None, fields=None):
         """The next n records (all the rest when None), from `start` if given,
         as a numpy structured array with named fields in host byte order:
-        rst, byu, pbus, uop, champsim and champsim-cloudsuite have field
-        layouts (see trz.fields(); ChampSim's as the simulator's structs); other
+        rst, byu, pbus, uop, champsim, champsim-cloudsuite and drmemtrace have
+        field layouts (see trz.fields(); ChampSim's as the simulator's structs); other
         formats come back as plain uint8 arrays of bytes."""
         if start is not None:
             self.seek(start)

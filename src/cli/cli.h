@@ -30,8 +30,11 @@ struct stat;
 int fio_open_input(const cli_opts *o, const char *name, struct stat *st);
 /* walk.c: -r, every file under dir that the mode takes; 0 or 1. */
 int walk_tree(const cli_opts *o, const char *dir);
-/* list.c */
+/* list.c: list_begin before the first file (many: several files or -r,
+ * one table with a totals row), list_file for each, list_end after them. */
+void list_begin(int many);
 int list_file(const cli_opts *o, const char *name);
+void list_end(const cli_opts *o);
 /* commands.c: trz dump, trz join */
 int dump_main(int argc, char **argv);
 int join_main(int argc, char **argv);

@@ -33,7 +33,7 @@ int dump_main(int argc, char **argv)
                    "archive or of a raw trace as text, one record a line, in the format's own\n"
                    "notation.  With no FILE, or -, read standard input (an archive or a raw\n"
                    "trace; a pipe too).  --format names a raw trace's format (default: probe).\n"
-                   "A FIRST past the last record is an error.\n");
+                   "Records count from 0: a FIRST past the last (FIRST >= the count) is an error.\n");
             return 0;
         } else if (a[0] == '-' && a[1]) {
             msg_error("dump: unknown option '%s'", a);

@@ -95,13 +95,20 @@ static size_t wrapper_suffix(const cli_opts *o, const char *name, int fd)
     return 0;
 }
 
-/* "25.2 MB", "840 B": sizes in the -v summary line */
+/* "24.0 MiB", "840 B": sizes in the -v summary and the progress line, in
+ * binary units as zstd -v writes them (one system everywhere: KiB, MiB,
+ * GiB, as the chunk sizes are given) */
 static const char *human(uint64_t v, char *buf, size_t cap)
 {
-    if (v < 1000) snprintf(buf, cap, "%llu B", (unsigned long long)v);
-    else if (v < 1000000) snprintf(buf, cap, "%.1f kB", (double)v / 1e3);
-    else if (v < 1000000000) snprintf(buf, cap, "%.1f MB", (double)v / 1e6);
-    else snprintf(buf, cap, "%.2f GB", (double)v / 1e9);
+    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+    if (v < 1024) {
+        snprintf(buf, cap, "%llu B", (unsigned long long)v);
+        return buf;
+    }
+    double x = (double)v / 1024;
+    int u = 0;
+    for (; x >= 1024 && u < 3; u++) x /= 1024;
+    snprintf(buf, cap, "%.1f %s", x, unit[u]);
     return buf;
 }
 
@@ -117,6 +124,7 @@ static void quiet_on_epipe(int err)
 /* ---- progress on a terminal, a few times a second at most ---- */
 typedef struct progress {
     const char *name;
+    uint64_t total; /* what `done` counts up to (a file's size, the trace's), 0 when unknown */
     double last;
     int shown;
 } progress;
@@ -128,14 +136,19 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void show_progress(void *ctx, uint64_t in, uint64_t out)
+/* "name: 45% 12.3 MiB => 1.2 MiB": how far (when the total is known), the
+ * bytes read or written, and, compressing, the archive so far (out ==
+ * UINT64_MAX: none) */
+static void show_progress(progress *p, uint64_t done, uint64_t in, uint64_t out)
 {
-    progress *p = ctx;
     double t = now();
     if (t - p->last < 0.25) return;
     p->last = t;
     p->shown = 1;
-    fprintf(stderr, "\r%s: %.1f MiB -> %.1f MiB   ", p->name, in / 1048576.0, out / 1048576.0);
+    char a[32], b[32], pct[16] = "";
+    if (p->total) snprintf(pct, sizeof pct, "%3.0f%% ", done < p->total ? 100.0 * (double)done / (double)p->total : 100.0);
+    if (out == UINT64_MAX) fprintf(stderr, "\r%s: %s%s\033[K", p->name, pct, human(in, a, sizeof a));
+    else fprintf(stderr, "\r%s: %s%s => %s\033[K", p->name, pct, human(in, a, sizeof a), human(out, b, sizeof b));
 }
 
 static void end_progress(progress *p)
@@ -152,21 +165,28 @@ static void end_progress(progress *p)
 typedef struct tally {
     progress *pg;
     uint64_t in, read, out;
+    uint64_t pos; /* where in the input as given: the progress's percentage */
     trz_io from, to;
+    uint8_t head[4]; /* the input's first bytes: is it an archive already? */
+    size_t nhead;
 } tally;
 
 static int64_t tally_read(void *opaque, void *buf, size_t n)
 {
     tally *t = opaque;
     int64_t k = t->from.read(t->from.opaque, buf, n);
-    if (k > 0) t->read += (uint64_t)k;
+    if (k > 0 && t->read == t->nhead) /* the input's first bytes, a few at a time from a pipe */
+        for (size_t i = 0; i < (size_t)k && t->nhead < sizeof t->head; i++) t->head[t->nhead++] = ((uint8_t *)buf)[i];
+    if (k > 0) t->read += (uint64_t)k, t->pos += (uint64_t)k;
     return k;
 }
 
 static int tally_seek(void *opaque, uint64_t off)
 {
     tally *t = opaque;
-    return t->from.seek(t->from.opaque, off);
+    int rc = t->from.seek(t->from.opaque, off);
+    if (rc == 0) t->pos = off; /* a second pass over a container starts the percentage again */
+    return rc;
 }
 
 static int64_t tally_size(void *opaque)
@@ -195,7 +215,10 @@ static void tally_progress(void *ctx, uint64_t in, uint64_t out)
 {
     tally *t = ctx;
     t->in = in;
-    if (t->pg) show_progress(t->pg, in, out);
+    /* how far: the bytes compressed, which the reading runs ahead of; of a
+     * compressed input the trace's bytes outrun the file's, and the file
+     * read so far is the measure */
+    if (t->pg) show_progress(t->pg, in < t->pos ? in : t->pos, in, out);
 }
 
 /* The format names for a message: "auto, raw, rst, ..." from the library. */
@@ -250,7 +273,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         trz_cctx_free(c);
         return 1;
     }
-    tally t = { pg, 0, 0, 0, { 0 }, { 0 } };
+    tally t = { pg, 0, 0, 0, 0, { 0 }, { 0 }, { 0 }, 0 };
     trz_cctx_set_progress(c, tally_progress, &t);
     int ifd = in, ofd = out;
     trz_io iio, oio;
@@ -272,6 +295,12 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
         if (!fits && g_verbosity >= 1)
             msg_error("%s: warning: this does not look like %s input (auto-detection picks %s); the archive may "
                       "come out larger than the input", name, trz_cctx_format(c), detected);
+        /* a named x.trz is refused by its suffix; any other archive (a pipe,
+         * another name) is compressed again, but said */
+        static const uint8_t trz_magic[4] = { 0x89, 'T', 'R', 'Z' }; /* FORMAT.md: the file header's first bytes */
+        if (t.nhead == sizeof trz_magic && memcmp(t.head, trz_magic, sizeof trz_magic) == 0 && g_verbosity >= 1)
+            msg_error("%s: warning: the input is a trz archive already: it is stored again, inside this one "
+                      "(trz -d decompresses it)", name);
         const char *warn = trz_cctx_warning(c); /* a container kept partly, or stored, as it is */
         if (*warn && g_verbosity >= 1)
             msg_error("%s: warning: %s%s", name, warn, kept && !trz_cctx_unwrapped(c) ? " (--no-original)" : "");
@@ -406,7 +435,7 @@ static int64_t sink_write(void *opaque, const void *buf, size_t n)
     sink *k = opaque;
     if (k->fd >= 0 && write_all(k->fd, buf, n)) { k->err = errno; return -1; }
     k->n += n;
-    if (k->pg) show_progress(k->pg, k->n, k->n);
+    if (k->pg) show_progress(k->pg, k->n, k->n, UINT64_MAX);
     return (int64_t)n;
 }
 
@@ -415,6 +444,8 @@ static int64_t sink_write(void *opaque, const void *buf, size_t n)
 static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int out, progress *pg, const char *outshown)
 {
     trz_reader_set(r, TRZ_R_THREADS, o->threads);
+    trz_container_info ci;
+    if (pg && trz_reader_container(r, &ci) == TRZ_OK) pg->total = ci.size;
     sink k = { out, 0, 0, pg };
     trz_io io = { &k, NULL, sink_write, NULL, NULL };
     int rc = trz_restore(r, &io);
@@ -478,6 +509,8 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
     }
     uint64_t left = o->ranged ? o->count : UINT64_MAX, total = 0;
     int status = 0;
+    trz_info pi; /* the whole trace's size, when the index gives it: the progress's percentage */
+    if (pg && !o->ranged && trz_reader_info(r, &pi) == TRZ_OK && pi.raw_bytes > 0) pg->total = (uint64_t)pi.raw_bytes;
     for (;;) {
         const void *v;
         uint64_t n = 0;
@@ -493,7 +526,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
             break;
         }
         total += (uint64_t)g;
-        if (pg) show_progress(pg, total, total);
+        if (pg) show_progress(pg, total, total, UINT64_MAX);
     }
     if (pg) end_progress(pg);
     /* a slice of an archive of trz 0.17 or earlier read without its index:
@@ -531,8 +564,10 @@ static int changed_since(const struct stat *now, const struct stat *then)
            now->st_ctim.tv_nsec != then->st_ctim.tv_nsec;
 }
 
-/* Test an archive just written, before the input is removed. */
-static int verify_written(const char *tmp)
+/* Test an archive just written, before the input is removed: quietly
+ * (with -v, the files named are the final ones, never the temporary one),
+ * a failure named by the name the archive is to take. */
+static int verify_written(const char *tmp, const char *final_name)
 {
     int fd = open(tmp, O_RDONLY);
     if (fd < 0) return 1;
@@ -540,7 +575,10 @@ static int verify_written(const char *tmp)
     t.mode = MODE_TEST;
     t.threads = 1;
     t.count = UINT64_MAX;
-    int rc = do_decompress(&t, tmp, fd, NULL, 0, -1, NULL, NULL);
+    int verbosity = g_verbosity;
+    g_verbosity = verbosity > 1 ? 1 : verbosity;
+    int rc = do_decompress(&t, final_name, fd, NULL, 0, -1, NULL, NULL);
+    g_verbosity = verbosity;
     close(fd);
     return rc;
 }
@@ -664,7 +702,9 @@ int fio_process(const cli_opts *o, const char *name)
         }
     }
 
-    progress pgs = { shown, 0, 0 };
+    /* compressing, the percentage is of the file as given (read twice for a
+     * kept container: it starts again); decompressing, of the trace */
+    progress pgs = { shown, compress && have_ist && S_ISREG(ist.st_mode) ? (uint64_t)ist.st_size : 0, 0, 0 };
     progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
     int status;
     if (test) {
@@ -709,7 +749,7 @@ int fio_process(const cli_opts *o, const char *name)
         status = compress ? do_compress(o, shown, in, of.fd, pg, outname)
                           : do_decompress(o, shown, in, r, original, of.fd, pg, outname);
         r = NULL; /* do_decompress closed it */
-        if (status == 0 && compress && o->rm && verify_written(of.tmp)) {
+        if (status == 0 && compress && o->rm && verify_written(of.tmp, outname)) {
             msg_error("%s: the archive written does not verify; input kept", name);
             status = 1;
         }

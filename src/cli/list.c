@@ -40,6 +40,53 @@ static void stream_row(void *ctx, const char *format, unsigned id, const char *n
            (unsigned long long)comp, s->total ? 100.0 * (double)comp / (double)s->total : 0.0);
 }
 
+/* -l on many files (or -r): one table, a row a file, and a totals row, as
+ * xz -l and zstd -l print them; with -v each file's block in turn, then
+ * the totals.  One file: its row and what it holds. */
+static struct {
+    int many, fw;
+    unsigned files;
+    uint64_t chunks, records, raw, comp;
+} g_list;
+
+static void header(int fw)
+{
+    printf("%-*s %-6s %7s %12s %14s %12s %8s %9s  %s\n", fw, "Format", "Order", "Chunks", "Records", "Raw", "Compressed",
+           "Ratio", "Bits/rec", "File");
+}
+
+static void row(int fw, const char *format, const char *order, uint64_t chunks, uint64_t records, uint64_t raw,
+                uint64_t comp, const char *name)
+{
+    printf("%-*s %-6s %7llu %12llu %14llu %12llu %8.2f %9.3f  %s\n", fw, format, order, (unsigned long long)chunks,
+           (unsigned long long)records, (unsigned long long)raw, (unsigned long long)comp,
+           comp ? (double)raw / (double)comp : 0.0, records ? 8.0 * (double)comp / (double)records : 0.0, name);
+}
+
+void list_begin(int many)
+{
+    memset(&g_list, 0, sizeof g_list);
+    g_list.many = many;
+    g_list.fw = 8; /* the widest format name the library knows, so that every row lines up */
+    for (size_t i = 0; trz_format_name(i); i++)
+        if ((int)strlen(trz_format_name(i)) > g_list.fw) g_list.fw = (int)strlen(trz_format_name(i));
+}
+
+void list_end(const cli_opts *o)
+{
+    if (!g_list.many || g_list.files < 2) return;
+    char files[32];
+    snprintf(files, sizeof files, "%u files", g_list.files);
+    if (o->verbose) {
+        printf("\nTotals:\n");
+        header(g_list.fw);
+    } else {
+        for (int i = 0; i < g_list.fw + 84; i++) putchar('-');
+        putchar('\n');
+    }
+    row(g_list.fw, "total", "-", g_list.chunks, g_list.records, g_list.raw, g_list.comp, files);
+}
+
 static int list_fd(const cli_opts *o, const char *name, int fd)
 {
     trz_reader *r;
@@ -57,13 +104,23 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
         trz_reader_close(r);
         return 1;
     }
-    double ratio = in.compressed_bytes ? (double)in.raw_bytes / (double)in.compressed_bytes : 0;
-    int fw = (int)strlen(in.format) > 8 ? (int)strlen(in.format) : 8;
-    printf("%-*s %-6s %7s %12s %14s %12s %8s %9s  %s\n", fw, "Format", "Order", "Chunks", "Records", "Raw", "Compressed",
-           "Ratio", "Bits/rec", "File");
-    printf("%-*s %-6s %7lld %12lld %14lld %12lld %8.2f %9.3f  %s\n", fw, in.format, order_name(in.byte_order),
-           (long long)in.chunks, (long long)in.records, (long long)in.raw_bytes, (long long)in.compressed_bytes, ratio,
-           in.records ? 8.0 * (double)in.compressed_bytes / (double)in.records : 0.0, name);
+    g_list.files++;
+    g_list.chunks += (uint64_t)in.chunks;
+    g_list.records += (uint64_t)in.records;
+    g_list.raw += (uint64_t)in.raw_bytes;
+    g_list.comp += (uint64_t)in.compressed_bytes;
+    int table = g_list.many && !o->verbose; /* a row, no more */
+    int fw = g_list.many ? g_list.fw : (int)strlen(in.format) > 8 ? (int)strlen(in.format) : 8;
+    if (!table || g_list.files == 1) {
+        if (g_list.many && g_list.files > 1) putchar('\n');
+        header(fw);
+    }
+    row(fw, in.format, order_name(in.byte_order), (uint64_t)in.chunks, (uint64_t)in.records, (uint64_t)in.raw_bytes,
+        (uint64_t)in.compressed_bytes, name);
+    if (table) {
+        trz_reader_close(r);
+        return 0;
+    }
     /* records per chunk: the usual count, and the last chunk's */
     if (in.chunks > 0) {
         trz_chunk_info first, last;

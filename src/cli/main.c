@@ -235,8 +235,17 @@ int main(int argc, char **argv)
     if (o.no_original && o.mode != MODE_COMPRESS) { msg_error("--no-original goes with compressing"); free(files); return 2; }
     if (o.original && (o.ranged || o.salvage)) { msg_error("--original restores the whole file: no --from, --count or --salvage"); free(files); return 2; }
     if (nfiles == 0) files[nfiles++] = "-";
+    /* a slice is not the trace: under the trace's name it would pass for the
+     * whole of it, so it goes to standard output or to a name given */
+    for (int i = 0; o.ranged && !o.to_stdout && !o.out_name && i < nfiles; i++)
+        if (strcmp(files[i], "-") != 0) {
+            msg_error("--from/--count write a slice, not the whole trace: name it with -o FILE, or use -c");
+            free(files);
+            return 2;
+        }
 
     int status = 0;
+    if (o.mode == MODE_LIST) list_begin(nfiles > 1 || o.recursive);
     for (int i = 0; i < nfiles; i++) {
         struct stat st;
         int rc = o.recursive && strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISDIR(st.st_mode)
@@ -244,6 +253,7 @@ int main(int argc, char **argv)
                  : o.mode == MODE_LIST ? list_file(&o, files[i]) : fio_process(&o, files[i]);
         if (rc > status) status = rc;
     }
+    if (o.mode == MODE_LIST) list_end(&o);
     free(files);
     return status;
 }

@@ -118,8 +118,9 @@ static int64_t src_read(dsrc *d, uint8_t *buf, size_t n)
 
 /* Print records (lines for text, bytes for raw) [first, first + count) of
  * a raw trace.  TRZ_ERR_RANGE, with the record count in *total, when
- * `first` is past the end: the archive's rule (trz_seek), so that a wrong
- * -s is an error here too rather than an empty dump. */
+ * `first` names no record (first >= the count, but 0 of an empty trace
+ * and first == the count with count 0 are allowed): trz_dump's rule, so that a wrong -s is an error rather than an
+ * empty dump. */
 static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t first, uint64_t count, uint64_t *total)
 {
     size_t rs = c->record_size;
@@ -163,7 +164,7 @@ static int dump_stream(dsrc *d, const trz_codec *c, int bo, FILE *f, uint64_t fi
     hex_flush(&hx);
     free(buf);
     uint64_t records = rs == 0 ? no + (uint64_t)mid : no;
-    if (rc == TRZ_OK && ended && first > records) {
+    if (rc == TRZ_OK && ended && (first > records || (first == records && first > 0 && count > 0))) {
         *total = records;
         rc = TRZ_ERR_RANGE;
     }
@@ -186,11 +187,19 @@ int trz_dump(trz_reader *r, void *file, uint64_t first, uint64_t count)
     uint64_t left = count;
     int open_line = 0; /* the text printed last ended inside a line */
     hexout hx = { f, { 0 }, 0, 0 };
-    for (;;) {
+    for (int any = 0;; any = 1) {
         const void *v;
         uint64_t n, no = trz_tell(r);
         int64_t g = trz_read_span(r, &v, left, &n);
         if (g < 0) { hex_flush(&hx); return (int)g; }
+        /* the seek may stop at the end itself: first == the record count
+         * names no record, and an empty dump would hide a wrong -s */
+        if (g == 0 && !any && first > 0 && count > 0) {
+            char m[96];
+            snprintf(m, sizeof m, "record %llu is past the end (%llu records)", (unsigned long long)first,
+                     (unsigned long long)first);
+            return trz_reader_fail(r, TRZ_ERR_RANGE, m);
+        }
         if (g == 0) break;
         int bo, member;
         const trz_codec *c = trz_reader_span_codec(r, &bo);
