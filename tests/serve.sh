@@ -60,6 +60,13 @@ else bad "served records" "exit $rc; $(head -c 300 "$W/err"; diff "$W/want" "$W/
 if [ $rc = 0 ] && grep -qx modules "$W/ls" && grep -qx schedule "$W/ls" && grep -qx 'drmemtrace.app.1003.0000.trace' "$W/ls" &&
     [ "$(grep -c '\.trz$' "$W/ls")" = 0 ]; then clean "other files linked, archives as NAME.trace" "$S"
 else bad "other files" "exit $rc: $(cat "$W/ls" "$W/err" | tr '\n' ' ')"; fi
+# an original kept beside its archive (trz -r without --rm): served once, as the pipe
+printf 'PK' > "$S/drmemtrace.app.1001.0000.trace.zip"
+"$TRZ" serve "$S" -- "$RD" {} > "$W/got" 2> "$W/err"; rc=$?
+"$TRZ" serve "$S" -- ls {} > "$W/ls" 2>> "$W/err"
+if [ $rc = 0 ] && cmp -s "$W/want" "$W/got" && ! grep -q '\.zip$' "$W/ls"; then clean "an original beside its archive: not served" "$S"
+else bad "an original beside its archive" "exit $rc: $(cat "$W/ls" "$W/err" | tr '\n' ' ')"; fi
+rm -f "$S/drmemtrace.app.1001.0000.trace.zip"
 # a subdirectory: the served tree mirrors it
 "$TRZ" serve "$W/app.dir" -- "$RD" {}/trace > "$W/got" 2> "$W/err"; rc=$?
 if [ $rc = 0 ] && cmp -s "$W/want" "$W/got"; then clean "a tree served" "$W/app.dir"

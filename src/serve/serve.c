@@ -108,6 +108,25 @@ nomem:
     return 1;
 }
 
+/* Whether NAME (at path from) has its archive NAME.trz beside it, served
+ * as a pipe. */
+static int has_archive(const char *from, const char *name)
+{
+    size_t fn = strlen(from), nn = strlen(name);
+    char *tz = malloc(fn + 5), *tn = malloc(nn + 5), *served = NULL;
+    struct stat st;
+    int yes = 0;
+    if (tz && tn) {
+        memcpy(tz, from, fn), memcpy(tz + fn, ".trz", 5);
+        memcpy(tn, name, nn), memcpy(tn + nn, ".trz", 5);
+        yes = (served = served_name(tn)) != NULL && stat(tz, &st) == 0 && S_ISREG(st.st_mode);
+    }
+    free(served);
+    free(tz);
+    free(tn);
+    return yes;
+}
+
 /* Mirror directory src (absolute) into dst, made already. */
 static int mirror(server *s, const char *src, const char *dst, int depth)
 {
@@ -144,6 +163,9 @@ static int mirror(server *s, const char *src, const char *dst, int depth)
                 rc = add(s, to, from, E_FIFO);
                 from = NULL;
             }
+        } else if (S_ISREG(st.st_mode) && has_archive(from, name)) {
+            /* the original of an archive beside it (trz -r keeps it): the
+             * tool would read its thread twice, so only the pipe is there */
         } else {
             /* schedules, module lists, files left unarchived: as they are */
             to = join(dst, name);
