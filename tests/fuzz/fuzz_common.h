@@ -152,4 +152,25 @@ static inline int64_t fz_read_all(trz_reader *r, fz_out *out, size_t step, uint6
     }
 }
 
+/* A fixed pseudo-random sequence (archives built once from it). */
+static inline uint32_t fz_rnd(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*s >> 33);
+}
+
+/* n bytes that look like records of rs bytes: slowly moving addresses, few kinds. */
+static inline uint8_t *fz_gen_records(size_t rs, size_t n, uint64_t seed)
+{
+    uint8_t *p = malloc(n + 1);
+    if (!p) abort();
+    uint32_t addr = 0x10000;
+    for (size_t i = 0; i < n; i++) {
+        if (i % rs == 0) addr += (fz_rnd(&seed) % 4) * 4;
+        size_t k = i % rs;
+        p[i] = k < 4 ? (uint8_t)(addr >> (8 * k)) : (uint8_t)(fz_rnd(&seed) % 3);
+    }
+    return p;
+}
+
 #endif

@@ -24,25 +24,6 @@ typedef struct arc {
 
 static arc g_arc[NARC];
 
-static uint32_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(*s >> 33);
-}
-
-/* Bytes that look like records: slowly moving addresses, few kinds. */
-static uint8_t *gen_records(size_t rs, size_t n, uint64_t seed)
-{
-    uint8_t *p = malloc(n + 1);
-    if (!p) abort();
-    uint32_t addr = 0x10000;
-    for (size_t i = 0; i < n; i++) {
-        if (i % rs == 0) addr += (rnd(&seed) % 4) * 4;
-        size_t k = i % rs;
-        p[i] = k < 4 ? (uint8_t)(addr >> (8 * k)) : (uint8_t)(rnd(&seed) % 3);
-    }
-    return p;
-}
 
 static uint8_t *gen_lines(size_t *n, uint64_t seed)
 {
@@ -50,8 +31,8 @@ static uint8_t *gen_lines(size_t *n, uint64_t seed)
     uint8_t *p = malloc(cap);
     if (!p) abort();
     for (unsigned nl = 0; len < cap - 6000; nl++) {
-        size_t w = nl == 30 ? 5000 : rnd(&seed) % 70; /* one line longer than a chunk */
-        for (size_t i = 0; i < w; i++) p[len++] = (uint8_t)('a' + rnd(&seed) % 26);
+        size_t w = nl == 30 ? 5000 : fz_rnd(&seed) % 70; /* one line longer than a chunk */
+        for (size_t i = 0; i < w; i++) p[len++] = (uint8_t)('a' + fz_rnd(&seed) % 26);
         p[len++] = '\n';
     }
     memcpy(p + len, "no newline", 10);
@@ -91,15 +72,15 @@ static void setup(void)
 {
     const size_t rst[] = { 24 * 600 + 5 }, byu[] = { 12 * 400 + 7, 12 * 300, 12 * 250 + 5 }, raw[] = { 9000 };
     /* (RST's model costs most to set up, for every chunk: 200-record chunks) */
-    build(&g_arc[0], "rst", 24, gen_records(24, rst[0], 1), rst, 1, 200, -1);
-    build(&g_arc[1], "byu", 12, gen_records(12, byu[0] + byu[1] + byu[2], 2), byu, 3, 90, -1);
+    build(&g_arc[0], "rst", 24, fz_gen_records(24, rst[0], 1), rst, 1, 200, -1);
+    build(&g_arc[1], "byu", 12, fz_gen_records(12, byu[0] + byu[1] + byu[2], 2), byu, 3, 90, -1);
     size_t n;
     uint8_t *t = gen_lines(&n, 3);
     g_arc[2].src = t;
     member(&g_arc[2].z, "uop", t, n, 60, -1);
     g_arc[2].n = n;
     if (am_init(&g_arc[2].model, t, n, 0, NULL, 0)) abort();
-    build(&g_arc[3], "raw", 1, gen_records(1, raw[0], 4), raw, 1, 0, -1);
+    build(&g_arc[3], "raw", 1, fz_gen_records(1, raw[0], 4), raw, 1, 0, -1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -31,24 +31,6 @@ typedef struct arc {
 
 static arc g_arc[NARC];
 
-static uint32_t rnd(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(*s >> 33);
-}
-
-static uint8_t *gen_records(size_t rs, size_t nrec, uint64_t seed)
-{
-    uint8_t *p = malloc(rs * nrec);
-    if (!p) abort();
-    uint32_t addr = 0x10000;
-    for (size_t i = 0; i < nrec * rs; i++) {
-        if (i % rs == 0) addr += (rnd(&seed) % 4) * 4;
-        size_t k = i % rs;
-        p[i] = k < 4 ? (uint8_t)(addr >> (8 * k)) : (uint8_t)(rnd(&seed) % 3);
-    }
-    return p;
-}
 
 static uint8_t *gen_lines(size_t *n, uint64_t seed)
 {
@@ -56,8 +38,8 @@ static uint8_t *gen_lines(size_t *n, uint64_t seed)
     uint8_t *p = malloc(cap);
     if (!p) abort();
     while (len < cap - 200) {
-        size_t w = rnd(&seed) % 90;
-        for (size_t i = 0; i < w; i++) p[len++] = (uint8_t)('a' + rnd(&seed) % 26);
+        size_t w = fz_rnd(&seed) % 90;
+        for (size_t i = 0; i < w; i++) p[len++] = (uint8_t)('a' + fz_rnd(&seed) % 26);
         p[len++] = '\n';
     }
     *n = len;
@@ -92,9 +74,9 @@ static void build(arc *a, const char *format, size_t rs, uint8_t *src, size_t n,
 
 static void setup(void)
 {
-    build(&g_arc[0], "byu", 12, gen_records(12, 3000, 1), 12 * 3000, 250, 9000, 1);  /* chains of 3 chunks */
-    build(&g_arc[1], "byu", 12, gen_records(12, 3000, 2), 12 * 3000, 250, 9000, 0);  /* knowledge groups */
-    build(&g_arc[2], "byu", 12, gen_records(12, 3000, 3), 12 * 3000, 250, 0, 1);     /* chunks on their own */
+    build(&g_arc[0], "byu", 12, fz_gen_records(12, 12 * 3000, 1), 12 * 3000, 250, 9000, 1);  /* chains of 3 chunks */
+    build(&g_arc[1], "byu", 12, fz_gen_records(12, 12 * 3000, 2), 12 * 3000, 250, 9000, 0);  /* knowledge groups */
+    build(&g_arc[2], "byu", 12, fz_gen_records(12, 12 * 3000, 3), 12 * 3000, 250, 0, 1);     /* chunks on their own */
     size_t n;
     uint8_t *t = gen_lines(&n, 4);
     build(&g_arc[3], "uop", 0, t, n, 60, 6000, 1);
