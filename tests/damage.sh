@@ -163,6 +163,21 @@ rm -f "$W/junk"
 "$TRZ" -d --salvage "$W/junk.trz" 2> "$W/err"; rc=$?
 [ $rc = 1 ] && [ ! -e "$W/junk" ] && ok || bad "salvage of nothing: exit $rc, output $(ls "$W/junk" 2>&1)"
 
+# bytes inserted between two chunks that follow each other by their places:
+# nothing lost, and no loss reported (file and pipe)
+python3 - "$W/alone.trz" "$W/ins.trz" <<'EOF'
+import sys
+d = open(sys.argv[1], 'rb').read()
+i = d.find(b'TZCK', d.find(b'TZCK') + 4)
+open(sys.argv[2], 'wb').write(d[:i] + b'\x5a' * 22 + d[i:])
+EOF
+for how in file pipe; do
+    if [ $how = file ]; then "$TRZ" -dc --salvage "$W/ins.trz" > "$W/got" 2> "$W/err"; rc=$?
+    else "$TRZ" -dc --salvage < "$W/ins.trz" > "$W/got" 2> "$W/err"; rc=$?; fi
+    [ $rc = 1 ] && cmp -s "$W/got" "$W/rst" && grep -q "nothing lost" "$W/err" && ! grep -q "lost records" "$W/err" && ok ||
+        bad "bytes inserted between chunks ($how): exit $rc, $(wc -c < "$W/got") bytes, $(head -c 300 "$W/err")"
+done
+
 # the file-size limit: a write that fails with EFBIG, the temporary file removed
 mkdir -p "$W/fs"
 cp corpus/loops-4cpu.rst "$W/fs/t.rst"

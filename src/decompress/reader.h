@@ -255,6 +255,9 @@ int rd_note_range(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end,
  * (no, rec, byte) after the one expected: the chunks between are lost;
  * an open loss just before it takes these numbers. */
 int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t byte);
+/* Salvage, a member of version 5: the chunk read states the place expected;
+ * an open loss just before it held nothing of the member and is dropped. */
+void rd_place_none(trz_reader *r);
 /* A member starts at `start` (codec NULL: its header is lost). */
 void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int byte_order, int know, int chain,
                      int placed);

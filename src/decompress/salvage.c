@@ -272,6 +272,19 @@ int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t
     return note_lost(r, l, r->last_end, at, !base, TRZ_LOST_MISSING) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
+/* A placed chunk came where the places say it comes next: damaged bytes
+ * just before it (a loss still open, after the last chunk read) held no
+ * chunk of the member, so nothing was lost there. */
+void rd_place_none(trz_reader *r)
+{
+    if (r->nlost && r->lost_at[r->nlost - 1].open && r->lost_at[r->nlost - 1].start >= r->last_end &&
+        r->lost_at[r->nlost - 1].start >= r->member_start) {
+        r->nlost--;
+        rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
+               (unsigned long long)r->lost_at[r->nlost].start);
+    }
+}
+
 /* Salvage: an intact index of the member [ms, at) read sequentially.  Note
  * where its chunks are, give the losses inside it their numbers, and set the
  * counts right again when the member's first chunk number is known. */

@@ -185,6 +185,8 @@ static int check_place(trz_reader *r, dchunk *d, uint64_t at)
         if ((rc = rd_place_gap(r, at, h->place_no, h->place_rec, h->place_byte))) return rc;
         rd_know_lost(r); /* the chunks after the gap cannot build on what it held */
         rd_chain_lost(r);
+    } else if (r->salvage) {
+        rd_place_none(r);
     }
     r->mrel_no = (uint64_t)h->place_no + 1;
     r->mrel_rec = h->place_rec + h->nrec;
