@@ -160,20 +160,20 @@ static void test_generated(void)
             csg_run(&g, p, rs, 6000, 0x1234 + (uint64_t)p);
             char what[96];
             snprintf(what, sizeof what, "generated profile %d, %d-byte records", p, rs);
-            check(round_trip(c, g.p, g.n, p == 0), what);
+            check(round_trip(c, g.p, g.n, p == 0), "%s", what);
             int bo = 0;
             snprintf(what, sizeof what, "probe: profile %d, %d-byte records", p, rs);
-            check(c->probe(g.p, g.n, &bo) >= 90 && bo == TRZ_BO_LITTLE, what);
+            check(c->probe(g.p, g.n, &bo) >= 90 && bo == TRZ_BO_LITTLE, "%s", what);
             const trz_codec *o = rs == 64 ? &trz_codec_champsim_cloudsuite : &trz_codec_champsim;
             snprintf(what, sizeof what, "probe: profile %d, %d-byte records are not the other size", p, rs);
-            check(o->probe(g.p, g.n, &bo) == 0, what);
+            check(o->probe(g.p, g.n, &bo) == 0, "%s", what);
             if (p == 0) { /* halves of unequal sizes: the range variants' tables differ */
                 size_t h = g.n / rs / 3 * rs;
                 snprintf(what, sizeof what, "a model reset between chunks codes as a fresh one, %d-byte records", rs);
                 check(test_model_reuse(c, g.p, h, g.p + h, g.n - h, level, TRZ_BO_LITTLE) &&
                           test_model_reuse(c, g.p + h, g.n - h, g.p, h, level, TRZ_BO_LITTLE) &&
                           test_model_reuse(c, g.p, h, g.p + h, h, level, TRZ_BO_LITTLE),
-                      what);
+                      "%s", what);
             }
             free(g.p);
         }
@@ -194,7 +194,7 @@ static void test_odd_records(const trz_codec *c)
 #define CASE(name, dmg) \
     do { \
         snprintf(what, sizeof what, "%s (%zu-byte records)", name, rs); \
-        check(round_trip(c, b, len, dmg), what); \
+        check(round_trip(c, b, len, dmg), "%s", what); \
     } while (0)
     CASE("all-zero records", 1);
     /* every slot used, registers above 63, is_branch 7, branch_taken 5 */
@@ -426,7 +426,7 @@ static void test_probe(void)
             char what[300];
             snprintf(what, sizeof what, "probe leaves %s alone", p);
             check(trz_codec_champsim.probe(d, n, &bo) == 0 && trz_codec_champsim_cloudsuite.probe(d, n, &bo) == 0,
-                  what);
+                  "%s", what);
             free(d);
         }
         globfree(&gl);
@@ -507,7 +507,7 @@ static void test_container(void)
             char what[128];
             snprintf(what, sizeof what, "container round trip with a 13-byte tail, %d-byte records, %s chunks", rs,
                      small ? "8 KiB" : "16 MiB");
-            check(ok, what);
+            check(ok, "%s", what);
             if (!ok && err[0]) printf("  %s\n", err);
             /* damage in the payload: an error, never wrong bytes */
             if (arc.n > 200) {
@@ -552,7 +552,7 @@ static void test_corpus(void)
         }
         char what[4300];
         snprintf(what, sizeof what, "corpus %s", gl.gl_pathv[i]);
-        check(ok, what);
+        check(ok, "%s", what);
         free(d);
     }
     globfree(&gl);
@@ -634,18 +634,18 @@ static void test_chain(const trz_codec *c)
     if (!ok) { check(0, "chain: models"); return; }
     chain_encode(c, m, buf, n, K, st, &ok);
     snprintf(what, sizeof what, "chain: encoded, %zu-byte records, level %d", rs, level);
-    check(ok, what);
+    check(ok, "%s", what);
     snprintf(what, sizeof what, "chain: decoded by a fresh model, %zu-byte records, level %d", rs, level);
-    check(chain_decode(c, d, buf, n, 0, K, st), what);
+    check(chain_decode(c, d, buf, n, 0, K, st), "%s", what);
     trz_model_reset(c, d);
     snprintf(what, sizeof what, "chain: decoded again after a reset, %zu-byte records, level %d", rs, level);
-    check(chain_decode(c, d, buf, n, 0, K, st), what);
+    check(chain_decode(c, d, buf, n, 0, K, st), "%s", what);
     trz_model_reset(c, m);
     chain_encode(c, m, buf, n, K, st2, &ok);
     int same = ok;
     for (int j = 0; j < K; j++) same &= same_streams(&st[j], &st2[j]);
     snprintf(what, sizeof what, "chain: encoded again after a reset, the same, %zu-byte records, level %d", rs, level);
-    check(same, what);
+    check(same, "%s", what);
     size_t cost_alone = 0, cost_chain = 0;
     chain_encode(c, NULL, buf, n, K, alone, &ok);
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) cost_alone += alone[3].s[i].n, cost_chain += st[3].s[i].n;
@@ -653,7 +653,7 @@ static void test_chain(const trz_codec *c)
      * (champsim.md, "Chains") */
     snprintf(what, sizeof what, "chain: a repeated chunk costs %zu bytes chained, %zu alone, %zu-byte records, level %d",
              cost_chain, cost_alone, rs, level);
-    check(fast_level(level) ? cost_chain < cost_alone : cost_chain * 5 < cost_alone, what);
+    check(fast_level(level) ? cost_chain < cost_alone : cost_chain * 5 < cost_alone, "%s", what);
     /* a chain from its second chunk, and damaged chunks: no crash */
     trz_model_reset(c, d);
     (void)chain_decode(c, d, buf, n, 1, K, st);

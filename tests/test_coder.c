@@ -53,14 +53,14 @@ static void vector(const char *name, const op *ops, size_t n, const uint8_t *wan
     code_ops(&c, ops, n, got);
     check(rc_enc_flush(&c) == 0, "flush");
     snprintf(what, sizeof what, "vector %s: bytes", name);
-    check(o.n == wn && (wn == 0 || memcmp(o.p, want, wn) == 0), what);
+    check(o.n == wn && (wn == 0 || memcmp(o.p, want, wn) == 0), "%s", what);
     uint8_t *in = dup(want, wn);
     rc_dec_init(&c, wn ? in : NULL, wn);
     code_ops(&c, ops, n, got);
     int same = 1;
     for (size_t i = 0; i < n; i++) same &= got[i] == ops[i].bit;
     snprintf(what, sizeof what, "vector %s: decodes", name);
-    check(same && rc_dec_ok(&c), what);
+    check(same && rc_dec_ok(&c), "%s", what);
     free(in);
     free(o.p);
 }
@@ -214,7 +214,7 @@ static void test_round_trips(void)
                 d[i] = (uint8_t)(kind == 0 ? rc_bit(&c, &p, 0) : kind == 1 ? rc_bit2(&c, &p2, 0) : rc_bit_s(&c, &p, 1 + (int)(i % 15), 0));
             char what[96];
             snprintf(what, sizeof what, "round trip p1=%g counter %d", p1s[k], kind);
-            check(rc_dec_ok(&c) && memcmp(b, d, n) == 0, what);
+            check(rc_dec_ok(&c) && memcmp(b, d, n) == 0, "%s", what);
             free(in), free(o.p);
         }
     }
@@ -327,7 +327,7 @@ static void test_sizes(void)
         rc_enc_flush(&c);
         char what[96];
         snprintf(what, sizeof what, "fixed p1=%.2f: %zu bytes within 0.02%% of %.0f", p1s[k], o.n, ideal / 8);
-        check(o.n <= ideal / 8 * 1.0002 + 2 && o.n >= ideal / 8 - 1, what);
+        check(o.n <= ideal / 8 * 1.0002 + 2 && o.n >= ideal / 8 - 1, "%s", what);
         /* adaptive, slow counters: within 1% of the empirical entropy */
         o.n = 0;
         rc_prob p = RC_P0;
@@ -336,7 +336,7 @@ static void test_sizes(void)
         for (size_t i = 0; i < n; i++) rc_bit_s(&c, &p, s, b[i]);
         rc_enc_flush(&c);
         snprintf(what, sizeof what, "adaptive s=%d p1=%.2f: %zu bytes within 1%% of the entropy %.0f", s, p1s[k], o.n, h);
-        if (k < 3) check(o.n < h * 1.01, what);
+        if (k < 3) check(o.n < h * 1.01, "%s", what);
         else printf("note: %s: %.2f%% above\n", what, 100 * (o.n / h - 1));
         free(o.p);
     }
@@ -386,7 +386,7 @@ static void test_costs(void)
     double est = cost / 256.0 / 8;
     char what[96];
     snprintf(what, sizeof what, "integer costs %.0f B vs %zu B coded", est, o.n);
-    check(fabs(est / o.n - 1) < 0.005, what);
+    check(fabs(est / o.n - 1) < 0.005, "%s", what);
     free(o.p);
 }
 
@@ -452,7 +452,7 @@ static void test_damage(void)
     }
     char what[96];
     snprintf(what, sizeof what, "truncated streams (%zu) never pass rc_dec_ok", o.n);
-    check(trunc_ok == 0, what);
+    check(trunc_ok == 0, "%s", what);
     /* one byte more */
     uint8_t *longer = malloc(o.n + 1);
     memcpy(longer, o.p, o.n);
@@ -472,7 +472,7 @@ static void test_damage(void)
         free(in);
     }
     snprintf(what, sizeof what, "flipped bytes decoded differently or rejected: %d of %d", caught, tries);
-    check(caught == tries, what);
+    check(caught == tries, "%s", what);
     int rejected = 0;
     for (int i = 0; i < tries; i++) {
         uint8_t *in = dup(o.p, o.n);

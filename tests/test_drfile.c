@@ -70,25 +70,25 @@ static void round_trip(const char *what, const uint8_t *file, size_t n, const ui
     size_t an;
     uint8_t *a = compress_mem(file, n, 1, &an, err, sizeof err);
     snprintf(msg, sizeof msg, "%s: compresses (%s)", what, err);
-    check(a != NULL, msg);
+    check(a != NULL, "%s", msg);
     if (!a) return;
     trz_reader *r;
     int rc = trz_reader_open_mem(&r, a, an);
     trz_container_info ci;
     if (!rc) rc = trz_reader_container(r, &ci);
     snprintf(msg, sizeof msg, "%s: keeps its %s file (%s)", what, kind ? kind : "no", rc ? trz_reader_error(r) : "");
-    check(!rc && (kind ? ci.kind && strcmp(ci.kind, kind) == 0 && ci.size == n : !ci.kind), msg);
+    check(!rc && (kind ? ci.kind && strcmp(ci.kind, kind) == 0 && ci.size == n : !ci.kind), "%s", msg);
     if (!rc && kind) {
         snprintf(msg, sizeof msg, "%s: -l says \"%s\", expected \"%s...\"", what, ci.how, how);
-        check(strncmp(ci.how, how, strlen(how)) == 0, msg);
+        check(strncmp(ci.how, how, strlen(how)) == 0, "%s", msg);
     }
     snprintf(msg, sizeof msg, "%s: the archive's records are the container's", what);
-    check(!rc && records_are(r, rec, rn), msg);
+    check(!rc && records_are(r, rec, rn), "%s", msg);
     fz_out back = { 0 };
     if (kind) {
         rc = rc ? rc : restore_to(r, &back);
         snprintf(msg, sizeof msg, "%s: restored byte for byte (%s)", what, rc ? trz_reader_error(r) : "");
-        check(!rc && back.n == n && memcmp(back.p, file, n) == 0, msg);
+        check(!rc && back.n == n && memcmp(back.p, file, n) == 0, "%s", msg);
     }
     trz_reader_close(r);
     /* the archive read from a pipe restores too (its block is small) */
@@ -100,7 +100,7 @@ static void round_trip(const char *what, const uint8_t *file, size_t n, const ui
         rc = trz_reader_open_io(&r, &pio);
         if (!rc) rc = restore_to(r, &back);
         snprintf(msg, sizeof msg, "%s: restored from a pipe (%s)", what, rc ? trz_reader_error(r) : "");
-        check(!rc && back.n == n && memcmp(back.p, file, n) == 0, msg);
+        check(!rc && back.n == n && memcmp(back.p, file, n) == 0, "%s", msg);
         trz_reader_close(r);
     }
     free(back.p);
@@ -108,12 +108,12 @@ static void round_trip(const char *what, const uint8_t *file, size_t n, const ui
     /* from a pipe the container cannot be checked twice: the records alone */
     a = compress_mem(file, n, 0, &an, err, sizeof err);
     snprintf(msg, sizeof msg, "%s: compresses from a pipe (%s)", what, err);
-    check(a != NULL, msg);
+    check(a != NULL, "%s", msg);
     if (!a) return;
     rc = trz_reader_open_mem(&r, a, an);
     if (!rc) rc = trz_reader_container(r, &ci);
     snprintf(msg, sizeof msg, "%s: from a pipe, the records and no file", what);
-    check(!rc && !ci.kind && records_are(r, rec, rn), msg);
+    check(!rc && !ci.kind && records_are(r, rec, rn), "%s", msg);
     trz_reader_close(r);
     free(a);
 }
@@ -156,7 +156,7 @@ static void damaged_containers(const char *what, const uint8_t *file, size_t n)
     for (size_t cut = 0; cut < n && bad < 3; cut += cut < 64 || cut + 64 > n ? 1 : 97, tried++)
         if (!exact_anyway(file, cut, why, sizeof why)) {
             snprintf(msg, sizeof msg, "%s cut to %zu bytes: exact (%s)", what, cut, why);
-            check(0, msg);
+            check(0, "%s", msg);
             bad++;
         }
     for (size_t at = 0; at < n && bad < 6; at += at < 64 ? 1 : 131, tried++) {
@@ -164,12 +164,12 @@ static void damaged_containers(const char *what, const uint8_t *file, size_t n)
         d[at] ^= (uint8_t)(0x5a + at);
         if (!exact_anyway(d, n, why, sizeof why)) {
             snprintf(msg, sizeof msg, "%s with byte %zu changed: exact (%s)", what, at, why);
-            check(0, msg);
+            check(0, "%s", msg);
             bad++;
         }
     }
     snprintf(msg, sizeof msg, "%s: %zu cut or damaged copies all come back exactly", what, tried);
-    check(bad == 0, msg);
+    check(bad == 0, "%s", msg);
     free(d);
 }
 
@@ -212,7 +212,7 @@ static void damaged_blocks(const uint8_t *file, size_t n)
     }
     snprintf(msg, sizeof msg, "damaged blocks: %llu changed bytes, %d refused, %d gave a wrong file",
              (unsigned long long)bsize, refused, wrong);
-    check(wrong == 0 && refused == (int)bsize, msg);
+    check(wrong == 0 && refused == (int)bsize, "%s", msg);
     /* the records stay readable when the block is damaged */
     memcpy(d, a, an);
     d[b + 40] ^= 1;
@@ -230,7 +230,7 @@ static void damaged_blocks(const uint8_t *file, size_t n)
     rc = trz_reader_open_mem(&r, d, an);
     if (!rc) rc = restore_to(r, &back);
     snprintf(msg, sizeof msg, "newer restore block refused clearly (%s)", trz_reader_error(r));
-    check(rc == TRZ_ERR_UNSUPPORTED && strstr(trz_reader_error(r), "newer trz"), msg);
+    check(rc == TRZ_ERR_UNSUPPORTED && strstr(trz_reader_error(r), "newer trz"), "%s", msg);
     trz_reader_close(r);
     /* an unknown step, resealed */
     memcpy(d, a, an);
@@ -240,7 +240,7 @@ static void damaged_blocks(const uint8_t *file, size_t n)
     rc = trz_reader_open_mem(&r, d, an);
     if (!rc) rc = restore_to(r, &back);
     snprintf(msg, sizeof msg, "unknown restore step refused clearly (%s)", trz_reader_error(r));
-    check(rc == TRZ_ERR_UNSUPPORTED && strstr(trz_reader_error(r), "newer trz"), msg);
+    check(rc == TRZ_ERR_UNSUPPORTED && strstr(trz_reader_error(r), "newer trz"), "%s", msg);
     trz_reader_close(r);
     /* cut anywhere: never a file */
     int gave = 0;
@@ -275,7 +275,7 @@ static void stored_as_is(const char *what, const uint8_t *file, size_t n)
     size_t bound = n + 68 + 102 * ((n + (1u << 20) - 1) >> 20);
     snprintf(msg, sizeof msg, "%s: stored as it is, %zu <= %zu bytes, its bytes the records (warning: %s)", what, an,
              bound, g_warn);
-    check(!rc && !ci.kind && an <= bound && records_are(r, file, n) && strstr(g_warn, "is stored as it is"), msg);
+    check(!rc && !ci.kind && an <= bound && records_are(r, file, n) && strstr(g_warn, "is stored as it is"), "%s", msg);
     trz_reader_close(r);
     free(a);
 }
@@ -446,7 +446,7 @@ static void encoder_vectors(void)
             char msg[200];
             snprintf(msg, sizeof msg, "encoder: input %d, flavour %d, level %d: %zu bytes, the tool made %zu",
                      v[k].input, v[k].flavour, v[k].level, out.n, v[k].len);
-            check(0, msg);
+            check(0, "%s", msg);
             bad++;
         }
         free(out.p);
@@ -454,7 +454,7 @@ static void encoder_vectors(void)
     char msg[200];
     snprintf(msg, sizeof msg, "encoder: %zu streams of GNU gzip and Info-ZIP made again bit for bit",
              sizeof v / sizeof v[0]);
-    check(bad == 0, msg);
+    check(bad == 0, "%s", msg);
     check(drf_gzd_new(0, GZD_GNU, gbuf_sink, NULL) == NULL && drf_gzd_new(10, GZD_GNU, gbuf_sink, NULL) == NULL &&
           drf_gzd_new(6, GZD_FLAVOURS, gbuf_sink, NULL) == NULL, "encoder: other levels and flavours refused");
     for (int i = 0; i < 5; i++) free(in[i].p);
@@ -493,7 +493,7 @@ static void gnu_gzip_files(const uint8_t *rec, size_t n)
     char err[300] = "", msg[600];
     uint8_t *a = compress_mem(f.p, f.n, 1, &an, err, sizeof err);
     snprintf(msg, sizeof msg, "partly kept: %zu bytes from %zu, warning \"%s\"", an, f.n, g_warn);
-    check(a && an < f.n && strstr(g_warn, "streams are kept as they are"), msg);
+    check(a && an < f.n && strstr(g_warn, "streams are kept as they are"), "%s", msg);
     free(a);
     /* only a foreign deflate: stored as it is */
     f.n = d.n = 0;
@@ -536,7 +536,7 @@ static void golden_files(void)
         snprintf(msg, sizeof msg, "golden %s: %s (%s), restores its %zu bytes", name, rc ? "" : ci.how,
                  rc ? trz_reader_error(r) : "", g[i].size);
         check(!rc && strcmp(ci.how, g[i].how) == 0 && back.n == g[i].size && XXH3_64bits(back.p, back.n) == g[i].hash,
-              msg);
+              "%s", msg);
         trz_reader_close(r);
         free(back.p);
     }
@@ -558,7 +558,7 @@ static void golden_files(void)
         snprintf(msg, sizeof msg, "golden %s: %s (%s), restores its %zu bytes", g18[i].name, rc ? "" : ci.how,
                  rc ? trz_reader_error(r) : "", g18[i].size);
         check(!rc && strcmp(ci.how, g18[i].how) == 0 && back.n == g18[i].size &&
-                  XXH3_64bits(back.p, back.n) == g18[i].hash, msg);
+                  XXH3_64bits(back.p, back.n) == g18[i].hash, "%s", msg);
         trz_reader_close(r);
         free(back.p);
     }
@@ -590,7 +590,7 @@ static void corpus_files(void)
         snprintf(msg, sizeof msg, "corpus %s: %zu -> %zu bytes, %s, restored exactly", names[i], n, an,
                  rc ? err : ci.how);
         check(!rc && strcmp(ci.how, "rebuilt: zip, deflate 6, 1 member") == 0 && back.n == n &&
-                  memcmp(back.p, f, n) == 0, msg);
+                  memcmp(back.p, f, n) == 0, "%s", msg);
         if (getenv("TRZ_SIZES")) printf("%s %zu %zu\n", names[i], n, an);
         if (a) trz_reader_close(r);
         free(back.p);

@@ -119,14 +119,14 @@ static void test_generated(void)
         size_t cs = 0;
         char what[128];
         snprintf(what, sizeof what, "generated %s (%zu records)", names[p], g.n / DR_REC);
-        check(round_trip(g.p, g.n, p == 0, &cs), what);
+        check(round_trip(g.p, g.n, p == 0, &cs), "%s", what);
         /* the models should find the generated program's regularity */
         unsigned bound = p == DRG_BIG ? 5 : 2; /* random encoding bytes for each new PC */
         snprintf(what, sizeof what, "generated %s: %zu bytes, under %u bits a record", names[p], cs, bound);
-        check(cs * 8 < bound * (g.n / DR_REC), what);
+        check(cs * 8 < bound * (g.n / DR_REC), "%s", what);
         int bo;
         snprintf(what, sizeof what, "probe: generated %s", names[p]);
-        check(C->probe(g.p, g.n, &bo) >= 90 && bo == TRZ_BO_LITTLE, what);
+        check(C->probe(g.p, g.n, &bo) >= 90 && bo == TRZ_BO_LITTLE, "%s", what);
         /* chunks cut anywhere: every piece decodes on its own */
         size_t n = g.n / DR_REC, ok = 1;
         for (int k = 0; k < 6; k++) {
@@ -134,7 +134,7 @@ static void test_generated(void)
             ok &= round_trip(g.p + a * DR_REC, (b - a) * DR_REC, k == 0, NULL);
         }
         snprintf(what, sizeof what, "generated %s cut at random records", names[p]);
-        check(ok, what);
+        check(ok, "%s", what);
         free(g.p);
     }
 }
@@ -152,9 +152,9 @@ static void test_repeats(void)
         for (int k = 0; k < 6; k++) memcpy(r + (size_t)k * n, g.p, n);
         char what[160];
         snprintf(what, sizeof what, "generated %s repeated six times: exact", names[p]);
-        check(round_trip(g.p, n, 0, &one) && round_trip(r, 6 * n, p == 2, &six), what);
+        check(round_trip(g.p, n, 0, &one) && round_trip(r, 6 * n, p == 2, &six), "%s", what);
         snprintf(what, sizeof what, "generated %s repeated six times: %zu bytes, the piece %zu", names[p], six, one);
-        check(six * 10 <= one * 13, what);
+        check(six * 10 <= one * 13, "%s", what);
         free(r);
         free(g.p);
     }
@@ -276,13 +276,13 @@ static void test_probe(void)
             int mine = strstr(p, ".drmemtrace") != NULL;
             char what[300];
             snprintf(what, sizeof what, mine ? "probe takes %s" : "probe leaves %s alone", p);
-            check(mine ? C->probe(d, n, &bo) >= 90 : C->probe(d, n, &bo) == 0, what);
+            check(mine ? C->probe(d, n, &bo) >= 90 : C->probe(d, n, &bo) == 0, "%s", what);
             if (mine)
                 for (size_t k = 0; trz_codec_at(k); k++) {
                     const trz_codec *o = trz_codec_at(k);
                     if (o == C || !o->probe) continue;
                     snprintf(what, sizeof what, "%s's probe leaves %s alone", o->name, p);
-                    check(o->probe(d, n, &bo) < 90, what);
+                    check(o->probe(d, n, &bo) < 90, "%s", what);
                 }
             free(d);
         }
@@ -409,7 +409,7 @@ static void test_knowledge_codec(void)
     round_trip(a.p, a.n, 0, &without);
     char what[160];
     snprintf(what, sizeof what, "its facts known, a chunk's records cost less (%zu bytes, %zu without)", with, without);
-    check(with < without, what);
+    check(with < without, "%s", what);
     /* wrong facts: every field changed in turn, under a's PCs */
     trz_kstore *w = trz_kstore_create();
     trz_kdelta d = { 0 };
@@ -481,7 +481,7 @@ static void test_knowledge_codec(void)
     int intact = trz_know_apply(t, C, ks.p, ks.n) == TRZ_OK && trz_kstore_count(t) == trz_kstore_count(s);
     snprintf(what, sizeof what, "flipped and random knowledge streams: facts or refused, %d of 200 random ones refused, "
              "the intact stream still applies", random_bad);
-    check(answers_ok && random_bad >= 190 && intact, what);
+    check(answers_ok && random_bad >= 190 && intact, "%s", what);
     free(g);
     trz_kdelta_free(&d);
     trz_kstore_free(w);
@@ -555,10 +555,10 @@ static void test_knowledge_archives(void)
         snprintf(what, sizeof what, "%s: version 3, the same archive for 1, 2 and 3 threads, %s than "
                  "without knowledge (%zu, %zu bytes)", names[p], p == DRG_BIG ? "within 1% of" : "smaller", a1.n, v1.n);
         check(a1.n && member_kind(a1.p) == 3 && v1.n && member_kind(v1.p) == 1 && a1.n == a2.n && a1.n == a3.n &&
-              !memcmp(a1.p, a2.p, a1.n) && !memcmp(a1.p, a3.p, a1.n) && a1.n <= most, what);
+              !memcmp(a1.p, a2.p, a1.n) && !memcmp(a1.p, a3.p, a1.n) && a1.n <= most, "%s", what);
         snprintf(what, sizeof what, "%s: reads back through the index, a pipe, with threads", names[p]);
         check(a1.n && k_reads_back(&a1, in, n, 0, 1) && k_reads_back(&a1, in, n, 1, 1) &&
-              k_reads_back(&a1, in, n, 0, 3) && k_reads_back(&a1, in, n, 1, 2), what);
+              k_reads_back(&a1, in, n, 0, 3) && k_reads_back(&a1, in, n, 1, 2), "%s", what);
         /* seeks into every chunk, in any order */
         trz_reader *r = NULL;
         int bad = a1.n ? 0 : 1;
@@ -576,7 +576,7 @@ static void test_knowledge_archives(void)
             bad++;
         trz_reader_close(r);
         snprintf(what, sizeof what, "%s: 150 seeks read the right records (%d wrong)", names[p], bad);
-        check(bad == 0, what);
+        check(bad == 0, "%s", what);
         free(a1.p);
         free(a2.p);
         free(a3.p);
@@ -611,7 +611,7 @@ static void test_corpus(void)
         ok &= round_trip(d, n, i == 0, NULL);
         char what[4300];
         snprintf(what, sizeof what, "corpus %s", gl.gl_pathv[i]);
-        check(ok, what);
+        check(ok, "%s", what);
         free(d);
     }
     globfree(&gl);
@@ -651,7 +651,7 @@ static void test_levels(void)
         char what[120];
         snprintf(what, sizeof what, "level %d: model variant %u (want %u), %zu bytes, exact", want[k].level, v,
                  want[k].variant, sl[0]);
-        check(ok && v == want[k].variant, what);
+        check(ok && v == want[k].variant, "%s", what);
         free_streams(&st);
     }
     check(size9 && size9 == size1, "level 1 codes with the default's model (the match model at every level)");
@@ -672,7 +672,7 @@ static void test_levels(void)
         rc_enc_flush(&v);
         const uint8_t *sp[TRZ_MAX_STREAMS] = { vb.p };
         size_t sl[TRZ_MAX_STREAMS] = { vb.n };
-        check(decode_with(sp, sl, out, len, nrec) == bad[k].rc, bad[k].what);
+        check(decode_with(sp, sl, out, len, nrec) == bad[k].rc, "%s", bad[k].what);
         free(vb.p);
     }
     /* one model for two chunks, reset between them, at each variant's level:
@@ -683,7 +683,7 @@ static void test_levels(void)
         snprintf(what, sizeof what, "level %d: a model reset between chunks codes as fresh ones", level);
         check(test_model_reuse(C, g.p, h, g.p + h, h, level, TRZ_BO_LITTLE) &&
                   test_model_reuse(C, g.p, q, g.p + q, len - q, level, TRZ_BO_LITTLE),
-              what);
+              "%s", what);
     }
     free(out);
     free(g.p);
@@ -755,26 +755,26 @@ static void test_chain(void)
         char what[160];
         snprintf(what, sizeof what, "level %d: a chain of %zu chunks of sizes 1 to %zu records decodes exactly", level,
                  np, n1 - 60008);
-        check(ok && chain_decode(d, src, pc, np, st, out), what);
+        check(ok && chain_decode(d, src, pc, np, st, out), "%s", what);
         trz_model_reset(C, d);
         snprintf(what, sizeof what, "level %d: the chain decodes again after the decoder's model is reset", level);
-        check(chain_decode(d, src, pc, np, st, out), what);
+        check(chain_decode(d, src, pc, np, st, out), "%s", what);
         trz_model_reset(C, m);
         int same = chain_encode(m, level, src, pc, np, re);
         for (size_t k = 0; k < np; k++)
             same &= re[k].s[0].n == st[k].s[0].n && !memcmp(re[k].s[0].p, st[k].s[0].p, st[k].s[0].n);
         snprintf(what, sizeof what, "level %d: the encoder's model reset writes the chain's streams again", level);
-        check(same, what);
+        check(same, "%s", what);
         /* the first chunk of a chain is coded as it is alone */
         snprintf(what, sizeof what, "level %d: a chain's first chunk is as alone", level);
-        check(st[0].s[0].n == alone[0].s[0].n && !memcmp(st[0].s[0].p, alone[0].s[0].p, st[0].s[0].n), what);
+        check(st[0].s[0].n == alone[0].s[0].n && !memcmp(st[0].s[0].p, alone[0].s[0].p, st[0].s[0].n), "%s", what);
         size_t rep = st[2].s[0].n, one = alone[2].s[0].n, sum = 0, sum1 = 0;
         snprintf(what, sizeof what, "level %d: a chunk that repeats the chain's first: %zu bytes, alone %zu", level, rep,
                  one);
-        check(rep * 20 < one, what);
+        check(rep * 20 < one, "%s", what);
         for (size_t k = 0; k < np; k++) sum += st[k].s[0].n, sum1 += alone[k].s[0].n;
         snprintf(what, sizeof what, "level %d: the chain %zu bytes, its chunks alone %zu", level, sum, sum1);
-        check(sum * 10 < sum1 * 8, what);
+        check(sum * 10 < sum1 * 8, "%s", what);
         /* chunk 2 (the repeat) with a fresh model, skipping those before;
          * each chunk damaged within the chain: errors or other bytes only
          * (ASan and UBSan watch) */
@@ -782,7 +782,7 @@ static void test_chain(void)
         ok = trz_model_create(C, 0, 0, &f) == TRZ_CODEC_OK;
         int drc = ok ? chain_decode1(f, &st[2], out, pc[2].n, 1) : TRZ_CODEC_NOMEM;
         snprintf(what, sizeof what, "level %d: the chain's third chunk without the two before: no crash", level);
-        check(ok && drc != TRZ_CODEC_NOMEM, what);
+        check(ok && drc != TRZ_CODEC_NOMEM, "%s", what);
         trz_model_reset(C, f);
         for (size_t k = 0; k < np; k++) {
             streams bad;

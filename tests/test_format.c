@@ -8,21 +8,7 @@
 
 #include "../src/format/format.h"
 
-static int npass, nfail;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) { npass++; return 1; }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return 0;
-}
+#include "unit.h"
 
 /* Recompute a header's check after changing a field (a writer bug). */
 static void reseal_hdr(uint8_t *h)

@@ -22,7 +22,7 @@ static void checkf(int ok, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    check(ok, what);
+    check(ok, "%s", what);
 }
 
 /* ---- the store and the generic layout ---- */

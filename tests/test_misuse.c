@@ -24,21 +24,9 @@
 #include "fuzz/api_model.h"
 #include "fuzz/fuzz_common.h"
 
-static int npass, nfail, nskip;
+#include "unit.h"
 
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) { npass++; return 1; }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return 0;
-}
+static int nskip;
 
 static void skip(const char *what)
 {

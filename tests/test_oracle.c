@@ -8,21 +8,7 @@
  * root (it reads corpus/); prints "N passed, M failed" last. */
 #include "oracle.h"
 
-static int npass, nfail;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) { npass++; return 1; }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return 0;
-}
+#include "unit.h"
 
 static uint8_t *slurp(const char *path, size_t max, size_t *n)
 {

@@ -16,22 +16,8 @@
 #include "../src/decompress/decompress.h"
 #include "../src/tools/tools.h"
 
-static int npass, nfail;
+#include "unit.h"
 static char tmpdir[64];
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) { npass++; return 1; }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return 0;
-}
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)

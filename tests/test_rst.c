@@ -489,17 +489,17 @@ static void test_chain_at(int level, int bo)
              trz_model_create(&trz_codec_rst, 0, 0, &d) == TRZ_CODEC_OK;
     ok = ok && chain_encode(m, buf, nrec, NCH, bo, level, st);
     snprintf(what, sizeof what, "chain of %d chunks, level %d, bo %d: a fresh decoder model decodes it", NCH, level, bo);
-    check(ok && chain_check(d, st, buf, nrec, NCH, bo), what);
+    check(ok && chain_check(d, st, buf, nrec, NCH, bo), "%s", what);
     trz_model_reset(&trz_codec_rst, d);
     snprintf(what, sizeof what, "chain, level %d, bo %d: decoded again after the decoder's reset", level, bo);
-    check(ok && chain_check(d, st, buf, nrec, NCH, bo), what);
+    check(ok && chain_check(d, st, buf, nrec, NCH, bo), "%s", what);
     trz_model_reset(&trz_codec_rst, m);
     int same = ok && chain_encode(m, buf, nrec, NCH, bo, level, st2);
     for (int k = 0; k < NCH && same; k++)
         for (int i = 0; i < TRZ_MAX_STREAMS && same; i++)
             same = st[k].s[i].n == st2[k].s[i].n && (!st[k].s[i].n || memcmp(st[k].s[i].p, st2[k].s[i].p, st[k].s[i].n) == 0);
     snprintf(what, sizeof what, "chain, level %d, bo %d: the encoder after its reset writes the same streams", level, bo);
-    check(same, what);
+    check(same, "%s", what);
     /* chunk 3 repeats chunk 1 */
     trz_enc_args ea = TEST_ENC_ARGS(buf + off[3] * RST_REC, nrec[3] * RST_REC, nrec[3], bo, level, one.s);
     memset(&one, 0, sizeof one);
@@ -507,13 +507,13 @@ static void test_chain_at(int level, int bo)
     size_t alone = chunk_cost(&one, level), chained = chunk_cost(&st[3], level);
     snprintf(what, sizeof what, "chain, level %d, bo %d: a repeated chunk costs %zu bytes chained, %zu alone", level, bo,
              chained, alone);
-    check(ok && chained * 4 < alone, what);
+    check(ok && chained * 4 < alone, "%s", what);
     free_streams(&one);
     if (level >= 6) {
         int v[NCH];
         for (int k = 0; k < NCH; k++) v[k] = st[k].s[RST_S_RC].n != 0;
         snprintf(what, sizeof what, "chain, level %d, bo %d: variants %d%d%d%d%d%d", level, bo, v[0], v[1], v[2], v[3], v[4], v[5]);
-        check(v[0] && v[1] && v[2] && v[3] && !v[4] && v[5], what);
+        check(v[0] && v[1] && v[2] && v[3] && !v[4] && v[5], "%s", what);
     }
     /* a model that skipped chunk 1; then damaged chunks: no crash */
     uint8_t *out = malloc(8000 * RST_REC);
@@ -585,12 +585,12 @@ static void test_corpus(void)
         uint8_t *d = load(files[k], &len);
         if (!d) { printf("skip %s (absent)\n", files[k]); continue; }
         int bo = 0;
-        check(trz_codec_rst.probe(d, len, &bo) >= 90 && bo == TRZ_BO_BIG, files[k]);
+        check(trz_codec_rst.probe(d, len, &bo) >= 90 && bo == TRZ_BO_BIG, "%s", files[k]);
         size_t total = len - len % RST_REC, chunk = (16u << 20) - (16u << 20) % RST_REC;
         int ok = 1;
         for (size_t off = 0; off < total; off += chunk)
             ok &= round_trip(d + off, total - off < chunk ? total - off : chunk, TRZ_BO_BIG, 0);
-        check(ok, files[k]);
+        check(ok, "%s", files[k]);
         /* the first 64K records byte-reversed: exact LE round trip */
         size_t n = total / RST_REC < 65536 ? total / RST_REC : 65536;
         uint8_t *le = malloc(n * RST_REC);

@@ -42,7 +42,7 @@ static void clean(const char *after)
     uint64_t x = xinuse();
     char what[160];
     snprintf(what, sizeof what, "upper vector state in use after %s (XINUSE 0x%llx)", after, (unsigned long long)x);
-    check((x & ((1u << 2) | (1u << 6))) == 0, what);
+    check((x & ((1u << 2) | (1u << 6))) == 0, "%s", what);
 }
 
 /* ---- memory I/O ---- */
@@ -238,7 +238,7 @@ int main(void)
         trz_cctx *c3 = trz_cctx_create();
         trz_cctx_set(c3, TRZ_C_CHUNK_BYTES, 64 << 10);
         int ok = trz_compress_path(c3, samples[i], a) == TRZ_OK;
-        check(ok, samples[i]);
+        check(ok, "%s", samples[i]);
         clean("trz_compress_path of a sample");
         trz_cctx_free(c3);
         trz_reader *r;

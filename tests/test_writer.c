@@ -19,21 +19,7 @@
 
 #include "../include/trz.h"
 
-static int npass, nfail;
-
-static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) { npass++; return 1; }
-    nfail++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    return 0;
-}
+#include "unit.h"
 
 /* ---- an output in memory that can be told to fail ---- */
 enum { OK_ALWAYS, FAIL_MINUS1, FAIL_SHORT, FAIL_LONG };

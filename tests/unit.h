@@ -1,19 +1,30 @@
-/* unit.h - what the unit tests share: pass/fail counting (each test ends
- * with "N passed, M failed"), a xorshift64 generator seeded by
+/* unit.h - what the unit tests share: pass/fail counting with a printf-style
+ * message (each test ends with "N passed, M failed"), a xorshift64 generator seeded by
  * UNIT_RNG_SEED (defined before the include; each test keeps its own data)
  * and a chunk's stream buffers. */
 #ifndef TRZ_TEST_UNIT_H
 #define TRZ_TEST_UNIT_H
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int npass, nfail;
 
-static void check(int ok, const char *what)
+/* Counts a pass or a failure; a failure prints "FAIL: " and the message.
+ * Returns ok, so that a test can stop at a failed step. */
+static int check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int check(int ok, const char *fmt, ...)
 {
-    if (ok) npass++;
-    else { nfail++; printf("FAIL: %s\n", what); }
+    if (ok) { npass++; return 1; }
+    nfail++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    return 0;
 }
 
 #ifdef UNIT_RNG_SEED
