@@ -9,12 +9,7 @@
 set -u
 TRZ=${1:-./trz}
 TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-chain.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+. "$(dirname "$0")/lib.sh" chain
 # a member's kind: its version, and for version 5 the mode in its flags (c chains, k knowledge)
 version() {
     local v f; read -r v f < <(od -An -tu1 -j4 -N4 "$1" | awk '{print $1, $4}')
@@ -131,5 +126,4 @@ msg=$("$TRZ" -q -f -c --restart 2G "$s" 2>&1 > /dev/null); rc=$?
 [ $rc = 1 ] && echo "$msg" | grep -q "4K..1G" && ok "--restart 2G refused" || bad "--restart 2G" "exit $rc: $msg"
 "$TRZ" -q -f -c --no-chain --restart 1G "$s" | cmp -s - <("$TRZ" -q -f -c --no-chain --restart 256M "$s") &&
     ok "--no-chain: knowledge over 256 MiB at most" || bad "--no-chain --restart 1G differs from 256M"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -6,15 +6,7 @@
 set -u
 TRZ=${1:-./trz}
 TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-cli.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-
-ok()   { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
-
+. "$(dirname "$0")/lib.sh" cli
 # roundtrip NAME FILE [trz options...]: compress via pipe and via files, compare
 roundtrip() {
     local name=$1 f=$2; shift 2
@@ -561,5 +553,4 @@ printf "\\x$(printf %02x $(( ($(od -An -tu1 -j $((size / 2)) -N1 "$W/d.trz") + 1
 [ $rc = 1 ] && grep -qE "^trz: .*: chunk [0-9]+: " "$W/err" && ok "corruption inside a chunk names the chunk" \
     || bad "corruption inside a chunk names the chunk" "exit $rc: $(cat "$W/err")"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -10,14 +10,8 @@
 set -u
 TRZ=${1:-./trz}
 TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
+. "$(dirname "$0")/lib.sh" drfile
 PY=${PYTHON:-python3}
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-drfile.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 
 # expect NAME RC PATTERN -- command...: exit code, a stderr pattern, one line on error
 expect() {
@@ -368,5 +362,4 @@ expect "-r on other traces" 0 "" -- "$TRZ" -r "$W/other"
     && ok "-r on other traces: every file" || bad "-r on other traces: every file"
 expect "a directory without -r" 1 "is a directory" -- "$TRZ" "$W/other"
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

@@ -6,11 +6,7 @@
 set -u
 TRZ=${1:-./trz}
 TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-guard.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+. "$(dirname "$0")/lib.sh" guard
 variants() { "$TRZ" -l -v "$1" | awk 'NF == 8 && $1 ~ /^[0-9]+$/ { print $8 }' | sort | uniq -c | tr -s ' ' | tr '\n' ';'; }
 
 # 120 KB of random bytes repeated 40 times: no record model predicts them,
@@ -29,7 +25,6 @@ for f in byu pbus rst champsim drmemtrace; do
 done
 
 # A trace the model wins keeps its model: the project's own samples.
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 for s in "$ROOT"/corpus/*; do
     [ -f "$s" ] || continue
     case "$s" in *.md|*.txt) continue ;; esac
@@ -39,5 +34,4 @@ for s in "$ROOT"/corpus/*; do
     if [ "$fmt" = raw ] || ! echo "$v" | grep -q fallback; then ok "$(basename "$s"): $fmt, $v"
     else bad "$(basename "$s"): a sample the model should win fell back" "$v"; fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -9,13 +9,8 @@
 # each reads an archive at run time through the installed library.  A
 # `make check` step; prints "N passed, M failed" last.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh" install
 cd "$ROOT" || exit 1
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-install.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 
 P=$W/prefix
 if make -s install PREFIX="$P" > "$W/log" 2>&1; then ok; else bad "make install" "$(tail -3 "$W/log")"; fi
@@ -156,5 +151,4 @@ MK
 else
     echo "note: no g++; docs/champsim.md's C++ stream class is not compiled"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -13,17 +13,11 @@
 #   tests/numbers.sh --update   measure, rewrite the csv, README's table and the docs' rows
 #   TRZ_QUICK=1 skips the measuring; TRZ_SHARED_CORPUS=DIR moves the corpus
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh" numbers
 TRZ=${TRZ:-$ROOT/trz}
-SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
 CSV=$ROOT/bench/headline.csv
 README=$ROOT/README.md
 PERF=$ROOT/docs/performance.md
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-numbers.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 update=0; [ "${1:-}" = --update ] && update=1
 
 # rows: the csv as "label|doc_label|files|raw|records|xz|trz" lines (the two
@@ -126,5 +120,4 @@ else
             || bad "$doc: the csv says raw, records, xz -9, trz $raw $recs $xz $z; this build $m (tests/numbers.sh --update)"
     done < <(rows "$CSV")
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

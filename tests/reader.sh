@@ -7,17 +7,11 @@
 # asked for, in every format.  Run from anywhere; prints "N passed, M failed".
 #   TRZ_QUICK=1 skips the shared corpus; TRZ_SHARED_CORPUS=DIR moves it.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh" reader
 TRZ=${TRZ:-$ROOT/trz}
 AN=$ROOT/build/analyzers
 CORPUS=$ROOT/corpus
-SHARED=${TRZ_SHARED_CORPUS:-$ROOT/../shared/corpus}
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-reader.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-pass=0; fail=0
 
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 
 for p in "$TRZ" "$AN/rst_stats" "$AN/bus_stats" "$AN/champsim_stats" "$AN/champsim_read"; do
     [ -x "$p" ] || { echo "missing $p: run make first"; echo "0 passed, 1 failed"; exit 1; }
@@ -429,5 +423,4 @@ bus_hand
 champsim_hand
 cuts
 shared_corpus
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

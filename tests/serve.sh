@@ -12,12 +12,7 @@ TRZ=${1:-./trz}
 TRZ=$(cd "$(dirname "$TRZ")" && pwd)/$(basename "$TRZ")
 RD=${2:-build/serve_reader}
 RD=$(cd "$(dirname "$RD")" && pwd)/$(basename "$RD")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-serve.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+. "$(dirname "$0")/lib.sh" serve
 export TMPDIR=$W/tmp   # the served directories are made here: none may be left
 mkdir -p "$TMPDIR"
 
@@ -116,5 +111,4 @@ if [ $rc = 0 ] && [ "$(wc -l < "$W/got")" = 120 ] && [ "$(cut -d' ' -f2- "$W/got
     clean "120 thread files at once" "$M"
 else bad "120 thread files" "exit $rc; $(head -c 300 "$W/err"; sort -u "$W/got" | head -3)"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish
