@@ -129,7 +129,10 @@ def read_partition(path, first, count, fields=None, filter=None):
     filter: an RST rtype name ("instr", "pavadiff", "physaddr"), number or
     list of them, or a function of the record array returning a mask."""
     r = _reader(path)
-    need = None if filter is not None else fields
+    need = fields
+    if filter is not None and fields is not None:
+        # an rtype filter reads one column more; a function may read any
+        need = None if callable(filter) else list(fields) + ([] if "rtype" in fields else ["rtype"])
     try:
         arr, index = r.records_indexed(count, first, need)
     except Exception:
