@@ -27,17 +27,17 @@ fi
 
 have_xz=0; command -v xz > /dev/null && have_xz=1
 printf '| %-28s | %-19s | %11s | %9s | %7s | %9s | %9s | %9s | %-10s |\n' \
-    file format "raw bytes" "trz bytes" ratio "xz -9" "comp MB/s" "dec MB/s" "round trip"
+    file format "raw bytes" "trz bytes" ratio "xz -9" "comp MiB/s" "dec MiB/s" "round trip"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ----------------------------- -------------------- ------------: ----------: \
     --------: ----------: ----------: ----------: ------------
 tot_raw=0; tot_trz=0; tot_xz=0
 for f in "${files[@]}"; do
     name=${f##*/}
-    # format raw_bytes compressed_bytes ratio compress_mb_s decompress_mb_s status
+    # format raw_bytes compressed_bytes ratio compress_mib_s decompress_mib_s status
     read -r fmt raw size ratio cs ds status < <(awk -F, -v n="$name" '
         NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
         $1 == n { print $h["format"], $h["raw_bytes"], $h["compressed_bytes"], $h["ratio"],
-                  $h["compress_mb_s"], $h["decompress_mb_s"], $h["status"] }' "$tmp/r.csv")
+                  $h["compress_mib_s"], $h["decompress_mib_s"], $h["status"] }' "$tmp/r.csv")
     xzs=-
     if [ $have_xz = 1 ]; then xzs=$(xz -9 -T1 -c "$f" | wc -c); tot_xz=$((tot_xz + xzs)); fi
     tot_raw=$((tot_raw + raw)); tot_trz=$((tot_trz + size))
@@ -48,7 +48,7 @@ done
 printf '| %-28s | %-19s | %11s | %9s | %7.1f | %9s | %9s | %9s | %-10s |\n' total "" "$tot_raw" "$tot_trz" \
     "$(awk -v a="$tot_raw" -v b="$tot_trz" 'BEGIN { print a / b }')" "$tot_xz" "" "" ""
 echo
-echo "trz: default level (-9), one thread; speeds in 10^6 bytes of input per second, median of 3 runs,"
+echo "trz: default level (-9), one thread; speeds in MiB (2^20 bytes) of input per second, median of 3 runs,"
 echo "timed around whole processes (start-up included, which weighs on files this small)."
 [ $have_xz = 1 ] || echo "xz is not installed: no xz -9 column."
 echo "For every compressor, level and thread count: ./trz bench FILE... (or bench/run.sh)."

@@ -197,6 +197,17 @@ TRZ_API int trz_compress(trz_cctx *cctx, const trz_io *in, const trz_io *out);
 TRZ_API const char *trz_cctx_format(const trz_cctx *cctx);
 TRZ_API int trz_cctx_byte_order(const trz_cctx *cctx);
 
+/* After trz_compress: how long the groups are that a member of the codec
+ * it chose starts, with these settings, in bytes of trace: a group starts
+ * at the member's first chunk and at every chunk that would take it past
+ * this length (FORMAT.md, "Knowledge", "Chains"); *chains (may be NULL)
+ * is 1 when they are chains.  0 when its chunks decode on their own
+ * (TRZ_C_RESTART_BYTES 0, or a codec that neither chains nor learns); a
+ * member of one chunk has no groups either.  0 for a NULL cctx.  A caller
+ * that compresses a trace in parts cuts it where groups start: the parts,
+ * joined, are then the archive one run writes. */
+TRZ_API uint64_t trz_cctx_group_bytes(const trz_cctx *cctx, int *chains);
+
 /* After trz_compress: what the input was compressed with and decompressed
  * from ("gzip", "zstd", "xz", "bzip2", "zip", "lz4", "snappy"; recorded in
  * the archive), or NULL (also for a NULL cctx). */

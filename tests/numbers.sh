@@ -5,6 +5,8 @@
 #    label make, and each row of docs/performance.md's size table named in
 #    the csv (doc_label) has the csv's raw bytes, xz -9 bytes, trz bytes
 #    and bytes per record (always, cheap);
+#  - a speed in docs/{performance,library,design,python}.md is dated, or
+#    left to bench/RESULTS.md (always, cheap);
 #  - with the shared corpus present, every row is measured again: the
 #    trace's bytes and records (trz -l), xz -9's (the .xz file itself, else
 #    xz -9 of the records) and trz's archive at the default level on one
@@ -108,6 +110,28 @@ while IFS='|' read -r label doc files raw recs xz z; do
     new=$(perf_row "$old" "$raw" "$xz" "$z" "$recs")
     [ "$old" = "$new" ] && ok "docs/performance.md: $doc" || bad "docs/performance.md: $doc" "has '$old', the csv makes '$new'"
 done < <(rows "$CSV")
+
+# Speeds vary by machine: a paragraph of these docs that states one (a
+# rate, a time in s or ms, "N times faster/slower") must date it
+# ("measured YYYY-MM-DD", or a link to a dated note in bench/notes/);
+# otherwise the speed lives in bench/RESULTS.md, named, not copied.
+for d in docs/performance.md docs/library.md docs/design.md docs/python.md; do
+    undated=$(awk '
+        # a list item goes with the paragraph that leads into it
+        function check(  dated) {
+            dated = p ~ /(measured|taken|run) (on )?20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|bench\/notes\/20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|\(20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]\)/
+            if (p ~ /^ *[-*] /) dated = dated || lead; else lead = dated
+            if (p ~ /[0-9] ?([kMG]i?B|bytes?)\/s|[0-9] ?m?s (of (wall|CPU)|against)|[0-9]×|[0-9.]+ times (faster|slower)/ && !dated)
+                print substr(p, 1, 120)
+            p = "" }
+        /^```/ { code = !code; next }
+        code { next }
+        /^[ \t]*$/ { check(); next }
+        { p = p (p == "" ? "" : " ") $0 }
+        END { check() }' "$ROOT/$d")
+    [ -z "$undated" ] && ok "$d: every speed is dated or in bench/RESULTS.md" \
+        || bad "$d: a speed with no date (date it, or point to bench/RESULTS.md)" "$undated"
+done
 
 if [ -n "${TRZ_QUICK:-}" ] || [ ! -d "$SHARED" ]; then
     echo "note: the shared corpus not measured (TRZ_QUICK, or $SHARED not present): the csv's numbers not checked"

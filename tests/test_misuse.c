@@ -400,6 +400,9 @@ static void null_cases(const arc *rst, const char *dir)
     check(trz_cctx_detected(NULL, &fits) == NULL && fits == 0 && trz_cctx_detected(NULL, NULL) == NULL, "trz_cctx_detected(NULL)");
     check(has_msg(trz_cctx_error(NULL)), "trz_cctx_error(NULL)");
     check(trz_cctx_warning(NULL) && !trz_cctx_warning(NULL)[0], "trz_cctx_warning(NULL): no warning");
+    int chains = 7;
+    check(trz_cctx_group_bytes(NULL, &chains) == 0 && chains == 0 && trz_cctx_group_bytes(NULL, NULL) == 0,
+          "trz_cctx_group_bytes(NULL)");
     trz_cctx_free(NULL);
     check(trz_compress_path(NULL, "a", "b") == TRZ_ERR_PARAM, "trz_compress_path(NULL cctx)");
 

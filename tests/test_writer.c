@@ -193,6 +193,71 @@ static void test_roundtrips(void)
     roundtrip("nothing at all", "auto", raw, 0, 1);
 }
 
+/* trz_cctx_group_bytes says how long the writer's groups are; the chunks of
+ * an archive start groups exactly where that length says (a caller that
+ * compresses in parts cuts there). */
+static uint64_t group_of(const char *format, int level, int64_t restart, int chain, int *chains,
+                         const uint8_t *src, size_t len, sink *s)
+{
+    trz_cctx *c = settings(format, 1);
+    trz_cctx_set(c, TRZ_C_LEVEL, level);
+    if (restart >= 0) trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set(c, TRZ_C_CHAIN, chain);
+    source m = { src, len, 0 };
+    trz_io in = { &m, source_read, NULL, NULL, NULL }, out = sink_io(s);
+    check(trz_compress(c, &in, &out) == TRZ_OK, "group_bytes: %s compresses", format);
+    uint64_t g = trz_cctx_group_bytes(c, chains);
+    trz_cctx_free(c);
+    return g;
+}
+
+static void test_group_bytes(void)
+{
+    size_t len;
+    uint8_t *rst = load("corpus/loops-4cpu.rst", 24 * 3000, &len);
+    check(len == 24 * 3000, "read corpus/loops-4cpu.rst (run from the repository root)");
+    int chains = -1;
+    sink s = { 0 };
+    uint64_t g = group_of("rst", 9, -1, 1, &chains, rst, len, &s);
+    check(g == 64u << 20 && chains == 1, "rst, level 9: chains of 64 MiB (%llu, %d)", (unsigned long long)g, chains);
+    s.n = 0;
+    g = group_of("rst", 12, -1, 1, &chains, rst, len, &s);
+    check(g == 256u << 20 && chains == 1, "rst, level 12: chains of 256 MiB (%llu)", (unsigned long long)g);
+    s.n = 0;
+    g = group_of("rst", 9, -1, 0, &chains, rst, len, &s);
+    check(g == 256u << 20 && chains == 0, "rst without chains: knowledge over 256 MiB (%llu, %d)",
+          (unsigned long long)g, chains);
+    s.n = 0;
+    g = group_of("rst", 9, 0, 1, &chains, rst, len, &s);
+    check(g == 0 && chains == 0, "restart 0: no groups (%llu)", (unsigned long long)g);
+    s.n = 0;
+    g = group_of("raw", 9, -1, 1, &chains, rst, len, &s);
+    check(g == 0 && chains == 0, "raw: no groups (%llu)", (unsigned long long)g);
+    /* chunks of 170 records (4,080 bytes) in groups of at most 12,288
+     * bytes: a group every 3 chunks, in the archive as the getter says */
+    for (int chain = 0; chain <= 1; chain++) {
+        s.n = 0;
+        g = group_of("rst", 3, 12288, chain, &chains, rst, len, &s);
+        check(g == 12288 && chains == chain, "restart 12288, chain %d: %llu, %d", chain, (unsigned long long)g,
+              chains);
+        trz_reader *r;
+        int ok = trz_reader_open_mem(&r, s.p, s.n) == TRZ_OK;
+        uint64_t have = 0, first = 0, nchunks = 0;
+        trz_chunk_info ci;
+        for (uint64_t i = 0; ok && trz_reader_chunk(r, i, &ci) == TRZ_OK; i++, nchunks++) {
+            if (i == 0 || have + ci.raw_bytes > g) first = i, have = 0;
+            have += ci.raw_bytes;
+            int chained;
+            ok = trz_reader_chunk_group(r, i, &chained) == (int64_t)first;
+        }
+        check(ok && nchunks == 18, "chain %d: the archive's %llu chunks start groups where 12,288 bytes say", chain,
+              (unsigned long long)nchunks);
+        trz_reader_close(r);
+    }
+    free(s.p);
+    free(rst);
+}
+
 /* ---- misuse ---- */
 
 /* No write function: refused at open, with a message; closing is safe. */
@@ -342,6 +407,7 @@ int main(void)
     in_child("NULL arguments", null_args);
     in_child("after finish", after_finish);
     in_child("empty and odd-sized writes", test_roundtrips);
+    in_child("the groups' length", test_group_bytes);
     in_child("a failing output", test_failing_output);
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

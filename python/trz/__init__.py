@@ -593,8 +593,12 @@ def compress_range(src, offset, length, dst, **opts):
         except BaseException:
             _unlink(tmp)
             raise
+        chains = ctypes.c_int(0)
+        group = lib.trz_cctx_group_bytes(c, ctypes.byref(chains))
+        # group_bytes: where a one-process run starts its groups (trz.dask cuts there)
         return {"format": _lib.text(lib.trz_cctx_format(c)),
-                "byte_order": _BYTE_ORDER.get(lib.trz_cctx_byte_order(c))}
+                "byte_order": _BYTE_ORDER.get(lib.trz_cctx_byte_order(c)),
+                "group_bytes": group, "chains": bool(chains.value)}
     finally:
         lib.trz_cctx_free(c)
         os.close(fd)

@@ -58,6 +58,7 @@ _PROTOS = {
     "trz_compress": (c_int, [c_void_p, POINTER(Io), POINTER(Io)]),
     "trz_cctx_format": (c_char_p, [c_void_p]),
     "trz_cctx_byte_order": (c_int, [c_void_p]),
+    "trz_cctx_group_bytes": (c_uint64, [c_void_p, POINTER(c_int)]),
     "trz_cctx_error": (c_char_p, [c_void_p]),
     "trz_reader_open_path": (c_int, [POINTER(c_void_p), c_char_p]),
     "trz_reader_open_fd": (c_int, [POINTER(c_void_p), c_int]),

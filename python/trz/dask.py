@@ -129,7 +129,10 @@ def read_partition(path, first, count, fields=None, filter=None):
     filter: an RST rtype name ("instr", "pavadiff", "physaddr"), number or
     list of them, or a function of the record array returning a mask."""
     r = _reader(path)
-    need = None if filter is not None else fields
+    need = fields
+    if filter is not None and fields is not None:
+        # an rtype filter reads one column more; a function may read any
+        need = None if callable(filter) else list(fields) + ([] if "rtype" in fields else ["rtype"])
     try:
         arr, index = r.records_indexed(count, first, need)
     except Exception:
@@ -171,13 +174,16 @@ def _read_range(rng, fields, filter):
 _OPTS = ("level", "threads", "format", "chunk_records", "chunk_bytes", "backend", "unwrap", "verify",
          "restart_bytes", "chain")
 _DEFAULT_CHUNK_BYTES = 16 << 20
-_WRAPPED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")  # gzip, zstd: the library unwraps these whole
+# what the library unwraps whole (unwrap.c, drfile.c): gzip, zstd, xz,
+# bzip2, zip, lz4, snappy; a part of such a file is no such file
+_WRAPPED = (b"\x1f\x8b\x08", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ\x00", b"BZh", b"PK\x03\x04", b"PK\x05\x06",
+            b"\x04\x22\x4d\x18", b"\xff\x06\x00\x00sNaPpY")
 
 
 def _probe(src, opts, tmpdir):
-    """The codec and record size a one-process run would choose: it probes
-    at most the first MiB of the first chunk, so compressing that prefix
-    with the same settings gives the same choice."""
+    """The codec, record size and group length a one-process run would
+    choose: it probes at most the first MiB of the first chunk, so
+    compressing that prefix with the same settings gives the same choice."""
     size = os.path.getsize(src)
     chunk = opts.get("chunk_bytes") or _DEFAULT_CHUNK_BYTES
     n = min(size, 1 << 20, chunk)
@@ -187,7 +193,7 @@ def _probe(src, opts, tmpdir):
     with trz.open(out) as r:
         rs = r.record_size
     os.unlink(out)
-    return got["format"], rs
+    return got["format"], rs, got["group_bytes"]
 
 
 def _text_chunks(src, chunk_bytes, chunk_records):
@@ -228,10 +234,16 @@ def _text_chunks(src, chunk_bytes, chunk_records):
     return ends, lines, at_nl
 
 
-def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=None, chunk_records=0):
+def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=None, chunk_records=0,
+               group_bytes=0):
     """Byte ranges [(offset, length)] to compress separately so that, joined,
-    they hold the chunks a one-process run would cut: every part but the
-    last is a whole number of chunks (records or lines)."""
+    they are the archive a one-process run writes: every part but the last
+    is a whole number of chunks (records or lines) ending at a line end,
+    and with group_bytes (trz_cctx_group_bytes: the one-process run's
+    groups carry knowledge or chain) every part starts where that run
+    starts a group and holds two chunks or more (a member of one chunk
+    has no groups).  So an input of fewer groups than n_parts gets fewer
+    parts, and one of one group a single part."""
     size = os.path.getsize(src)
     chunk_bytes = chunk_bytes or _DEFAULT_CHUNK_BYTES
     if record_size == 0:
@@ -248,19 +260,37 @@ def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=No
         at_nl = [True] * len(ends)
     if not ends:
         return [(0, size)]
+    # where the one-process run starts groups (writer.c: at the first chunk
+    # and at each chunk that would take its group past group_bytes)
+    cut_ok, start, have = [], 0, 0
+    for i, end in enumerate(ends):
+        n = end - start
+        if group_bytes:
+            new = i == 0 or have + n > group_bytes
+            have = n if new else have + n
+        else:
+            new = True
+        cut_ok.append(i > 0 and new and at_nl[i - 1])
+        start = end
     if part_records is None:
         n_parts = max(1, n_parts or 1)
         target = math.ceil(sum(per_chunk) / n_parts)
     else:
         target = max(1, int(part_records))
-    parts, start, have = [], 0, 0
-    for end, n, ok in zip(ends, per_chunk, at_nl):
+    cuts, have = [0], 0  # chunk indices that start parts
+    for i, n in enumerate(per_chunk):
+        if have >= target and cut_ok[i]:
+            cuts.append(i)
+            have = 0
         have += n
-        if have >= target and ok and end < size:
-            parts.append((start, end - start))
-            start, have = end, 0
-    parts.append((start, size - start))
-    return parts
+    if group_bytes:  # a part of one chunk would be a member without groups: it joins its neighbour
+        bounds = cuts + [len(ends)]
+        keep = [0] + [c for j, c in enumerate(cuts[1:], 1) if bounds[j] - bounds[j - 1] > 1]
+        if len(keep) > 1 and bounds[-1] - keep[-1] < 2:
+            keep.pop()
+        cuts = keep
+    offs = [0 if c == 0 else ends[c - 1] for c in cuts] + [size]
+    return [(offs[j], offs[j + 1] - offs[j]) for j in range(len(cuts))]
 
 
 def _compress_part(src, offset, length, dst, opts):
@@ -269,20 +299,22 @@ def _compress_part(src, offset, length, dst, opts):
 
 def compress_parallel(src, dst, client, part_records=None, **opts):
     """Compress the raw trace src into the archive dst on the workers of a
-    distributed.Client: cut src into parts of whole chunks (records, or
-    lines for text), compress each part on a worker into a temporary
+    distributed.Client: cut src into parts where a one-process run starts
+    a group of chunks (its knowledge or chain starts afresh there: FORMAT.md
+    "Knowledge", "Chains"), compress each part on a worker into a temporary
     directory beside dst, join the parts into dst (one member, one index)
-    and remove them.  The result lists, seeks and tests as if one process
-    had written it; with the same options its chunks are the ones a
-    one-process run cuts.  Each part starts its carried knowledge afresh
-    (as a restart does, FORMAT.md "Knowledge"), so a part's first chunks
-    relearn what the part before knew; with restart_bytes=0 the archive is
-    byte for byte a one-process run's.  part_records: records (lines) per
-    part, rounded up to whole chunks (default: about two parts per
-    worker).  opts: as trz.compress (level, threads per part, format,
-    chunk_records, chunk_bytes, backend, verify, restart_bytes).  Input that is gzip or zstd data, or
-    whose parts the codec reads with different byte orders, is compressed
-    in one task instead.  Returns {'format', 'byte_order', 'parts'}."""
+    and remove them.  The result is byte for byte the archive one process
+    writes with the same options.  An input of fewer groups than parts
+    wanted gets fewer parts; one of one group (64-176 MiB of trace by
+    default, the format's chain length) is compressed in one task, as is
+    input that is compressed (gzip, zstd, xz, bzip2, a zip, lz4 or
+    snappy) or whose parts the codec reads with different byte orders.
+    part_records: records (lines) per part,
+    rounded up to whole groups (default: about two parts per worker).
+    opts: as trz.compress (level, threads per part, format, chunk_records,
+    chunk_bytes, backend, verify, restart_bytes, chain); a shorter
+    restart_bytes gives more, smaller groups to spread.  Returns
+    {'format', 'byte_order', 'parts'} (and 'note' when in one task)."""
     bad = [k for k in opts if k not in _OPTS]
     if bad:
         raise TypeError("unknown option(s): %s" % ", ".join(bad))
@@ -290,15 +322,17 @@ def compress_parallel(src, dst, client, part_records=None, **opts):
     if not os.path.isfile(src):
         raise trz.TrzError("%s: %s" % (src, os.strerror(2)), _lib.ERR_IO)
     with open(src, "rb") as f:
-        head = f.read(4)
+        head = f.read(10)
     if opts.get("unwrap", True) and any(head.startswith(m) for m in _WRAPPED):
         return _whole(client, src, dst, opts, "compressed input")
     tmpdir = tempfile.mkdtemp(prefix="." + os.path.basename(dst) + ".parts-", dir=os.path.dirname(dst))
     try:
-        fmt, rs = _probe(src, opts, tmpdir)
+        fmt, rs, group = _probe(src, opts, tmpdir)
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         ranges = plan_parts(src, rs, 2 * nworkers, part_records, opts.get("chunk_bytes"),
-                            opts.get("chunk_records", 0))
+                            opts.get("chunk_records", 0), group)
+        if len(ranges) == 1:
+            return _whole(client, src, dst, opts, "one group of chunks, or one chunk")
         names = [os.path.join(tmpdir, "part%06d.trz" % i) for i in range(len(ranges))]
         # Part 0 chooses as a one-process run would; the others take its
         # codec, and never unwrap (a part may begin with gzip's magic bytes).

@@ -53,7 +53,7 @@ static void help(void)
         "on PATH (gzip -9, bzip2 -9, xz -9 -T1, zstd -19 --long=27 -T1, zstd -3).\n"
         "Decompress every result and compare it with the input (XXH3).  Print one\n"
         "markdown table per file: size, ratio, bytes per record (per line for text\n"
-        "formats), compress and decompress MB/s (10^6 bytes of input per second)\n"
+        "formats), compress and decompress MiB/s (2^20 bytes of input per second)\n"
         "and peak RSS; '*' marks the best value of each column.  A compressed FILE\n"
         "(.gz, .zst, .xz, .bz2) is unwrapped first, as trz stores it, and every\n"
         "compressor gets the trace itself.\n"

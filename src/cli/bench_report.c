@@ -42,7 +42,8 @@ static const char *group(int64_t v, char *buf, size_t cap)
     return buf;
 }
 
-static double mbps(const file_res *f, double secs) { return secs > 0 ? (double)f->raw / 1e6 / secs : 0; }
+/* MiB/s of input, binary as every size trz prints */
+static double mibps(const file_res *f, double secs) { return secs > 0 ? (double)f->raw / 1048576.0 / secs : 0; }
 
 /* The numbers of one row, in the order of the table's columns. */
 enum { C_SIZE, C_RATIO, C_BPR, C_CS, C_DS, C_CRSS, C_DRSS, N_COLS };
@@ -52,8 +53,8 @@ static void row_values(const file_res *f, const result *r, double v[N_COLS])
     v[C_SIZE] = (double)r->size;
     v[C_RATIO] = r->size > 0 ? (double)f->raw / (double)r->size : 0;
     v[C_BPR] = f->records > 0 ? (double)r->size / (double)f->records : 0;
-    v[C_CS] = mbps(f, median(r->ct, r->nc));
-    v[C_DS] = mbps(f, median(r->dt, r->nd));
+    v[C_CS] = mibps(f, median(r->ct, r->nc));
+    v[C_DS] = mibps(f, median(r->dt, r->nd));
     v[C_CRSS] = (double)r->crss / 1024.0;
     v[C_DRSS] = (double)r->drss / 1024.0;
 }
@@ -112,7 +113,7 @@ void print_table(const file_res *f, const bopts *o)
     double best[N_COLS] = { 0 };
     best_values(f, best);
     print_heading(f, o);
-    printf("| compressor | size (B) | ratio | %s | comp MB/s | dec MB/s | comp RSS MiB | dec RSS MiB | round trip |\n",
+    printf("| compressor | size (B) | ratio | %s | comp MiB/s | dec MiB/s | comp RSS MiB | dec RSS MiB | round trip |\n",
            f->rec_size == 0 ? "B/line" : "B/rec");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
     int failed = 0;
@@ -206,7 +207,7 @@ void container_bytes(file_res *f, const char *dir)
 void csv_header(FILE *c)
 {
     fprintf(c, "file,raw_bytes,format,record_size,records,compressor,family,level,threads,compressed_bytes,ratio,"
-               "bytes_per_record,compress_s,decompress_s,compress_mb_s,decompress_mb_s,compress_rss_kib,"
+               "bytes_per_record,compress_s,decompress_s,compress_mib_s,decompress_mib_s,compress_rss_kib,"
                "decompress_rss_kib,container_bytes,compress_cpu_s,decompress_cpu_s,compress_runs_s,decompress_runs_s,status\n");
 }
 
@@ -260,7 +261,7 @@ static void plot_label(const side *sd, char *buf, size_t cap)
     }
 }
 
-/* One gnuplot data block per file: label, comp MB/s, dec MB/s, ratio,
+/* One gnuplot data block per file: label, comp MiB/s, dec MiB/s, ratio,
  * colour, and where the label goes (0 above, 1 left, 2 right) so that the
  * one-thread and all-core trz points of one level do not hide each other. */
 static void plot_data(FILE *d, const file_res *files, int nf)
@@ -326,7 +327,7 @@ static void panel_ranges(FILE *s, const file_res *f, int col)
  * points did).  Colour by family, a marker of its own for each. */
 static void plot_panel(FILE *s, const char *data, int k, const file_res *f, int col, const char *what)
 {
-    fprintf(s, "set title \"%s: ratio vs %s speed\"\nset xlabel \"%s MB/s (log)\"\n", f->base, what, what);
+    fprintf(s, "set title \"%s: ratio vs %s speed\"\nset xlabel \"%s MiB/s (log)\"\n", f->base, what, what);
     panel_ranges(s, f, col == 2 ? C_CS : C_DS);
     fprintf(s, "plot");
     int line = 0;

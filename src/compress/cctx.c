@@ -115,6 +115,25 @@ const char *trz_cctx_detected(const trz_cctx *c, int *fits)
     if (fits) *fits = c ? c->forced_fits : 0;
     return c && c->detected ? c->detected->name : NULL;
 }
+uint64_t trz_cctx_group_bytes(const trz_cctx *c, int *chains)
+{
+    if (chains) *chains = 0;
+    const trz_codec *k = c && c->chosen ? c->chosen : &trz_codec_raw;
+    if (!c || !c->restart_bytes) return 0;
+    /* a codec that chains carries its whole model, which holds what
+     * knowledge would state: its members chain and carry no knowledge */
+    if (k->chains && c->chain) {
+        if (chains) *chains = 1;
+        /* the codec's length at the default levels, where a seek decodes
+         * from the group's start and should stay quick; the longest at the
+         * strong ones; what the caller set, when it set one */
+        uint64_t mine = c->level >= TRZ_CHAIN_LONG_LEVEL ? k->chain_long_bytes : k->chain_bytes;
+        return c->restart_set || !mine ? c->restart_bytes : mine;
+    }
+    if (!k->learn) return 0;
+    /* knowledge is carried over at most TRZ_KNOW_PERIOD: the store's bound */
+    return c->restart_bytes < TRZ_KNOW_PERIOD ? c->restart_bytes : TRZ_KNOW_PERIOD;
+}
 const char *trz_cctx_error(const trz_cctx *c) { return c ? c->err : "out of memory"; }
 const char *trz_cctx_warning(const trz_cctx *c) { return c ? c->warn : ""; }
 

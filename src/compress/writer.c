@@ -56,7 +56,7 @@ struct trz_writer {
      * with one encoder model and, for the self-check, one decoder model,
      * each reset at a group's first chunk */
     int chain;
-    uint64_t chain_bytes; /* a group's length in trace bytes */
+    uint64_t chain_bytes; /* a group's length in trace bytes (chains and knowledge) */
     trz_model *em, *dm;
     /* trz_compress of a container: the restore block after the header */
     uint8_t restore_kind;
@@ -364,15 +364,12 @@ static int start(wstate *w)
     int is_tail;
     size_t rs = c->chosen->record_size > 1 ? c->chosen->record_size : 1;
     int groups = c->restart_bytes && !(w->eof && w->pend_len - cut(w, c->chosen, &is_tail) < rs);
-    /* a codec that chains carries its whole model, which holds what
-     * knowledge would state: its members chain and carry no knowledge */
-    w->chain = groups && c->chosen->chains && c->chain;
-    w->know = groups && !w->chain && c->chosen->learn != NULL;
-    /* a chain's length: the codec's at the default levels, where a seek
-     * decodes from the group's start and should stay quick; the longest
-     * at the strong ones; what the caller set, when it set one */
-    uint64_t mine = c->level >= TRZ_CHAIN_LONG_LEVEL ? c->chosen->chain_long_bytes : c->chosen->chain_bytes;
-    w->chain_bytes = c->restart_set || !mine ? c->restart_bytes : mine;
+    /* chains or knowledge, and the groups' length: trz_cctx_group_bytes
+     * (a caller compressing in parts cuts where it says groups start) */
+    int chains;
+    w->chain_bytes = trz_cctx_group_bytes(c, &chains);
+    w->chain = groups && chains;
+    w->know = groups && !chains && w->chain_bytes;
     if (w->chain && (trz_model_create(c->chosen, c->level, 0, &w->em) != TRZ_CODEC_OK ||
                      (c->verify && trz_model_create(c->chosen, 0, 0, &w->dm) != TRZ_CODEC_OK)))
         return fail(w, TRZ_ERR_NOMEM, "model");
@@ -405,8 +402,7 @@ static int start(wstate *w)
 static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, int is_tail)
 {
     ring *r = w->r;
-    /* (knowledge is carried over at most TRZ_KNOW_PERIOD: the store's bound) */
-    uint64_t period = w->c->restart_bytes < TRZ_KNOW_PERIOD ? w->c->restart_bytes : TRZ_KNOW_PERIOD;
+    uint64_t period = w->chain_bytes; /* at most TRZ_KNOW_PERIOD: the store's bound */
     if (seq == 0 || w->kbytes + j->raw_len > period) {
         int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
         while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */

@@ -765,43 +765,79 @@ def dask_partitions_with_knowledge():
     check(lens == [n for _, n in chunks], repr(lens))
 
 
-def _compress_parallel_case(src, part_records=None, **opts):
+def _compress_parallel_case(src, part_records=None, parts=None, trace=None, **opts):
+    # the parts start where a one-process run starts its groups, so the
+    # joined archive is byte for byte that run's (with knowledge, chains
+    # or neither)
     c = client()
     dst = os.path.join(W, "par-" + os.path.basename(src) + ".trz")
     info = tdask.compress_parallel(src, dst, c, part_records=part_records, **opts)
-    check(info["parts"] > 1, "%s: %d part(s)" % (src, info["parts"]))
+    if parts is None:
+        check(info["parts"] > 1, "%s: %d part(s)" % (src, info["parts"]))
+    else:
+        check(info["parts"] == parts, "%s: %r, not %d part(s)" % (src, info, parts))
     back = os.path.join(W, "par-back")
     trz.decompress(dst, back)
-    check(filecmp.cmp(src, back, shallow=False), src + ": compress_parallel round trip differs")
+    check(filecmp.cmp(trace or src, back, shallow=False), src + ": compress_parallel round trip differs")
     check(subprocess.run([CLI, "-t", dst]).returncode == 0, src + ": trz -t fails")
     one = os.path.join(W, "one.trz")
     trz.compress(src, one, **opts)
-    with open(one, "rb") as f:
-        version = f.read(5)[4]
-    # parts restart their knowledge, and a part of one chunk is written
-    # without it (a member of its own in the join): byte for byte a
-    # one-process run's only without knowledge
-    plain = opts.get("restart_bytes") == 0 or version == 1
     with trz.open(dst) as p, trz.open(one) as o:
-        check((p.members == 1 or not plain) and p.chunks() == o.chunks(),
-              src + ": chunks differ from a one-process run")
-    if plain:
-        check(filecmp.cmp(dst, one, shallow=False), src + ": archive differs from a one-process run")
+        check(p.members == 1 and p.chunks() == o.chunks(), src + ": chunks differ from a one-process run")
+    check(filecmp.cmp(dst, one, shallow=False), src + ": archive differs from a one-process run")
     check(not [f for f in os.listdir(W) if ".parts-" in f], "part directory left behind")
-    return info
+    return info, member_kind(one)
 
 
 @test
 def compress_parallel_two_workers():
     _compress_parallel_case(sample("loops-4cpu.rst"), chunk_records=3000, restart_bytes=0)
-    _compress_parallel_case(sample("loops-4cpu.rst"), chunk_records=3000)  # with knowledge, restarted per part
-    _compress_parallel_case(sample("mix.champsimtrace"), chunk_records=2000)
     _compress_parallel_case(sample("bus-2cpu.byu"), chunk_records=7000, restart_bytes=0)  # with a 2-byte tail
     _compress_parallel_case(sample("sjeng-like.trace"), chunk_bytes=65536, restart_bytes=0)
-    _compress_parallel_case(sample("sjeng-like.trace"), chunk_bytes=65536)
     _compress_parallel_case(sample("tabs-variant.trace"), chunk_records=400, level=5, restart_bytes=0)
-    info = _compress_parallel_case(sample("bus-1cpu.pbus"), chunk_records=10000, part_records=25000)
-    check(info["parts"] == 4, "part_records 25000 rounds up to 3 chunks: %r" % info)
+
+
+@test
+def compress_parallel_cuts_at_groups():
+    # groups of 2-3 chunks: chains, knowledge, text chains; a part of one
+    # chunk (a member without groups) joins the part before it
+    _, kind = _compress_parallel_case(sample("loops-4cpu.rst"), chunk_records=3000, restart_bytes=2 * 3000 * 24)
+    check(kind == "chains", kind)
+    _, kind = _compress_parallel_case(sample("loops-4cpu.rst"), chunk_records=3000, restart_bytes=2 * 3000 * 24,
+                                      chain=False)
+    check(kind == "knowledge", kind)
+    _compress_parallel_case(sample("mix.champsimtrace"), chunk_records=2000, restart_bytes=3 * 2000 * 64)
+    _compress_parallel_case(sample("sjeng-like.trace"), chunk_bytes=65536, restart_bytes=3 * 65536)
+    # 100,000 records in groups of 2 chunks of 10,000: part_records rounds
+    # up to whole groups, 40,000 + 40,000 + 20,000
+    _compress_parallel_case(sample("bus-1cpu.pbus"), chunk_records=10000, restart_bytes=120000, part_records=25000,
+                            parts=3)
+    # 1,200,002 bytes in chunks of 192,000 and groups of 6 chunks: the second
+    # group is 48,000 bytes and a 2-byte tail, which alone would be a member
+    # without groups, so the whole is one part, in one task
+    info, kind = _compress_parallel_case(sample("bus-2cpu.byu"), chunk_records=16000, restart_bytes=6 * 192000,
+                                         parts=1)
+    check(kind == "chains" and "one task" in info.get("note", ""), "%s %r" % (kind, info))
+    # the default groups (64 MiB and more) are longer than any sample: one task
+    info, _ = _compress_parallel_case(sample("mix.champsimtrace"), chunk_records=2000, parts=1)
+    check("one task" in info.get("note", ""), repr(info))
+
+
+@test
+def compress_parallel_compressed_input():
+    # xz and bzip2 data are unwrapped whole by the library: a part of one is
+    # no such file, so the input goes to one task (groups of 2 chunks would
+    # otherwise cut it) and the archive is one process's
+    import bz2
+    import lzma
+    src = sample("loops-4cpu.rst")
+    raw = open(src, "rb").read()
+    for name, data in (("x.rst.xz", lzma.compress(raw)), ("x.rst.bz2", bz2.compress(raw))):
+        path = os.path.join(W, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        info, _ = _compress_parallel_case(path, parts=1, trace=src, chunk_records=3000, restart_bytes=2 * 3000 * 24)
+        check(info.get("note") == "compressed in one task: compressed input", repr(info))
 
 
 def _c_report(path):
