@@ -271,6 +271,11 @@ typedef struct trz_codec {
     /* The same at the strong levels (TRZ_CHAIN_LONG_LEVEL and up), where
      * size comes before seek time.  0: 256 MiB. */
     uint32_t chain_long_bytes;
+    /* The size of its chunks, in trace bytes, when the caller sets none
+     * (TRZ_C_CHUNK_BYTES), if below the default: a codec whose decoder
+     * keeps a window of records beside the chunk, and the chunk decoded
+     * ahead, holds a few chunks at once.  0: 16 MiB. */
+    uint32_t chunk_bytes;
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */

@@ -535,6 +535,54 @@ static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, 
     return ok;
 }
 
+/* Chunks of the codec's own size (6 MiB, 2^19 records) when the caller
+ * sets none, all in one chain, and of the caller's when it does.  Either
+ * way the archive reads back. */
+static fz_out cs_compress(const uint8_t *in, size_t n, int64_t chunk)
+{
+    fz_out a = { 0 };
+    trz_cctx *c = trz_cctx_create();
+    if (chunk) trz_cctx_set(c, TRZ_C_CHUNK_BYTES, chunk);
+    fz_in fi;
+    trz_io iio, oio;
+    fz_io_in(&iio, &fi, in, n, 0, 0);
+    fz_io_out(&oio, &a);
+    if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); memset(&a, 0, sizeof a); }
+    trz_cctx_free(c);
+    return a;
+}
+
+static int cs_chunks(const fz_out *a, uint64_t *first_records, int64_t *group_of_last)
+{
+    trz_reader *r = NULL;
+    if (trz_reader_open_mem(&r, a->p, a->n)) return -1;
+    trz_chunk_info ci;
+    int n = 0;
+    while (n < 8 && trz_reader_chunk(r, (uint64_t)n, &ci) == TRZ_OK) first_records[n++] = ci.records;
+    *group_of_last = n ? trz_reader_chunk_group(r, (uint64_t)n - 1, NULL) : -1;
+    trz_reader_close(r);
+    return n;
+}
+
+static void test_chunk_size(void)
+{
+    drg g;
+    drg_run(&g, 0, (size_t)13 << 20, 0x6d6);
+    size_t n = g.n - g.n % DR_REC;
+    fz_out own = cs_compress(g.p, n, 0), big = cs_compress(g.p, n, (int64_t)16 << 20);
+    uint64_t rc[8], rb[8];
+    int64_t go = -1, gb = -1;
+    int no = own.n ? cs_chunks(&own, rc, &go) : -1, nb = big.n ? cs_chunks(&big, rb, &gb) : -1;
+    uint64_t all = n / DR_REC, per = (uint64_t)1 << 19;
+    check(no == (int)((all + per - 1) / per) && rc[0] == per && rc[1] == per && go == 0 &&
+              k_reads_back(&own, g.p, n, 0, 1) && k_reads_back(&own, g.p, n, 1, 1),
+          "no chunk size set: chunks of 2^19 records (6 MiB), one chain; reads back");
+    check(nb == 1 && rb[0] == all && k_reads_back(&big, g.p, n, 1, 1), "a chunk size set (16 MiB) is the caller's");
+    free(own.p);
+    free(big.p);
+    free(g.p);
+}
+
 /* Archives of small chunks whose groups carry knowledge, every profile. */
 static void test_knowledge_archives(void)
 {
@@ -844,6 +892,7 @@ int main(void)
     test_container();
     test_knowledge_codec();
     test_knowledge_archives();
+    test_chunk_size();
     test_corpus();
     printf("%d passed, %d failed\n", npass, nfail);
     return nfail != 0;

@@ -52,6 +52,9 @@ $(B)/checkdeps.ok: $(B)/deps.ok
 # the drmemtrace file layer through the command: containers kept and restored, -r
 CHECK_STEPS += tests/drfile.sh
 
+# drmemtrace within the memory bounds (64 MB to decompress, 128 MB to compress)
+CHECK_STEPS += tests/memory.sh
+
 # trz serve: a trace directory served as named pipes to a reader of its own
 # that opens them as DynamoRIO's launcher does (DynamoRIO itself: bench/drmemtrace_client.sh)
 $(B)/serve_reader: tests/serve_reader.c $(B)/deps.ok

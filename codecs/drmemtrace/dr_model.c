@@ -11,20 +11,26 @@
 #define T_BR ((size_t)4 * sizeof(rc_prob) << m->br_bits)
 #define T_MT ((size_t)sizeof(uint32_t) << m->mt_bits)
 
-void dr_model_free(dr_model *m)
+/* keep: the blocks go to the pool for a model of the same sizes, else
+ * they are unmapped now (a model of other sizes would not take them, and
+ * the pool would hold them beside its own: the last, shorter chunk of a
+ * trace took 7 MB more at the peak). */
+static void model_free(dr_model *m, int keep)
 {
     if (!m) return;
+    void (*give)(void *, size_t) = keep ? trz_big_free : trz_big_release;
     facts_free(&m->facts);
-    if (m->dyn) trz_big_free(m->dyn, T_DYN);
-    if (m->slot) trz_big_free(m->slot, T_SLOT);
-    if (m->bytes) trz_big_free(m->bytes, T_BYTES);
-    if (m->bim) trz_big_free(m->bim, T_BR);
-    if (m->mtab) trz_big_free(m->mtab, T_MT);
-    if (m->evk && !m->chain) trz_big_free(m->evk, m->nrec);
-    if (m->chain) free(m->evk);
-    free(m->win);
+    if (m->dyn) give(m->dyn, T_DYN);
+    if (m->slot) give(m->slot, T_SLOT);
+    if (m->bytes) give(m->bytes, T_BYTES);
+    if (m->bim) give(m->bim, T_BR);
+    if (m->mtab) give(m->mtab, T_MT);
+    if (m->evk) give(m->evk, m->chain ? m->wcap : m->nrec);
+    if (m->win) give(m->win, m->wcap * DR_REC);
     free(m);
 }
+
+void dr_model_free(dr_model *m) { model_free(m, 1); }
 
 /* Every small model at its start. */
 static void model_init_small(dr_model *m)
@@ -67,6 +73,11 @@ unsigned dr_mb_default(uint64_t nrec) { return clampu(bits_of(nrec) - 2, 10, 19)
  * (drmemtrace.md, "Chains": part of the format). */
 static size_t dr_window(unsigned mb) { return (size_t)1 << clampu((int)mb + 2, 12, 21); }
 
+void dr_model_drop(dr_model *m, uint64_t nrec, unsigned mb, int chain)
+{
+    model_free(m, m && bits_of(nrec) == bits_of(m->nrec_made) && mb == m->mt_bits && chain == m->chain);
+}
+
 /* mb: the match table's size in bits (0: no match model); chain: the
  * model of a chain (its window and record marks are made by
  * dr_chain_begin). */
@@ -75,6 +86,7 @@ dr_model *dr_model_new(uint64_t nrec, unsigned mb, int chain)
     dr_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     int L = bits_of(nrec);
+    m->nrec_made = nrec;
     m->dyn_bits = clampu(L - 4, 10, 16);
     m->slot_bits = clampu(L - 3, 10, 16);
     m->byte_bits = clampu(L + 3, 16, 21);
@@ -117,15 +129,24 @@ uint8_t *dr_chain_begin(dr_model *m, size_t nrec)
 {
     size_t need = m->hn + nrec;
     if (need > m->wcap) {
-        size_t cap = need; /* chunks of one size fit from the third on */
-        uint8_t *w = realloc(m->win, cap * DR_REC);
-        if (!w) return NULL;
-        m->win = w;
-        if (m->match) {
-            uint8_t *e = realloc(m->evk, cap);
-            if (!e) return NULL;
-            m->evk = e;
+        /* room for the whole window and this chunk at once: a chain's
+         * chunks are of one size (but its last), so this happens once.
+         * Growing by realloc held the old and the new buffer at the peak,
+         * and the heap kept the old ones resident; a block of its own is
+         * faulted in only as the window fills. */
+        size_t cap = m->hmax + nrec > need ? m->hmax + nrec : need;
+        uint8_t *w = trz_big_malloc(cap * DR_REC), *e = m->match ? trz_big_malloc(cap) : NULL;
+        if (!w || (m->match && !e)) {
+            trz_big_release(w, cap * DR_REC);
+            trz_big_release(e, cap);
+            return NULL;
         }
+        if (m->hn) memcpy(w, m->win, m->hn * DR_REC);
+        if (m->hn && m->match) memcpy(e, m->evk, m->hn);
+        trz_big_free(m->win, m->wcap * DR_REC);
+        trz_big_free(m->evk, m->wcap);
+        m->win = w;
+        m->evk = e;
         m->wcap = cap;
     }
     /* the marks of the chunk's records start cleared (a prediction may

@@ -85,6 +85,7 @@ typedef struct {
     rc_cnt *bytes;
     rc_prob *bim, *gs, *gl, *loc;
     unsigned dyn_bits, slot_bits, byte_bits, br_bits;
+    uint64_t nrec_made; /* the record count its sizes were made for */
     dr_flow fl; /* the running thread */
     dr_flow thr[NTHREADS];
     uint32_t lru;
@@ -152,6 +153,10 @@ dr_model *dr_model_new(uint64_t nrec, unsigned mb, int chain);
 uint8_t *dr_chain_begin(dr_model *m, size_t nrec);
 void dr_chain_end(dr_model *m, size_t nrec);
 void dr_model_free(dr_model *m);
+/* Free m before making the model of a chunk of nrec records (mb, chain):
+ * its big blocks are kept for that model when it has the same sizes, and
+ * given back at once when not. */
+void dr_model_drop(dr_model *m, uint64_t nrec, unsigned mb, int chain);
 dr_model *dr_model_new_know(uint64_t n);
 void dr_model_free_know(dr_model *m);
 unsigned dr_mb_default(uint64_t nrec);

@@ -57,6 +57,7 @@ typedef struct {
     uint64_t nrec;
     unsigned mb;
     int chain;
+    int stale; /* part was reset: made again at the next chunk */
 } dr_state;
 
 /* A chain's part is made at its first chunk, its sizes by that chunk's,
@@ -64,9 +65,10 @@ typedef struct {
  * "Chains"). */
 static dr_model *dr_part(dr_state *st, uint64_t nrec, unsigned mb, const trz_know *know, int chain)
 {
-    if (st->part && (st->chain != chain || (!chain && (st->nrec != nrec || st->mb != mb)))) {
-        dr_model_free(st->part);
+    if (st->part && (st->stale || st->chain != chain || (!chain && (st->nrec != nrec || st->mb != mb)))) {
+        dr_model_drop(st->part, nrec, mb, chain);
         st->part = NULL;
+        st->stale = 0;
     }
     if (!st->part) {
         st->part = dr_model_new(nrec, mb, chain);
@@ -86,11 +88,12 @@ static trz_model *dr_model_create(int level, int know)
     return (trz_model *)st;
 }
 
+/* The part is dropped when the next chunk comes, which knows whether its
+ * blocks fit the new one (dr_model_drop). */
 static void dr_model_reset(trz_model *m)
 {
     dr_state *st = (dr_state *)m;
-    dr_model_free(st->part);
-    st->part = NULL;
+    if (st->part) st->stale = 1;
 }
 
 static void dr_model_destroy(trz_model *m)
@@ -119,7 +122,7 @@ static int dr_encode(const trz_enc_args *a, trz_model *tm)
             v = DR_VARIANT_MATCH_MB;
         }
     }
-    if (chain && st->part && st->chain) mb = st->mb; /* the chain's, from its first chunk */
+    if (chain && st->part && !st->stale && st->chain) mb = st->mb; /* the chain's, from its first chunk */
     dr_model *m = dr_part(st, a->nrec, mb, a->know, chain);
     if (!m) return TRZ_CODEC_NOMEM;
     const uint8_t *in = a->in;
@@ -166,7 +169,7 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     if (chain) {
         /* every chunk of a chain has the match model, the first one's table */
         if (v < DR_VARIANT_MATCH) return TRZ_CODEC_CORRUPT;
-        if (st->part && st->chain) {
+        if (st->part && !st->stale && st->chain) {
             if (v >= DR_VARIANT_MATCH_MB && mb != st->mb) return TRZ_CODEC_CORRUPT;
             mb = st->mb;
         }
@@ -224,7 +227,12 @@ const trz_codec trz_codec_drmemtrace = {
     .model_reset = dr_model_reset,
     .model_free = dr_model_destroy,
     .chains = 1,
-    .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
+    .chain_bytes = 66u << 20, /* a seek decodes at most 66 MiB (bench/notes/2026-11-29-chains.md): 11 chunks */
+    /* 2^19 records, the least at which the tables are 16 MiB's but the
+     * match table and the window, half as big; whole huge pages.  A
+     * decoder holds the window, the chunk and the one decoded ahead
+     * (bench/notes/2026-12-02-drmemtrace-memory.md) */
+    .chunk_bytes = 6u << 20,
     .stream_name = dr_stream_name,
     .dump_record = dr_dump,
     .convert = dr_convert,

@@ -534,7 +534,7 @@ def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk
              unwrap=True, verify=True, restart_bytes=None, chain=True):
     """Compress the file src into the archive dst (created or replaced;
     removed on failure).  Returns {'format', 'byte_order'} as chosen.
-    chunk_bytes: raw bytes per chunk (default 16 MiB); chunk_records caps
+    chunk_bytes: raw bytes per chunk (default 16 MiB, drmemtrace 6 MiB); chunk_records caps
     the records (lines) per chunk; unwrap: gzip/zstd input is unpacked
     first; verify: every chunk is decoded back after encoding;
     restart_bytes: the chunks' models start afresh every this many bytes

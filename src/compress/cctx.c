@@ -53,6 +53,7 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
     case TRZ_C_CHUNK_BYTES:
         if (v < TRZ_MIN_CHUNK_RAW || v > TRZ_MAX_CHUNK_RAW) return bad(c, "TRZ_C_CHUNK_BYTES", v, "4 KiB to 256 MiB");
         c->chunk_bytes = (uint64_t)v;
+        c->chunk_set = 1;
         return TRZ_OK;
     case TRZ_C_CHUNK_RECORDS:
         if (v < 0 || v > 0xffffffffLL) return bad(c, "TRZ_C_CHUNK_RECORDS", v, "0 (no cap) to 2^32-1");

@@ -10,6 +10,7 @@ struct trz_cctx {
     int level, threads, backend, unwrap, verify;
     uint64_t chunk_bytes, chunk_records;
     uint64_t restart_bytes; /* 0: no carried knowledge, no chains */
+    int chunk_set;          /* chunk_bytes was set: its codec's size does not apply */
     int restart_set;        /* restart_bytes was set: chains take it, not their codec's length */
     int chain;              /* chain the groups of codecs that can */
     const trz_codec *forced; /* NULL = auto */

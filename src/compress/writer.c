@@ -35,6 +35,7 @@ struct trz_writer {
     /* pending input: carry from the previous cut plus new bytes */
     uint8_t *pend;
     size_t pend_len, pend_cap;
+    uint64_t chunk_bytes; /* a chunk's bytes: the caller's, or the codec's own when smaller and none set */
     /* chunk buffers come back here after their batch, so the pages are
      * touched once per run rather than once per chunk */
     uint8_t *spare[257];
@@ -137,7 +138,7 @@ static int write_header(wstate *w)
 {
     uint8_t h[TRZ_FILE_HDR_WRITE_MAX];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
-                             (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->c->chunk_bytes,
+                             (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->chunk_bytes,
                              (uint8_t)w->wrap, (uint8_t)w->know, (uint8_t)w->chain, 1, w->restore_kind,
                              w->restore_size };
     int rc = emit(w, h, trz_file_hdr_write(h, &f));
@@ -162,7 +163,7 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
 {
     size_t len = w->pend_len;
     *is_tail = 0;
-    if (len > w->c->chunk_bytes) len = (size_t)w->c->chunk_bytes;
+    if (len > w->chunk_bytes) len = (size_t)w->chunk_bytes;
     if (k->record_size > 1) {
         size_t rs = k->record_size;
         size_t take = len - len % rs;
@@ -359,6 +360,9 @@ static int start(wstate *w)
     ring *r = w->r;
     w->started = 1;
     choose_codec(w);
+    w->chunk_bytes = c->chunk_bytes;
+    if (!c->chunk_set && c->chosen->chunk_bytes && c->chosen->chunk_bytes < w->chunk_bytes)
+        w->chunk_bytes = c->chosen->chunk_bytes;
     /* a member of one chunk (and maybe a partial record after it) has
      * nothing to carry: it stays version 1 */
     int is_tail;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# memory.sh - the drmemtrace memory bounds: 64 MB to decompress (into a
+# pipe, the chunk decoded ahead included) and 128 MB to compress at the
+# default level, one thread (decimal MB: 62,500 and 125,000 KiB of peak
+# RSS, /usr/bin/time).  The model's tables, window and chunk buffers take
+# the same memory whatever the records hold, so the corpus's drmemtrace
+# sample repeated 100 times (72 MB, 12 chunks in two chains) stands for a
+# real trace: it costs about a second.  Skipped without /usr/bin/time.
+#   tests/memory.sh [path/to/trz]      (prints "N passed, M failed" last)
+set -u
+TRZ=${1:-./trz}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SAMPLE=$ROOT/corpus/core-6thr.drmemtrace
+MAXC=125000
+MAXD=62500
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
+if [ ! -x /usr/bin/time ] || [ ! -s "$SAMPLE" ]; then
+    echo "memory.sh: skipped (no /usr/bin/time or no $SAMPLE)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+W=$(mktemp -d "${TMPDIR:-/tmp}/trz-memory.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+for _ in $(seq 100); do cat "$SAMPLE"; done > "$W/t.trace"
+/usr/bin/time -o "$W/c.kib" -f %M "$TRZ" -q -T1 -c "$W/t.trace" > "$W/t.trz"
+rc=$?
+c=$(tail -1 "$W/c.kib")
+if [ $rc = 0 ] && [ "$c" -le $MAXC ]; then ok "compress: $c KiB"; else bad "compress: $c KiB, at most $MAXC" "exit $rc"; fi
+n=$("$TRZ" -l "$W/t.trz" | awk 'NR == 2 { print $3 }')
+[ "$n" = 12 ] && ok "12 chunks of 6 MiB" || bad "chunks: $n, not 12"
+/usr/bin/time -o "$W/d.kib" -f %M "$TRZ" -T1 -dc "$W/t.trz" | cmp -s - "$W/t.trace"
+st=("${PIPESTATUS[@]}")
+d=$(tail -1 "$W/d.kib")
+if [ "${st[0]}" = 0 ] && [ "${st[1]}" = 0 ] && [ "$d" -le $MAXD ]; then ok "decompress into a pipe: $d KiB"
+else bad "decompress into a pipe: $d KiB, at most $MAXD" "exit ${st[*]}"; fi
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
