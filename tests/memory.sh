@@ -9,20 +9,15 @@
 #   tests/memory.sh [path/to/trz]      (prints "N passed, M failed" last)
 set -u
 TRZ=${1:-./trz}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh" memory
 SAMPLE=$ROOT/corpus/core-6thr.drmemtrace
 MAXC=125000
 MAXD=62500
-pass=0; fail=0
-ok()  { pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
-bad() { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; }
 if [ ! -x /usr/bin/time ] || [ ! -s "$SAMPLE" ]; then
     echo "memory.sh: skipped (no /usr/bin/time or no $SAMPLE)"
     echo "0 passed, 0 failed"
     exit 0
 fi
-W=$(mktemp -d "${TMPDIR:-/tmp}/trz-memory.XXXXXX")
-trap 'rm -rf "$W"' EXIT
 for _ in $(seq 100); do cat "$SAMPLE"; done > "$W/t.trace"
 /usr/bin/time -o "$W/c.kib" -f %M "$TRZ" -q -T1 -c "$W/t.trace" > "$W/t.trz"
 rc=$?
@@ -35,5 +30,4 @@ st=("${PIPESTATUS[@]}")
 d=$(tail -1 "$W/d.kib")
 if [ "${st[0]}" = 0 ] && [ "${st[1]}" = 0 ] && [ "$d" -le $MAXD ]; then ok "decompress into a pipe: $d KiB"
 else bad "decompress into a pipe: $d KiB, at most $MAXD" "exit ${st[*]}"; fi
-echo "$pass passed, $fail failed"
-[ $fail = 0 ]
+finish

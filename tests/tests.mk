@@ -36,10 +36,11 @@ $(B)/codec_harness: tests/codec_harness.c libtrz.a $(HDRS) $(B)/deps.ok
 -include tests/reliability.mk
 
 # Tools the tests drive (xz for the shared corpus, zstd and gzip for
-# compressed input, bzip2 for the benchmarks): installed as root, else named.
-TEST_DEB_PKGS := xz-utils zstd bzip2 gzip
+# compressed input, bzip2 for the benchmarks, time for memory.sh's peak RSS):
+# installed as root, else named.
+TEST_DEB_PKGS := xz-utils zstd bzip2 gzip time
 $(B)/checkdeps.ok: $(B)/deps.ok
-	@if ! command -v xz >/dev/null || ! command -v zstd >/dev/null || ! command -v bzip2 >/dev/null || ! command -v gzip >/dev/null; then \
+	@if ! command -v xz >/dev/null || ! command -v zstd >/dev/null || ! command -v bzip2 >/dev/null || ! command -v gzip >/dev/null || [ ! -x /usr/bin/time ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "trz: installing test tools: $(TEST_DEB_PKGS)"; \
 	    (apt-get install -y $(TEST_DEB_PKGS) || (apt-get update && apt-get install -y $(TEST_DEB_PKGS))) >/dev/null || exit 1; \
