@@ -249,23 +249,36 @@ int rd_note_range(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end,
     return note_lost(r, l, start, end, 0, kind) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
+/* The first of the losses still open at the end of the list that lie after
+ * the last chunk read, in this member (nlost when there are none): damaged
+ * bytes whose numbers a placed chunk after them will tell. */
+static size_t open_tail(const trz_reader *r)
+{
+    size_t j = r->nlost;
+    while (j > 0 && r->lost_at[j - 1].open && r->lost_at[j - 1].start >= r->last_end &&
+           r->lost_at[j - 1].start >= r->member_start)
+        j--;
+    return j;
+}
+
 int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t byte)
 {
     int base = r->member_base_ok;
     trz_lost_range l = { base ? r->member_first_chunk + r->mrel_no : UNKNOWN, base ? r->member_first_record + r->mrel_rec : UNKNOWN,
                          rec - r->mrel_rec, base ? r->member_first_byte + r->mrel_byte : UNKNOWN, byte - r->mrel_byte };
     (void)no;
-    /* damaged bytes just before it (a loss still open, after the last chunk
-     * read): the places say what they held */
-    if (r->nlost && r->lost_at[r->nlost - 1].open && r->lost_at[r->nlost - 1].start >= r->last_end &&
-        r->lost_at[r->nlost - 1].start >= r->member_start) {
-        r->lost[r->nlost - 1] = l;
-        r->lost_at[r->nlost - 1].open = !base;
-        r->lost_at[r->nlost - 1].end = at;
+    /* damaged bytes just before it (losses still open, after the last chunk
+     * read; one or several stretches): the places say what they held, as one loss */
+    size_t j = open_tail(r);
+    if (j < r->nlost) {
+        r->lost[j] = l;
+        r->lost_at[j].open = !base;
+        r->lost_at[j].end = at;
+        r->nlost = j + 1;
         if (l.records == 0 && l.raw_bytes == 0) { /* they held no chunk of the member: nothing was lost */
-            r->nlost--;
+            r->nlost = j;
             rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
-                   (unsigned long long)r->lost_at[r->nlost].start);
+                   (unsigned long long)r->lost_at[j].start);
         }
         return TRZ_OK;
     }
@@ -273,15 +286,15 @@ int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t
 }
 
 /* A placed chunk came where the places say it comes next: damaged bytes
- * just before it (a loss still open, after the last chunk read) held no
+ * just before it (losses still open, after the last chunk read) held no
  * chunk of the member, so nothing was lost there. */
 void rd_place_none(trz_reader *r)
 {
-    if (r->nlost && r->lost_at[r->nlost - 1].open && r->lost_at[r->nlost - 1].start >= r->last_end &&
-        r->lost_at[r->nlost - 1].start >= r->member_start) {
-        r->nlost--;
+    size_t j = open_tail(r);
+    if (j < r->nlost) {
+        r->nlost = j;
         rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
-               (unsigned long long)r->lost_at[r->nlost].start);
+               (unsigned long long)r->lost_at[j].start);
     }
 }
 
