@@ -155,11 +155,13 @@ static result salvaged(const uint8_t *data, size_t size)
     trz_lost_range lost[8];
     size_t n = trz_reader_lost(r, lost, 8);
     if (n != res.nlost) abort();
-    /* in archive order; a chunk found out of place is left out, as its range
-       is what it says it holds (a repeat names an earlier chunk) */
+    /* in archive order; left out: a chunk found out of place, whose range is
+       what it says it holds (a repeat names an earlier chunk), and an
+       unplaced member's warning, whose range spans the losses in it */
     uint64_t prev = UINT64_MAX;
     for (size_t i = 0; i < n && i < 8; i++) {
-        if (trz_reader_lost_kind(r, i) == TRZ_LOST_EXTRA || lost[i].chunk == UINT64_MAX) continue;
+        int kind = trz_reader_lost_kind(r, i);
+        if (kind == TRZ_LOST_EXTRA || kind == TRZ_LOST_UNPLACED || lost[i].chunk == UINT64_MAX) continue;
         if (prev != UINT64_MAX && lost[i].chunk <= prev) abort();
         prev = lost[i].chunk;
     }
