@@ -249,16 +249,43 @@ int rd_note_range(trz_reader *r, trz_lost_range l, uint64_t start, uint64_t end,
     return note_lost(r, l, start, end, 0, kind) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
-/* The first of the losses still open at the end of the list that lie after
- * the last chunk read, in this member (nlost when there are none): damaged
- * bytes whose numbers a placed chunk after them will tell. */
+/* The first entry of the list's tail that lies after the last chunk taken,
+ * in this member, and holds only losses still open (damaged bytes whose
+ * numbers a placed chunk after them will tell) and chunks found out of
+ * place; nlost when there is none. */
 static size_t open_tail(const trz_reader *r)
 {
     size_t j = r->nlost;
-    while (j > 0 && r->lost_at[j - 1].open && r->lost_at[j - 1].start >= r->last_end &&
-           r->lost_at[j - 1].start >= r->member_start)
+    while (j > 0) {
+        const lost_at *a = &r->lost_at[j - 1];
+        if (a->start < r->last_end || a->start < r->member_start || (!a->open && a->kind != TRZ_LOST_EXTRA)) break;
         j--;
+    }
     return j;
+}
+
+/* Remove the open losses of the tail from j on, keeping the chunks found
+ * out of place; the first open one is replaced by *l (ending at `at`) when
+ * l is given.  Returns the archive offset of the first open loss, or
+ * UNKNOWN when there was none. */
+static uint64_t close_open(trz_reader *r, size_t j, const trz_lost_range *l, uint64_t at, int open)
+{
+    uint64_t first = UNKNOWN;
+    size_t k = j;
+    for (size_t i = j; i < r->nlost; i++) {
+        if (r->lost_at[i].open) {
+            if (first != UNKNOWN) continue;
+            first = r->lost_at[i].start;
+            if (!l) continue;
+            r->lost[i] = *l;
+            r->lost_at[i].open = open;
+            r->lost_at[i].end = at;
+        }
+        r->lost[k] = r->lost[i];
+        r->lost_at[k++] = r->lost_at[i];
+    }
+    r->nlost = k;
+    return first;
 }
 
 int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t byte)
@@ -268,34 +295,27 @@ int rd_place_gap(trz_reader *r, uint64_t at, uint64_t no, uint64_t rec, uint64_t
                          rec - r->mrel_rec, base ? r->member_first_byte + r->mrel_byte : UNKNOWN, byte - r->mrel_byte };
     (void)no;
     /* damaged bytes just before it (losses still open, after the last chunk
-     * read; one or several stretches): the places say what they held, as one loss */
+     * taken; one or several stretches): the places say what they held, as
+     * one loss, or that they held no chunk of the member */
     size_t j = open_tail(r);
-    if (j < r->nlost) {
-        r->lost[j] = l;
-        r->lost_at[j].open = !base;
-        r->lost_at[j].end = at;
-        r->nlost = j + 1;
-        if (l.records == 0 && l.raw_bytes == 0) { /* they held no chunk of the member: nothing was lost */
-            r->nlost = j;
-            rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
-                   (unsigned long long)r->lost_at[j].start);
-        }
+    int none = l.records == 0 && l.raw_bytes == 0;
+    uint64_t first = close_open(r, j, none ? NULL : &l, at, !base);
+    if (first != UNKNOWN) {
+        if (none)
+            rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost", (unsigned long long)first);
         return TRZ_OK;
     }
     return note_lost(r, l, r->last_end, at, !base, TRZ_LOST_MISSING) ? rd_err(r, TRZ_ERR_NOMEM, "out of memory") : TRZ_OK;
 }
 
 /* A placed chunk came where the places say it comes next: damaged bytes
- * just before it (losses still open, after the last chunk read) held no
+ * just before it (losses still open, after the last chunk taken) held no
  * chunk of the member, so nothing was lost there. */
 void rd_place_none(trz_reader *r)
 {
-    size_t j = open_tail(r);
-    if (j < r->nlost) {
-        r->nlost = j;
-        rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost",
-               (unsigned long long)r->lost_at[j].start);
-    }
+    uint64_t first = close_open(r, open_tail(r), NULL, 0, 0);
+    if (first != UNKNOWN)
+        rd_err(r, TRZ_ERR_CORRUPT, "damaged data at byte %llu between two chunks: nothing lost", (unsigned long long)first);
 }
 
 /* Salvage: an intact index of the member [ms, at) read sequentially.  Note

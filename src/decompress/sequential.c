@@ -302,8 +302,10 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         d->raw_len = d->stored = d->h.hdr_len + d->h.payload;
         if (d->h.flags & TRZ_CHUNK_PLACED) {
             if ((rc = check_place(r, d, at)) < 0) return rc;
-            r->last_end = at + d->stored;
-            if (rc) continue; /* salvage: a chunk that does not belong here, skipped */
+            /* salvage: a chunk that does not belong here, skipped; last_end
+             * stays at the last chunk taken, so that damaged bytes before
+             * it are still the next placed chunk's to number */
+            if (rc) continue;
         }
         r->last_end = at + d->stored;
         if (note_chunk(r, d, at)) return rd_err(r, TRZ_ERR_NOMEM, "out of memory");
