@@ -503,15 +503,10 @@ static int64_t kin_read(void *o, void *buf, size_t n)
     return (int64_t)n;
 }
 
-static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t restart)
+/* in compressed with c's settings, into memory (empty on failure); frees c. */
+static fz_out compress_mem(trz_cctx *c, const uint8_t *in, size_t n)
 {
     fz_out a = { 0 };
-    trz_cctx *c = trz_cctx_create();
-    trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 48 << 10);
-    trz_cctx_set(c, TRZ_C_THREADS, threads);
-    trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
-    trz_cctx_set(c, TRZ_C_CHAIN, 0); /* carried knowledge (version 3), not chains */
-    trz_cctx_set_format(c, "drmemtrace");
     fz_in fi;
     trz_io iio, oio;
     fz_io_in(&iio, &fi, in, n, 0, 0);
@@ -519,6 +514,17 @@ static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t resta
     if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); memset(&a, 0, sizeof a); }
     trz_cctx_free(c);
     return a;
+}
+
+static fz_out k_compress(const uint8_t *in, size_t n, int threads, int64_t restart)
+{
+    trz_cctx *c = trz_cctx_create();
+    trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 48 << 10);
+    trz_cctx_set(c, TRZ_C_THREADS, threads);
+    trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
+    trz_cctx_set(c, TRZ_C_CHAIN, 0); /* carried knowledge (version 3), not chains */
+    trz_cctx_set_format(c, "drmemtrace");
+    return compress_mem(c, in, n);
 }
 
 static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, int threads)
@@ -540,16 +546,9 @@ static int k_reads_back(const fz_out *a, const uint8_t *in, size_t n, int pipe, 
  * way the archive reads back. */
 static fz_out cs_compress(const uint8_t *in, size_t n, int64_t chunk)
 {
-    fz_out a = { 0 };
     trz_cctx *c = trz_cctx_create();
     if (chunk) trz_cctx_set(c, TRZ_C_CHUNK_BYTES, chunk);
-    fz_in fi;
-    trz_io iio, oio;
-    fz_io_in(&iio, &fi, in, n, 0, 0);
-    fz_io_out(&oio, &a);
-    if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); memset(&a, 0, sizeof a); }
-    trz_cctx_free(c);
-    return a;
+    return compress_mem(c, in, n);
 }
 
 static int cs_chunks(const fz_out *a, uint64_t *first_records, int64_t *group_of_last)
