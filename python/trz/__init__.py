@@ -109,9 +109,13 @@ class Reader:
     after the position, which read_bytes() moves by bytes, so that it may
     stand inside a record; read(), records() and batches() hand out whole
     records and raise TrzError there (read the rest with read_bytes(), or
-    seek()).  Not for use by two threads at once."""
+    seek()).  Not for use by two threads at once.  threads: the decoding
+    threads (0: every core); overlap=True with threads=1 decodes the next
+    chunk in a background thread while the caller works on the last one
+    (two chunks' memory instead of one; no effect with 2 threads or more,
+    which decode ahead anyway)."""
 
-    def __init__(self, source, threads=1):
+    def __init__(self, source, threads=1, overlap=False):
         self._r = ctypes.c_void_p()
         self._keep = None
         if isinstance(source, (bytes, bytearray, memoryview)) and bytes(source[:4]) == b"\x89TRZ":
@@ -128,6 +132,8 @@ class Reader:
             _fail(rc, "%s: %s" % (self.name, msg or _lib.text(lib.trz_strerror(rc))))
         if threads != 1:
             self._check(lib.trz_reader_set(self._r, _lib.R_THREADS, threads))
+        if overlap:
+            self._check(lib.trz_reader_set(self._r, _lib.R_OVERLAP, 1))
         info = _lib.Info()
         self._check(lib.trz_reader_info(self._r, ctypes.byref(info)))
         self.info = ArchiveInfo(_lib.text(info.format), info.record_size, _BYTE_ORDER.get(info.byte_order),
@@ -472,9 +478,10 @@ class Reader:
             raise TrzError("%s: %s" % (self.name, e), _lib.ERR_PARAM) from None
 
 
-def open(source, threads=1):  # noqa: A001 - mirrors builtins.open on purpose
-    """Open a .trz archive by path (or from bytes holding one)."""
-    return Reader(source, threads=threads)
+def open(source, threads=1, overlap=False):  # noqa: A001 - mirrors builtins.open on purpose
+    """Open a .trz archive by path (or from bytes holding one); threads and
+    overlap as Reader's."""
+    return Reader(source, threads=threads, overlap=overlap)
 
 
 def records(path, n=None, start=None, fields=None):

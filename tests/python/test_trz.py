@@ -153,6 +153,33 @@ def seek_and_read_binary():
             check(r.read() == raw[-10 * rs:], name + ": seek from the end")
 
 
+def _threads_now():
+    return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+
+
+@test
+def overlap_reads_the_same_records():
+    src = sample("loops-4cpu.rst")
+    raw = raw_records(src, 24)
+    n = len(raw) // 24
+    a = archive(src, chunk_records=3000)
+    before = _threads_now()
+    with trz.open(a, overlap=True) as r:
+        got = r.read(10)
+        during = _threads_now()
+        check(got == raw[:240], "overlap: the first records differ")
+        if before is not None:
+            check(during > before, "overlap=True started no decoding thread (%d -> %d)" % (before, during))
+        check(b"".join(bytes(b) for b in r.batches(5000)) == raw[240:], "overlap: the rest differs")
+        for k in (n - 1, 0, 2999, 3000, 4321):
+            check(r.seek(k) == k and r.read(7) == raw[k * 24:(k + 7) * 24], "overlap: seek(%d) differs" % k)
+    with trz.open(a) as r:
+        r.read(10)
+        check(before is None or _threads_now() == before, "a plain reader started a thread")
+    with trz.open(a, threads=2, overlap=True) as r:
+        check(r.read() == raw, "threads=2 with overlap differs")
+
+
 @test
 def seek_and_read_text():
     src = sample("sjeng-like.trace")
