@@ -4,6 +4,7 @@
 #define TRZ_UOP_CM_H
 
 #include "uop_fmt.h"
+#include "uop_block.h"
 
 /* Stream ids shared by both variants (0..12 are the zstd variant's). */
 enum {
@@ -17,31 +18,6 @@ enum {
 #define UOP_CM_VERSION 1      /* a chunk of a member without knowledge */
 #define UOP_CM_VERSION_KNOW 2 /* one with knowledge (uop.md, "Knowledge") */
 #define UOP_CM_VERSION_CHAIN 3 /* a chunk of a chain (uop.md, "Chains") */
-
-/* A block of a model's memory kept from chunk to chunk: p holds cap bytes. */
-typedef struct uop_block {
-    void *p;
-    size_t cap;
-} uop_block;
-
-/* n bytes of b's block, zeroed when zero: the block the chunk before left
- * when it is large enough, else a new one (the old given back).  NULL on no
- * memory. */
-static inline void *uop_block_get(uop_block *b, size_t n, int zero)
-{
-    if (b->p && b->cap >= n) return zero ? memset(b->p, 0, n) : b->p;
-    trz_big_free(b->p, b->cap);
-    b->p = zero ? trz_big_calloc(n) : trz_big_malloc(n);
-    b->cap = b->p ? n : 0;
-    return b->p;
-}
-
-static inline void uop_block_free(uop_block *b)
-{
-    trz_big_free(b->p, b->cap);
-    b->p = NULL;
-    b->cap = 0;
-}
 
 /* The context model's state (uop_cm.c), part of the codec's model: made at
  * its first chunk, its tables kept from chunk to chunk where they fit. */

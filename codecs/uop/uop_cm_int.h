@@ -6,7 +6,8 @@
 #ifndef TRZ_UOP_CM_INT_H
 #define TRZ_UOP_CM_INT_H
 
-#include "uop_cm.h"
+#include "uop_fmt.h"
+#include "uop_block.h"
 #include "uop_rc.h"
 #include "uop_dict.h"
 #include "uop_know.h"
@@ -185,5 +186,6 @@ UOP_HELPER int fits(const uop_t *x)
 /* The model m (NULL: a new one) ready for a chunk (uop_cm_model.c); NULL
  * on no memory (m freed).  uop_cm_free frees it. */
 cm_t *uop_cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, int chain);
+void uop_cm_free(cm_t *m); /* accepts NULL */
 
 #endif

@@ -20,7 +20,7 @@ static void cm_free(cm_t *m)
     trz_big_free(m, sizeof *m);
 }
 
-void uop_cm_free(uop_cm *m) { cm_free(m); }
+void uop_cm_free(cm_t *m) { cm_free(m); }
 
 /* The model m (NULL: a new one) ready for a chunk of nlines lines, its
  * tables in the blocks the chunk before left where they fit; NULL on no

@@ -1,6 +1,7 @@
 /* uop_learn.c - the uop codec's learn (trz_codec.learn; uop.md,
  * "Knowledge"): the facts a chunk teaches, found by a scan of its lines;
  * the knowledge stream that carries them is in uop_cm.c. */
+#include "uop_cm.h"
 #include "uop_cm_int.h"
 
 /* ---- learn: the facts a chunk teaches (uop.md, "Knowledge") ------------------
