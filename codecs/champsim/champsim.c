@@ -49,47 +49,6 @@ void cs_stats_print(void)
 
 #define NCOD 1
 
-/* The PC table is 2-way set associative, way 0 the most recently used. */
-static inline cs_pc *pc_set(cs_model *m, uint64_t ip)
-{
-    return &m->pc[(size_t)(h32(ip) >> (33 - m->z.pc)) * 2];
-}
-
-/* The entry of ip, or NULL. */
-static inline cs_pc *pc_find(cs_model *m, uint64_t ip)
-{
-    cs_pc *s = pc_set(m, ip);
-    if (s[0].valid && s[0].ip == ip) return &s[0];
-    if (s[1].valid && s[1].ip == ip) return &s[1];
-    return NULL;
-}
-
-/* The entry of ip, moved to way 0; *fresh = 1 when it was not there (the
- * least recently used way is then given to it, cleared). */
-static inline cs_pc *pc_get(cs_model *m, uint64_t ip, int *fresh)
-{
-    cs_pc *s = pc_set(m, ip);
-    *fresh = 0;
-    if (TRZ_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
-    if (s[1].valid && s[1].ip == ip) {
-        cs_pc t = s[1];
-        s[1] = s[0];
-        s[0] = t;
-        return &s[0];
-    }
-    *fresh = 1;
-    s[1] = s[0];
-    memset(&s[0], 0, sizeof s[0]);
-    s[0].ip = ip;
-    s[0].valid = 1;
-    return &s[0];
-}
-
-static inline uint32_t mem_index(const cs_model *m, uint64_t ip, unsigned slot)
-{
-    return h32(ip * 8 + slot) >> (32 - m->z.mem);
-}
-
 /* Match length classes: 0, 1, 2-3, 4-7, ..., 128+. */
 static inline unsigned mlen_class(unsigned n) { return n >= 128 ? 8 : cs_bitlen(n); }
 
@@ -858,7 +817,7 @@ TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs
     return 0;
 }
 
-TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm)
+TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm, unsigned rb)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
@@ -867,7 +826,6 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
     cs_model *m;
     if (a->chain) {
         int first = !*pm || !(*pm)->live;
-        unsigned rb = cs_ring_bits(a->level);
         m = cs_range_chain(pm, a->nrec, rb, L->size);
         if (!m) return TRZ_CODEC_NOMEM;
         rcd_direct(&cc.rc[0], 1, first ? CS_VERSION_CHAIN : CS_VERSION_CHAINED, 8);
@@ -1026,38 +984,10 @@ int cs_know_range_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *
     return cs_know_code(NULL, 0, NULL, p, n, add, ctx, 0, L);
 }
 
-/* ---- the variants' entries (the table: cs_codec.c) ----------------------- */
-
-/* The fast variant has no stream 0; a chunk without records none at all
- * (the range-coded variants' check). */
-static int cs_fast_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L)
-{
-    cs_state *st = (cs_state *)m;
-    if (!a->nrec) return cs_encode_impl(a, L, &st->range);
-    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
-    return csf_encode(a, L, &st->fast);
-}
-static int cs_fast_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L)
-{
-    cs_state *st = (cs_state *)m;
-    if (!a->nrec) return cs_decode_impl(a, L, &st->range);
-    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
-    return csf_decode(a, L, &st->fast);
-}
-static int cs_range_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L)
-{
-    return cs_encode_impl(a, L, &((cs_state *)m)->range);
-}
-static int cs_range_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L)
-{
-    return cs_decode_impl(a, L, &((cs_state *)m)->range);
-}
-
-int cs_fast_encode64(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout64); }
-int cs_fast_encode96(const trz_enc_args *a, trz_model *m) { return cs_fast_encode(a, m, &cs_layout96); }
-int cs_fast_decode64(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout64); }
-int cs_fast_decode96(const trz_dec_args *a, trz_model *m) { return cs_fast_decode(a, m, &cs_layout96); }
-int cs_range_encode64(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout64); }
-int cs_range_encode96(const trz_enc_args *a, trz_model *m) { return cs_range_encode(a, m, &cs_layout96); }
-int cs_range_decode64(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout64); }
-int cs_range_decode96(const trz_dec_args *a, trz_model *m) { return cs_range_decode(a, m, &cs_layout96); }
+/* ---- the range-coded variant's entries, one per layout (the table and
+ * the fast variant's dispatch: cs_codec.c); rb: a chain's ring bits, the
+ * level's. */
+int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb) { return cs_encode_impl(a, &cs_layout64, pm, rb); }
+int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb) { return cs_encode_impl(a, &cs_layout96, pm, rb); }
+int cs_range_decode64(const trz_dec_args *a, cs_model **pm) { return cs_decode_impl(a, &cs_layout64, pm); }
+int cs_range_decode96(const trz_dec_args *a, cs_model **pm) { return cs_decode_impl(a, &cs_layout96, pm); }

@@ -138,16 +138,7 @@ void cs_dump96(FILE *f, uint64_t recno, const uint8_t *rec, int byte_order);
 void cs_convert64(uint8_t *recs, size_t len, int from, int to);
 void cs_convert96(uint8_t *recs, size_t len, int from, int to);
 
-/* champsim.c: the variants' entries (the fast ones hand over to cs_fast.c),
- * the range-coded knowledge stream */
-int cs_fast_encode64(const trz_enc_args *a, trz_model *m);
-int cs_fast_encode96(const trz_enc_args *a, trz_model *m);
-int cs_fast_decode64(const trz_dec_args *a, trz_model *m);
-int cs_fast_decode96(const trz_dec_args *a, trz_model *m);
-int cs_range_encode64(const trz_enc_args *a, trz_model *m);
-int cs_range_encode96(const trz_enc_args *a, trz_model *m);
-int cs_range_decode64(const trz_dec_args *a, trz_model *m);
-int cs_range_decode96(const trz_dec_args *a, trz_model *m);
+/* champsim.c: the range-coded knowledge stream */
 int cs_know_range_encode(const trz_fact *f, size_t n, trz_buf *out, const cs_layout *L);
 int cs_know_range_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx, const cs_layout *L);
 

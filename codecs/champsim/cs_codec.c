@@ -33,7 +33,7 @@ static const cs_level cs_levels[TRZ_LEVEL_MAX + 1] = {
 #undef RANGE
 #undef RANGE_L
 
-unsigned cs_ring_bits(int level)
+static unsigned cs_ring_bits(int level)
 {
     unsigned b = cs_levels[trz_level_clamp(level)].ring_bits;
     return b ? b : CS_RING_MIN;
@@ -100,16 +100,50 @@ static void cs_model_free(trz_model *m)
     free(st);
 }
 
+/* The variants' entries.  The fast variant has no stream 0 (cs_fast.c); a
+ * chunk without records has no streams at all, the range-coded variants'
+ * check. */
+static int fast_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L,
+                       int (*range)(const trz_enc_args *, cs_model **, unsigned))
+{
+    cs_state *st = (cs_state *)m;
+    if (!a->nrec) return range(a, &st->range, cs_ring_bits(a->level));
+    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
+    return csf_encode(a, L, &st->fast);
+}
+static int fast_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L,
+                       int (*range)(const trz_dec_args *, cs_model **))
+{
+    cs_state *st = (cs_state *)m;
+    if (!a->nrec) return range(a, &st->range);
+    if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
+    return csf_decode(a, L, &st->fast);
+}
+static int fast_enc64(const trz_enc_args *a, trz_model *m) { return fast_encode(a, m, &cs_layout64, cs_range_encode64); }
+static int fast_enc96(const trz_enc_args *a, trz_model *m) { return fast_encode(a, m, &cs_layout96, cs_range_encode96); }
+static int fast_dec64(const trz_dec_args *a, trz_model *m) { return fast_decode(a, m, &cs_layout64, cs_range_decode64); }
+static int fast_dec96(const trz_dec_args *a, trz_model *m) { return fast_decode(a, m, &cs_layout96, cs_range_decode96); }
+static int range_enc64(const trz_enc_args *a, trz_model *m)
+{
+    return cs_range_encode64(a, &((cs_state *)m)->range, cs_ring_bits(a->level));
+}
+static int range_enc96(const trz_enc_args *a, trz_model *m)
+{
+    return cs_range_encode96(a, &((cs_state *)m)->range, cs_ring_bits(a->level));
+}
+static int range_dec64(const trz_dec_args *a, trz_model *m) { return cs_range_decode64(a, &((cs_state *)m)->range); }
+static int range_dec96(const trz_dec_args *a, trz_model *m) { return cs_range_decode96(a, &((cs_state *)m)->range); }
+
 /* Ids: the range-coded variant is 0 (1 in a member with knowledge), the
  * first decisions of stream 0; the fast variant CSF_VARIANT, the first byte
  * of its seq stream. */
 static const trz_variant cs_variants64[] = {
-    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode64, cs_fast_decode64 },
-    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode64, cs_range_decode64 },
+    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, fast_enc64, fast_dec64 },
+    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, range_enc64, range_dec64 },
 };
 static const trz_variant cs_variants96[] = {
-    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, cs_fast_encode96, cs_fast_decode96 },
-    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, cs_range_encode96, cs_range_decode96 },
+    [CS_VAR_STREAMS] = { CSF_VARIANT, "streams", 1, 5, fast_enc96, fast_dec96 },
+    [CS_VAR_RANGE] = { CS_VERSION, "range", 6, 19, range_enc96, range_dec96 },
 };
 
 /* Stream 0 is the range-coded variants'; without it, the fast variant's. */

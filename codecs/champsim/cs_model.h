@@ -20,7 +20,6 @@ enum { S_MODEL, S_NSTREAMS };
  * its first chunk, between these. */
 #define CS_RING_MIN 10
 #define CS_RING_MAX 21
-unsigned cs_ring_bits(int level); /* cs_codec.c: the level's */
 
 typedef struct {
     unsigned pc, mem, sig, len, br, mt;
@@ -166,6 +165,13 @@ typedef struct cs_state {
     cs_model *range;        /* the range-coded variants' */
 } cs_state;
 
+/* champsim.c: the range-coded variant, one entry per layout, on the model
+ * *pm (made or fitted to the chunk there); rb: a chain's ring bits. */
+int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb);
+int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb);
+int cs_range_decode64(const trz_dec_args *a, cs_model **pm);
+int cs_range_decode96(const trz_dec_args *a, cs_model **pm);
+
 /* cs_model.c */
 void cs_smodel_init(cs_smodel *s, size_t n);
 cs_model *cs_range_fit(cs_model **pm, uint64_t nrec);
@@ -173,5 +179,48 @@ cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint3
 void cs_range_free(cs_model *m);
 cs_model *cs_know_model_new(uint64_t n);
 void cs_know_model_free(cs_model *m);
+
+/* ---- the PC and address tables (champsim.c codes with them) ---------- */
+
+/* The PC table is 2-way set associative, way 0 the most recently used. */
+static inline cs_pc *pc_set(cs_model *m, uint64_t ip)
+{
+    return &m->pc[(size_t)(h32(ip) >> (33 - m->z.pc)) * 2];
+}
+
+/* The entry of ip, or NULL. */
+static inline cs_pc *pc_find(cs_model *m, uint64_t ip)
+{
+    cs_pc *s = pc_set(m, ip);
+    if (s[0].valid && s[0].ip == ip) return &s[0];
+    if (s[1].valid && s[1].ip == ip) return &s[1];
+    return NULL;
+}
+
+/* The entry of ip, moved to way 0; *fresh = 1 when it was not there (the
+ * least recently used way is then given to it, cleared). */
+static inline cs_pc *pc_get(cs_model *m, uint64_t ip, int *fresh)
+{
+    cs_pc *s = pc_set(m, ip);
+    *fresh = 0;
+    if (TRZ_LIKELY(s[0].valid && s[0].ip == ip)) return &s[0];
+    if (s[1].valid && s[1].ip == ip) {
+        cs_pc t = s[1];
+        s[1] = s[0];
+        s[0] = t;
+        return &s[0];
+    }
+    *fresh = 1;
+    s[1] = s[0];
+    memset(&s[0], 0, sizeof s[0]);
+    s[0].ip = ip;
+    s[0].valid = 1;
+    return &s[0];
+}
+
+static inline uint32_t mem_index(const cs_model *m, uint64_t ip, unsigned slot)
+{
+    return h32(ip * 8 + slot) >> (32 - m->z.mem);
+}
 
 #endif
