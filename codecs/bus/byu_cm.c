@@ -415,6 +415,19 @@ static int fm_trial(const trz_enc_args *a, byu_model *t, size_t zsz)
     return r;
 }
 
+/* Encoder: the model the trials of a chunk code with.  m itself outside
+ * a chain, or at its first chunk (m holds no chain's state yet: a trial
+ * codes as a chunk alone, which leaves none, and a path that gives up
+ * leaves none either, so the chunk starts from a fresh model whichever
+ * path codes it); else byu_model.trial, made at the first such chunk.
+ * NULL on no memory. */
+static byu_model *byu_trial_model(byu_model *m, int chain)
+{
+    if (!chain || !m->st.live) return m;
+    if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
+    return m->trial;
+}
+
 /* range-fast: the fast model, unless the stream path wins without a
  * cache simulator (which costs more than the fast model itself); then the
  * stream path with its full choices. */

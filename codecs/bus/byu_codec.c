@@ -78,19 +78,6 @@ static void byu_model_free(trz_model *tm)
     free(m);
 }
 
-/* Encoder: the model the trials of a chunk code with.  m itself outside
- * a chain, or at its first chunk (m holds no chain's state yet: a trial
- * codes as a chunk alone, which leaves none, and a path that gives up
- * leaves none either, so the chunk starts from a fresh model whichever
- * path codes it); else byu_model.trial, made at the first such chunk.
- * NULL on no memory. */
-byu_model *byu_trial_model(byu_model *m, int chain)
-{
-    if (!chain || !m->st.live) return m;
-    if (!m->trial && (m->trial = calloc(1, sizeof *m->trial))) m->trial->lv = m->lv;
-    return m->trial;
-}
-
 /* ---- probe, names, dump -------------------------------------------------- */
 
 static int plausible_req(uint8_t q)

@@ -157,7 +157,6 @@ typedef struct zs_opts {
 int st_open(byu_state *s, uint64_t nrec, int lean, int chain);
 int st_cache(byu_state *s, int named, cs_geom g);
 void st_close(byu_state *s, int keep);
-byu_model *byu_trial_model(byu_model *m, int chain);
 void st_free(byu_state *s);
 int pick_cache(const trz_enc_args *a, cs_geom *g, unsigned sets);
 int byu_zs_encode_opt(const trz_enc_args *a, const void *opts);
