@@ -5,6 +5,9 @@
 
 #include "../codec.h"
 
+/* The codec's hash of a 64-bit key (the PC tables, the facts' sets). */
+static inline uint32_t h32(uint64_t x) { return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32); }
+
 /* Register ids the simulator interprets. */
 #define CS_REG_SP 6
 #define CS_REG_FLAGS 25

@@ -150,11 +150,6 @@ typedef struct {
 #define T_MT ((size_t)1 << m->z.mt) * sizeof(uint32_t)
 #define T_ALL (T_PC + T_MEM + T_SIG + T_LEN + 2 * T_BIM + 3 * T_BRP + T_MT)
 
-static inline uint32_t h32(uint64_t x)
-{
-    x *= 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(x >> 32);
-}
 
 /* ---- model state and variants ---------------------------------------------
  * The model: a part per variant, each sized at its chunk (the tables follow
