@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "msg.h"
+#include "progress.h"
 #include "../common/safefile.h"
 
 #define SUFFIX ".trz"
@@ -95,23 +96,6 @@ static size_t wrapper_suffix(const cli_opts *o, const char *name, int fd)
     return 0;
 }
 
-/* "24.0 MiB", "840 B": sizes in the -v summary and the progress line, in
- * binary units as zstd -v writes them (one system everywhere: KiB, MiB,
- * GiB, as the chunk sizes are given) */
-static const char *human(uint64_t v, char *buf, size_t cap)
-{
-    static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
-    if (v < 1024) {
-        snprintf(buf, cap, "%llu B", (unsigned long long)v);
-        return buf;
-    }
-    double x = (double)v / 1024;
-    int u = 0;
-    for (; x >= 1024 && u < 3; u++) x /= 1024;
-    snprintf(buf, cap, "%.1f %s", x, unit[u]);
-    return buf;
-}
-
 /* A write that failed because the reader of a pipe stopped (head): end as
  * gzip and zstd do, quietly, by the signal the default action gives. */
 static void quiet_on_epipe(int err)
@@ -121,133 +105,9 @@ static void quiet_on_epipe(int err)
     raise(SIGPIPE);
 }
 
-/* ---- progress on a terminal, a few times a second at most ---- */
-typedef struct progress {
-    const char *name;
-    uint64_t total; /* what `done` counts up to (a file's size, the trace's), 0 when unknown */
-    double last;
-    int shown;
-} progress;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* "name: 45% 12.3 MiB => 1.2 MiB": how far (when the total is known), the
- * bytes read or written, and, compressing, the archive so far (out ==
- * UINT64_MAX: none) */
-static void show_progress(progress *p, uint64_t done, uint64_t in, uint64_t out)
-{
-    double t = now();
-    if (t - p->last < 0.25) return;
-    p->last = t;
-    p->shown = 1;
-    char a[32], b[32], pct[16] = "";
-    if (p->total) snprintf(pct, sizeof pct, "%3.0f%% ", done < p->total ? 100.0 * (double)done / (double)p->total : 100.0);
-    if (out == UINT64_MAX) fprintf(stderr, "\r%s: %s%s\033[K", p->name, pct, human(in, a, sizeof a));
-    else fprintf(stderr, "\r%s: %s%s => %s\033[K", p->name, pct, human(in, a, sizeof a), human(out, b, sizeof b));
-}
-
-static void end_progress(progress *p)
-{
-    if (p->shown) fputs("\r\033[K", stderr);
-}
-
 /* ---- the operations, on open descriptors ---- */
 
-/* Bytes in and out of one compression, for the -v summary: the trace's
- * bytes from the progress calls, the bytes read from the input as given
- * (a file's size: a kept container is read twice), the archive's by
- * counting its writes. */
-typedef struct tally {
-    progress *pg;
-    uint64_t in, read, out;
-    uint64_t pos; /* where in the input as given: the progress's percentage */
-    trz_io from, to;
-    uint8_t head[4]; /* the input's first bytes: is it an archive already? */
-    size_t nhead;
-} tally;
-
-static int64_t tally_read(void *opaque, void *buf, size_t n)
-{
-    tally *t = opaque;
-    int64_t k = t->from.read(t->from.opaque, buf, n);
-    if (k > 0 && t->read == t->nhead) /* the input's first bytes, a few at a time from a pipe */
-        for (size_t i = 0; i < (size_t)k && t->nhead < sizeof t->head; i++) t->head[t->nhead++] = ((uint8_t *)buf)[i];
-    if (k > 0) t->read += (uint64_t)k, t->pos += (uint64_t)k;
-    return k;
-}
-
-static int tally_seek(void *opaque, uint64_t off)
-{
-    tally *t = opaque;
-    int rc = t->from.seek(t->from.opaque, off);
-    if (rc == 0) t->pos = off; /* a second pass over a container starts the percentage again */
-    return rc;
-}
-
-static int64_t tally_size(void *opaque)
-{
-    tally *t = opaque;
-    return t->from.size(t->from.opaque);
-}
-
-static int64_t tally_write(void *opaque, const void *buf, size_t n)
-{
-    tally *t = opaque;
-    int64_t k = t->to.write(t->to.opaque, buf, n);
-    if (k > 0) t->out += (uint64_t)k;
-    return k;
-}
-
-/* The input's bytes as the user gave them: the file's size, or what was
- * read from a pipe. */
-static uint64_t tally_given(const tally *t)
-{
-    int64_t n = t->from.size ? t->from.size(t->from.opaque) : -1;
-    return n >= 0 ? (uint64_t)n : t->read;
-}
-
-static void tally_progress(void *ctx, uint64_t in, uint64_t out)
-{
-    tally *t = ctx;
-    t->in = in;
-    /* how far: the bytes compressed, which the reading runs ahead of; of a
-     * compressed input the trace's bytes outrun the file's, and the file
-     * read so far is the measure */
-    if (t->pg) show_progress(t->pg, in < t->pos ? in : t->pos, in, out);
-}
-
-/* The format names for a message: "auto, raw, rst, ..." from the library. */
-static const char *format_list(char *buf, size_t cap)
-{
-    size_t n = (size_t)snprintf(buf, cap, "auto");
-    for (size_t i = 0; trz_format_name(i) && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, ", %s", trz_format_name(i));
-    return buf;
-}
-
-/* -v: what was found (the format; the wrapper or container taken off and
- * the trace's bytes inside), then the summary line, whose ratio and sizes
- * are those of the input as given and the archive, as gzip and xz report. */
-static void verbose_summary(const trz_cctx *c, const char *name, const tally *t, int kept, const char *outshown)
-{
-    const char *un = trz_cctx_unwrapped(c);
-    uint64_t given = tally_given(t);
-    char a[32], b[32], inside[112] = "";
-    if (un)
-        snprintf(inside, sizeof inside, ", unwrapped from %s (%s of trace%s)", un, human(t->in, a, sizeof a),
-                 kept ? "; the file is kept: trz -d restores it" : "");
-    fprintf(stderr, "%s: %s%s%s\n", name, trz_cctx_format(c),
-            trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_BIG ? " (big-endian)"
-            : trz_cctx_byte_order(c) == TRZ_BYTE_ORDER_LITTLE ? " (little-endian)" : "", inside);
-    fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", name, given ? 100.0 * (double)t->out / (double)given : 0.0,
-            human(given, a, sizeof a), human(t->out, b, sizeof b), outshown);
-}
-
-static int do_compress(const cli_opts *o, const char *name, int in, int out, progress *pg, const char *outshown)
+static int do_compress(const cli_opts *o, const char *name, int in, int out, cli_progress *pg, const char *outshown)
 {
     trz_cctx *c = trz_cctx_create();
     if (!c) { msg_error("%s: out of memory", name); return 1; }
@@ -285,7 +145,7 @@ static int do_compress(const cli_opts *o, const char *name, int in, int out, pro
     errno = 0;
     rc = trz_compress(c, &iio, &oio);
     int err = errno;
-    if (pg) end_progress(pg);
+    if (pg) progress_end(pg);
     int fits = 1;
     const char *detected = trz_cctx_detected(c, &fits);
     if (rc) {
@@ -319,92 +179,6 @@ static int write_all(int fd, const void *p, size_t n)
     return io.write(io.opaque, p, n) == (int64_t)n ? 0 : -1;
 }
 
-/* One line per loss found by --salvage (k chunks in a row lost alike);
- * UINT64_MAX marks what the reader could not know (no usable index after
- * the damage).  A line that knows them says the records lost and their
- * raw bytes and offset. */
-static void report_lost(const char *name, const trz_lost_range *l, int kind, uint64_t k)
-{
-    unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
-    int known = n != UINT64_MAX && c != UINT64_MAX;
-    char what[64];
-    if (k > 1) snprintf(what, sizeof what, "chunks %llu..%llu", c, c + (unsigned long long)k - 1);
-    else if (kind == TRZ_LOST_MISSING) snprintf(what, sizeof what, "chunks from %llu", c); /* how many, unknown */
-    else snprintf(what, sizeof what, "chunk %llu", c);
-    const char *why = kind == TRZ_LOST_KNOWLEDGE ? "intact but lost with their group's knowledge"
-                      : kind == TRZ_LOST_CHAIN   ? "intact but lost with their chain (an earlier chunk of it is lost)"
-                      : kind == TRZ_LOST_MISSING ? "missing from the archive"
-                                                 : "damaged";
-    if (kind == TRZ_LOST_EXTRA && known)
-        msg_error("%s: %s found again out of place (repeated or moved): skipped, records %llu..%llu (%llu bytes at raw "
-                  "offset %llu)", name, what, f, f + n - 1, raw, b);
-    else if (kind == TRZ_LOST_EXTRA)
-        msg_error("%s: a chunk found out of place (repeated or moved): skipped", name);
-    else if (kind == TRZ_LOST_UNPLACED && c != UINT64_MAX)
-        msg_error("%s: %s on: the chunks read are not those the member's index lists (missing, repeated or moved); "
-                  "records from %llu on may be numbered wrong", name, what, f);
-    else if (kind == TRZ_LOST_UNPLACED)
-        msg_error("%s: a member's chunks are not those its index lists (missing, repeated or moved)", name);
-    else if (known && n == 0)
-        msg_error("%s: %s %s: lost a %llu-byte tail at raw offset %llu", name, what, why, raw, b);
-    else if (known)
-        msg_error("%s: %s %s: lost records %llu..%llu (%llu bytes at raw offset %llu)", name, what, why, f, f + n - 1,
-                  raw, b);
-    else if (n != UINT64_MAX)
-        msg_error("%s: a chunk %s (its number is unknown after an earlier loss): lost %llu records (%llu bytes)", name,
-                  why, n, raw);
-    else if (c != UINT64_MAX)
-        msg_error("%s: chunk %llu on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
-                  "the end; how many is unknown without an intact index", name, c, f, b);
-    else
-        msg_error("%s: damaged data after an earlier loss: lost an unknown number of records", name);
-}
-
-/* Whether loss b continues loss a (k chunks) exactly, lost the same way. */
-static int continues(const trz_lost_range *a, int ka, uint64_t k, const trz_lost_range *b, int kb)
-{
-    return ka == kb && ka != TRZ_LOST_MISSING && ka != TRZ_LOST_UNPLACED && a->chunk != UINT64_MAX &&
-           a->records != UINT64_MAX && b->chunk == a->chunk + k && b->first_record == a->first_record + a->records &&
-           b->first_byte == a->first_byte + a->raw_bytes && b->records != UINT64_MAX;
-}
-
-/* With --salvage: what was lost, or the damage that cost nothing.  Returns
- * 1 when the archive was damaged at all. */
-static int report_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
-{
-    size_t nl = trz_reader_lost(r, NULL, 0);
-    trz_lost_range *lost = nl ? malloc(nl * sizeof *lost) : NULL;
-    if (nl && !lost) {
-        msg_error("%s: out of memory", name);
-        return 1;
-    }
-    nl = trz_reader_lost(r, lost, nl);
-    size_t lines = 0;
-    for (size_t i = 0; i < nl;) {
-        trz_lost_range l = lost[i];
-        int kind = trz_reader_lost_kind(r, i);
-        uint64_t k = 1;
-        for (i++; i < nl && continues(&l, kind, k, &lost[i], trz_reader_lost_kind(r, i)); i++, k++) {
-            l.records += lost[i].records;
-            l.raw_bytes += lost[i].raw_bytes;
-        }
-        if (++lines <= 64) report_lost(name, &l, kind, k);
-    }
-    if (lines > 64) msg_error("%s: %zu more damaged or missing places", name, lines - 64);
-    free(lost);
-    if (nl) {
-        msg_error("%s: salvaged %llu bytes; the damaged parts above are missing from the output", name,
-                  (unsigned long long)total);
-        return 1;
-    }
-    const char *why = trz_reader_error(r);
-    if (*why && !failed) { /* a damaged index, footer or header: every record was recovered */
-        msg_error("%s: %s; all %llu bytes recovered", name, why, (unsigned long long)total);
-        return 1;
-    }
-    return 0;
-}
-
 /* Open the archive on fd `in`; with --salvage a damaged first header
  * still gives a reader.  0, or 1 after the message. */
 static int open_archive(const cli_opts *o, const char *name, int in, trz_reader **out)
@@ -427,7 +201,7 @@ static int open_archive(const cli_opts *o, const char *name, int in, trz_reader 
 typedef struct sink {
     int fd, err;
     uint64_t n;
-    progress *pg;
+    cli_progress *pg;
 } sink;
 
 static int64_t sink_write(void *opaque, const void *buf, size_t n)
@@ -435,13 +209,13 @@ static int64_t sink_write(void *opaque, const void *buf, size_t n)
     sink *k = opaque;
     if (k->fd >= 0 && write_all(k->fd, buf, n)) { k->err = errno; return -1; }
     k->n += n;
-    if (k->pg) show_progress(k->pg, k->n, k->n, UINT64_MAX);
+    if (k->pg) progress_show(k->pg, k->n, k->n, UINT64_MAX);
     return (int64_t)n;
 }
 
 /* Restore (out >= 0) or test (out < 0) the original file of an archive
  * that keeps one.  0, or 1 after the message. */
-static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int out, progress *pg, const char *outshown)
+static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int out, cli_progress *pg, const char *outshown)
 {
     trz_reader_set(r, TRZ_R_THREADS, o->threads);
     trz_container_info ci;
@@ -449,7 +223,7 @@ static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int ou
     sink k = { out, 0, 0, pg };
     trz_io io = { &k, NULL, sink_write, NULL, NULL };
     int rc = trz_restore(r, &io);
-    if (pg) end_progress(pg);
+    if (pg) progress_end(pg);
     if (rc) {
         if (k.err) quiet_on_epipe(k.err);
         msg_error("%s: %s", name, trz_reader_error(r));
@@ -461,10 +235,10 @@ static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int ou
         trz_reader_info(r, &info);
         if (out < 0) fprintf(stderr, "%s: OK (%llu bytes of the original file)\n", name, (unsigned long long)k.n);
         else if (info.compressed_bytes >= 0)
-            fprintf(stderr, "%s : %s => %s, %s\n", name, human((uint64_t)info.compressed_bytes, a, sizeof a),
-                    human(k.n, b, sizeof b), outshown);
+            fprintf(stderr, "%s : %s => %s, %s\n", name, cli_human((uint64_t)info.compressed_bytes, a, sizeof a),
+                    cli_human(k.n, b, sizeof b), outshown);
         else
-            fprintf(stderr, "%s : %s, %s\n", name, human(k.n, b, sizeof b), outshown);
+            fprintf(stderr, "%s : %s, %s\n", name, cli_human(k.n, b, sizeof b), outshown);
     }
     return 0;
 }
@@ -475,7 +249,7 @@ static int do_restore(const cli_opts *o, const char *name, trz_reader *r, int ou
  * error, or 2 when --salvage recovered what it could from a damaged
  * archive (exit status 1, but the output is kept). */
 static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader *r, int original, int out,
-                         progress *pg, const char *outshown)
+                         cli_progress *pg, const char *outshown)
 {
     int rc;
     if (!r && open_archive(o, name, in, &r)) return 1;
@@ -526,9 +300,9 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
             break;
         }
         total += (uint64_t)g;
-        if (pg) show_progress(pg, total, total, UINT64_MAX);
+        if (pg) progress_show(pg, total, total, UINT64_MAX);
     }
-    if (pg) end_progress(pg);
+    if (pg) progress_end(pg);
     /* a slice of an archive of trz 0.17 or earlier read without its index:
      * its member's index proves the numbers (archives of 0.18 and later
      * prove them chunk by chunk) */
@@ -536,7 +310,7 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         msg_error("%s: %s", name, trz_reader_error(r));
         status = 1;
     }
-    if (o->salvage && status != 1 && report_salvage(name, r, total, status == 2)) status = 2;
+    if (o->salvage && status != 1 && msg_salvage(name, r, total, status == 2)) status = 2;
     if (status == 0 && o->mode == MODE_TEST && g_verbosity >= 2)
         fprintf(stderr, "%s: OK (%llu bytes)\n", name, (unsigned long long)total);
     if (status == 0 && o->mode != MODE_TEST && g_verbosity >= 2 && outshown) {
@@ -544,10 +318,10 @@ static int do_decompress(const cli_opts *o, const char *name, int in, trz_reader
         char a[32], b[32];
         trz_reader_info(r, &info);
         if (info.compressed_bytes >= 0)
-            fprintf(stderr, "%s : %s => %s, %s\n", name, human((uint64_t)info.compressed_bytes, a, sizeof a),
-                    human(total, b, sizeof b), outshown);
+            fprintf(stderr, "%s : %s => %s, %s\n", name, cli_human((uint64_t)info.compressed_bytes, a, sizeof a),
+                    cli_human(total, b, sizeof b), outshown);
         else
-            fprintf(stderr, "%s : %s, %s\n", name, human(total, b, sizeof b), outshown);
+            fprintf(stderr, "%s : %s, %s\n", name, cli_human(total, b, sizeof b), outshown);
     }
     trz_reader_close(r);
     return status;
@@ -704,8 +478,8 @@ int fio_process(const cli_opts *o, const char *name)
 
     /* compressing, the percentage is of the file as given (read twice for a
      * kept container: it starts again); decompressing, of the trace */
-    progress pgs = { shown, compress && have_ist && S_ISREG(ist.st_mode) ? (uint64_t)ist.st_size : 0, 0, 0 };
-    progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
+    cli_progress pgs = { shown, compress && have_ist && S_ISREG(ist.st_mode) ? (uint64_t)ist.st_size : 0, 0, 0 };
+    cli_progress *pg = (isatty(STDERR_FILENO) && g_verbosity >= 1) ? &pgs : NULL;
     int status;
     if (test) {
         status = do_decompress(o, shown, in, NULL, 0, -1, pg, NULL);

@@ -276,7 +276,7 @@ static void build_tree(gzd *z, tdesc *d)
 }
 
 /* The run-length coding of a tree's lengths: counted (send 0) or sent. */
-static void walk_tree(gzd *z, node *t, int maxcode, int send)
+static void scan_send_tree(gzd *z, node *t, int maxcode, int send)
 {
     int prevlen = -1, nextlen = t[0].dl, count = 0, max_count = 7, min_count = 4;
     if (nextlen == 0) max_count = 138, min_count = 3;
@@ -315,8 +315,8 @@ static void walk_tree(gzd *z, node *t, int maxcode, int send)
 
 static int build_bl_tree(gzd *z)
 {
-    walk_tree(z, z->lt, z->ld.maxcode, 0);
-    walk_tree(z, z->dt, z->dd.maxcode, 0);
+    scan_send_tree(z, z->lt, z->ld.maxcode, 0);
+    scan_send_tree(z, z->dt, z->dd.maxcode, 0);
     build_tree(z, &z->bld);
     int mx;
     for (mx = BLCODES - 1; mx >= 3; mx--)
@@ -391,8 +391,8 @@ static void flush_block(gzd *z, int pad, int eof)
         put_bits(z, (unsigned)(dcodes - 1), 5);
         put_bits(z, (unsigned)(blcodes - 4), 4);
         for (int r = 0; r < blcodes; r++) put_bits(z, z->blt[bl_order[r]].dl, 3);
-        walk_tree(z, z->lt, lcodes - 1, 1);
-        walk_tree(z, z->dt, dcodes - 1, 1);
+        scan_send_tree(z, z->lt, lcodes - 1, 1);
+        scan_send_tree(z, z->dt, dcodes - 1, 1);
         compress_block(z, z->lt, z->dt);
     }
     init_block(z);
@@ -406,7 +406,7 @@ static void flush_block(gzd *z, int pad, int eof)
 }
 
 /* A symbol into the block; 1 when the block should end here. */
-static int tally(gzd *z, unsigned dist, unsigned lc)
+static int tally_symbol(gzd *z, unsigned dist, unsigned lc)
 {
     z->lbuf[z->last_lit++] = (uint8_t)lc;
     if (dist == 0) {
@@ -520,7 +520,7 @@ static void step_fast(gzd *z)
         if (z->match_length > z->lookahead) z->match_length = z->lookahead;
     }
     if (z->match_length >= MINM) {
-        flush = tally(z, z->strstart - z->match_start, z->match_length - MINM);
+        flush = tally_symbol(z, z->strstart - z->match_start, z->match_length - MINM);
         z->lookahead -= z->match_length;
         ROLL(z, z->strstart, z->match_length);
         if (z->match_length <= z->lazy) {
@@ -537,7 +537,7 @@ static void step_fast(gzd *z)
             UPDATE_HASH(z->ins_h, z->win[z->strstart + 1]);
         }
     } else {
-        flush = tally(z, 0, z->win[z->strstart]);
+        flush = tally_symbol(z, 0, z->win[z->strstart]);
         ROLL(z, z->strstart, 1);
         z->lookahead--;
         z->strstart++;
@@ -560,7 +560,7 @@ static void step_lazy(gzd *z)
         if (z->match_length == MINM && z->strstart - z->match_start > TOO_FAR) z->match_length--;
     }
     if (z->prev_length >= MINM && z->match_length <= z->prev_length) {
-        flush = tally(z, z->strstart - 1 - z->prev_match, z->prev_length - MINM);
+        flush = tally_symbol(z, z->strstart - 1 - z->prev_match, z->prev_length - MINM);
         z->lookahead -= z->prev_length - 1;
         z->prev_length -= 2;
         ROLL(z, z->strstart, z->prev_length + 1);
@@ -574,7 +574,7 @@ static void step_lazy(gzd *z)
         if (rsync_due(z)) flush = 2;
         if (flush) end_block(z, flush);
     } else if (z->match_available) {
-        flush = tally(z, 0, z->win[z->strstart - 1]);
+        flush = tally_symbol(z, 0, z->win[z->strstart - 1]);
         if (rsync_due(z)) flush = 2;
         if (flush) end_block(z, flush);
         ROLL(z, z->strstart, 1);
@@ -603,7 +603,7 @@ static void step_fast_iz(gzd *z)
         if (z->match_length > z->lookahead) z->match_length = z->lookahead;
     }
     if (z->match_length >= MINM) {
-        flush = tally(z, z->strstart - z->match_start, z->match_length - MINM);
+        flush = tally_symbol(z, z->strstart - z->match_start, z->match_length - MINM);
         z->lookahead -= z->match_length;
         if (z->match_length <= z->lazy && z->lookahead >= MINM) {
             z->match_length--;
@@ -619,7 +619,7 @@ static void step_fast_iz(gzd *z)
             UPDATE_HASH(z->ins_h, z->win[z->strstart + 1]);
         }
     } else {
-        flush = tally(z, 0, z->win[z->strstart]);
+        flush = tally_symbol(z, 0, z->win[z->strstart]);
         z->lookahead--;
         z->strstart++;
     }
@@ -639,7 +639,7 @@ static void step_lazy_iz(gzd *z)
     }
     if (z->prev_length >= MINM && z->match_length <= z->prev_length) {
         unsigned max_insert = z->strstart + z->lookahead - MINM;
-        int flush = tally(z, z->strstart - 1 - z->prev_match, z->prev_length - MINM);
+        int flush = tally_symbol(z, z->strstart - 1 - z->prev_match, z->prev_length - MINM);
         z->lookahead -= z->prev_length - 1;
         z->prev_length -= 2;
         do {
@@ -650,7 +650,7 @@ static void step_lazy_iz(gzd *z)
         z->match_length = MINM - 1;
         if (flush) end_block(z, 1);
     } else if (z->match_available) {
-        if (tally(z, 0, z->win[z->strstart - 1])) end_block(z, 1);
+        if (tally_symbol(z, 0, z->win[z->strstart - 1])) end_block(z, 1);
         z->strstart++;
         z->lookahead--;
     } else {
@@ -725,7 +725,7 @@ static int run(gzd *z, int fin)
             }
         }
         if (z->lookahead == 0) {
-            if (z->level > 3 && z->match_available) tally(z, 0, z->win[z->strstart - 1]);
+            if (z->level > 3 && z->match_available) tally_symbol(z, 0, z->win[z->strstart - 1]);
             flush_block(z, 0, 1);
             z->phase = 2;
             break;
