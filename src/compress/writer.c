@@ -5,18 +5,18 @@
  * record (or line) boundaries and encoded on a ring of worker threads,
  * their output written in order; closing writes the rest, the index and
  * the footer.  Only `write` is needed on the output, so a pipe works.
- * The room's other files: cctx.c (settings), compress.c (trz_compress:
- * the input, unwrapped when compressed by the wrap room, into a writer). */
+ * The room's other files: ring.c (the chunks in flight and their worker
+ * threads), cctx.c (settings), compress.c (trz_compress: the input,
+ * unwrapped when compressed by the wrap room, into a writer). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 
 #include "../format/know.h"
 #include "../common/safefile.h"
+#include "ring.h"
 #include "writer.h"
 
 typedef trz_index_entry index_entry;
-typedef struct ring ring;
 
 struct trz_writer {
     trz_cctx *c;      /* the settings, and where results and messages go */
@@ -189,62 +189,12 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
     return len;
 }
 
-/* Chunks in flight: a ring of jobs that worker threads encode in
- * submission order while the main thread reads ahead and writes finished
- * chunks out in order.  No batch barrier: a worker that finishes takes the
- * next queued chunk at once, and reading overlaps encoding. */
-struct ring {
-    trz_chunk_job job[256];
-    trz_know kview[256];    /* each job's view of the knowledge */
-    trz_buf kstream[256];   /* each job's knowledge stream */
-    uint8_t *buf[256];  /* each job's input buffer */
-    uint8_t done[256];
-    size_t q;           /* slots in use: one per thread and one read ahead */
-    size_t head, take, tail; /* next to write out, next to encode, next to fill */
-    int stop;           /* no more jobs will come (end or error) */
-    int pipe;           /* a chain's pipeline: the caller codes each chunk's
-                           records (trz_chunk_model), one worker finishes it
-                           (trz_chunk_finish), each slot with a zctx of its own */
-    int nworkers;
-    pthread_t tid[256];
-    pthread_mutex_t mu;
-    pthread_cond_t work_cv, done_cv;
-    wstate *w;
-    struct worker_arg { struct ring *r; int id; } wa[256];
-};
-
-typedef struct worker_arg worker_arg;
-
-static void *ring_worker(void *v)
-{
-    worker_arg *a = v;
-    ring *r = a->r;
-    pthread_mutex_lock(&r->mu);
-    for (;;) {
-        while (!r->stop && r->take == r->tail) pthread_cond_wait(&r->work_cv, &r->mu);
-        if (r->take == r->tail) break; /* stopped and nothing queued */
-        size_t slot = r->take++ % r->q;
-        pthread_mutex_unlock(&r->mu);
-        if (r->pipe) trz_chunk_finish(&r->job[slot], r->w->z[slot]);
-        else trz_chunk_encode(&r->job[slot], r->w->z[a->id]); /* worker i owns back-end context i */
-        pthread_mutex_lock(&r->mu);
-        r->done[slot] = 1;
-        pthread_cond_broadcast(&r->done_cv);
-    }
-    pthread_mutex_unlock(&r->mu);
-    return NULL;
-}
-
 /* Write out the oldest job once it is done and recycle its slot. */
-static int ring_finish(ring *r)
+static int write_oldest(wstate *w)
 {
-    wstate *w = r->w;
+    ring *r = w->r;
     size_t slot = r->head % r->q;
-    if (r->nworkers) {
-        pthread_mutex_lock(&r->mu);
-        while (!r->done[slot]) pthread_cond_wait(&r->done_cv, &r->mu);
-        pthread_mutex_unlock(&r->mu);
-    }
+    ring_wait(r, slot);
     trz_chunk_job *j = &r->job[slot];
     int rc = TRZ_OK;
     if (j->result) {
@@ -280,64 +230,6 @@ static int ring_finish(ring *r)
     r->done[slot] = 0;
     r->head++;
     return rc;
-}
-
-/* Queue the job in the tail slot; without workers, encode it here. */
-static void ring_submit(ring *r)
-{
-    size_t slot = r->tail % r->q;
-    if (!r->nworkers) {
-        trz_chunk_encode(&r->job[slot], r->w->z[0]);
-        r->done[slot] = 1;
-        r->tail++;
-        return;
-    }
-    pthread_mutex_lock(&r->mu);
-    r->tail++;
-    pthread_cond_signal(&r->work_cv);
-    pthread_mutex_unlock(&r->mu);
-}
-
-/* A chunk of a chain, with a worker: its records are coded here while the
- * worker finishes the chunk before (packs, checks it with the decoder's
- * model); then it waits for that chunk, and when it went out raw (so the
- * chain starts afresh after it, FORMAT.md "Chains") codes this one again
- * from a reset model.  The archive is the one a single thread writes. */
-static void pipe_submit(ring *r)
-{
-    wstate *w = r->w;
-    size_t slot = r->tail % r->q;
-    trz_chunk_job *j = &r->job[slot];
-    trz_chunk_model(j, w->z[slot]);
-    if (r->tail > r->head) {
-        size_t prev = (r->tail - 1) % r->q;
-        pthread_mutex_lock(&r->mu);
-        while (!r->done[prev]) pthread_cond_wait(&r->done_cv, &r->mu);
-        int again = r->job[prev].fell_back;
-        pthread_mutex_unlock(&r->mu);
-        if (again && j->model) {
-            trz_model_reset(w->c->chosen, j->model);
-            trz_chunk_model(j, w->z[slot]);
-        }
-    }
-    pthread_mutex_lock(&r->mu);
-    r->tail++;
-    pthread_cond_signal(&r->work_cv);
-    pthread_mutex_unlock(&r->mu);
-}
-
-/* Stop the workers and wait for them: at the end nothing is queued; after
- * an error the jobs not yet started are dropped, the running ones finish. */
-static void ring_stop(ring *r)
-{
-    if (!r->nworkers) return;
-    pthread_mutex_lock(&r->mu);
-    r->stop = 1;
-    r->tail = r->take; /* on an error, what was not started is dropped */
-    pthread_cond_broadcast(&r->work_cv);
-    pthread_mutex_unlock(&r->mu);
-    for (int i = 0; i < r->nworkers; i++) pthread_join(r->tid[i], NULL);
-    r->nworkers = 0;
 }
 
 static int write_index(wstate *w)
@@ -386,16 +278,7 @@ static int start(wstate *w)
     r->q = r->pipe ? 3 : nthreads == 1 ? 1 : (size_t)nthreads + 1;
     for (size_t i = 0; i < (r->pipe ? r->q : (size_t)nthreads); i++)
         if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
-    if (nthreads > 1) {
-        int nw = r->pipe ? 1 : nthreads; /* a pipeline: one worker, and the caller codes */
-        for (int i = 0; i < nw; i++) {
-            r->wa[i].r = r;
-            r->wa[i].id = i;
-            if (pthread_create(&r->tid[r->nworkers], NULL, ring_worker, &r->wa[i]) != 0) break;
-            r->nworkers++;
-        }
-        if (r->nworkers == 0) r->q = 1, r->pipe = 0; /* no thread started: encode inline */
-    }
+    if (nthreads > 1) ring_start(r, r->pipe ? 1 : nthreads); /* a pipeline: one worker, and the caller codes */
     return TRZ_OK;
 }
 
@@ -410,7 +293,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
     if (seq == 0 || w->kbytes + j->raw_len > period) {
         int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
         while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */
-            int rc = ring_finish(r);
+            int rc = write_oldest(w);
             if (rc) return rc;
         }
         if (!w->ks[next] && !(w->ks[next] = trz_kstore_create())) return fail(w, TRZ_ERR_NOMEM, "knowledge");
@@ -465,7 +348,7 @@ static int next_chunk(wstate *w)
     trz_cctx *c = w->c;
     ring *r = w->r;
     int rc;
-    if (r->tail - r->head == r->q && (rc = ring_finish(r))) return rc;
+    if (r->tail - r->head == r->q && (rc = write_oldest(w))) return rc;
     int is_tail;
     const trz_codec *k = c->chosen;
     size_t take = cut(w, k, &is_tail);
@@ -508,7 +391,7 @@ static int next_chunk(wstate *w)
     w->cut_bytes += take;
     if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
     if (w->chain) chain_chunk(w, j, r->tail, is_tail);
-    if (r->pipe) pipe_submit(r);
+    if (r->pipe) pipe_submit(r, w->c->chosen);
     else ring_submit(r);
     /* one thread: the chunk is encoded by now, and its buffer takes what
      * follows the cut (a second buffer would be fresh pages to fault in) */
@@ -563,7 +446,7 @@ int trz_writer_finish(trz_writer *w)
     w->eof = 1;
     int rc = w->started ? TRZ_OK : start(w);
     while (rc == TRZ_OK && w->pend_len > 0) rc = next_chunk(w);
-    while (rc == TRZ_OK && w->r->head < w->r->tail) rc = ring_finish(w->r);
+    while (rc == TRZ_OK && w->r->head < w->r->tail) rc = write_oldest(w);
     if (rc == TRZ_OK) rc = write_index(w);
     ring_stop(w->r);
     if (w->has_file) {
@@ -591,9 +474,7 @@ static void writer_free(trz_writer *w)
         trz_model_free(w->c->chosen, w->em);
         trz_model_free(w->c->chosen, w->dm);
     }
-    pthread_mutex_destroy(&r->mu);
-    pthread_cond_destroy(&r->work_cv);
-    pthread_cond_destroy(&r->done_cv);
+    ring_destroy(r);
     if (w->has_file) trz_outfile_abort(&w->file);
     trz_big_release(w->pend, w->pend_cap);
     for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], w->pend_cap);
@@ -625,10 +506,7 @@ int trz_writer_open_shared(trz_writer **out, trz_cctx *c, const trz_io *io, int 
     w->prev_nl = 1;
     w->fd = -1;
     if (!w->r) { free(w); *out = NULL; return TRZ_ERR_NOMEM; }
-    w->r->w = w;
-    pthread_mutex_init(&w->r->mu, NULL);
-    pthread_cond_init(&w->r->work_cv, NULL);
-    pthread_cond_init(&w->r->done_cv, NULL);
+    ring_init(w->r, w->z);
     if (!io || !io->write) { /* nothing to write the archive with: refused now, not at the first chunk */
         snprintf(c->err, sizeof c->err, "the output has no write function (trz_io.write is NULL)");
         return w->finished = 1, w->result = TRZ_ERR_PARAM;
