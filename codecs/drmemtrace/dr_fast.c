@@ -24,6 +24,7 @@ const char *drf_stream_name(unsigned id) { return id < DRF_NSTREAMS ? fs_names[i
 #define TB_MAX 16
 #define MT_MAX 20 /* the encoder's table of contexts */
 #define NVAL 128  /* value states: 64 record types, 64 marker types */
+#define DRF_WINDOW ((size_t)1 << 20) /* a chain's records kept for runs (drmemtrace.md, "Fast variant") */
 
 /* A PC's last successor (tagged, direct mapped: a collision forgets). */
 typedef struct { uint64_t pc, succ; } fpc;
@@ -37,6 +38,13 @@ struct drf_model {
     unsigned tb;    /* the tables have 2^tb entries (cleared at each chunk) */
     fval val[NVAL]; /* by record type, markers by marker type */
     uint64_t glast; /* the last memory address */
+    /* Chains: live = the model holds a chain's state, which the next
+     * chained chunk goes on from: the tables and the window, the last hn
+     * records (of wcap), where the chunk is placed after them. */
+    int live;
+    uint8_t *win;
+    size_t hn, wcap;
+    uint32_t *mt; /* the encoder's table of contexts in a chain, by window position */
 };
 
 static inline unsigned bitlen(uint64_t v) { return v ? 64 - (unsigned)__builtin_clzll(v) : 0; }
@@ -45,7 +53,8 @@ static inline uint32_t hsh(uint64_t x, unsigned bits) { return (uint32_t)((x * 0
 void drf_model_free(struct drf_model *m)
 {
     if (!m) return;
-    free(m->pc), free(m->mem), free(m->ts), free(m);
+    trz_big_release(m->win, m->wcap * DR_REC);
+    free(m->pc), free(m->mem), free(m->ts), free(m->mt), free(m);
 }
 
 /* The tables for a chunk of nrec records, as from nothing. */
@@ -71,7 +80,45 @@ static struct drf_model *fmodel_fit(struct drf_model **pm, uint64_t nrec)
     memset(m->ts, 0, sizeof *m->ts << m->tb);
     memset(m->val, 0, sizeof m->val);
     m->glast = 0;
+    m->hn = 0;
+    m->live = 0;
     return m;
+}
+
+void drf_model_reset(struct drf_model *m)
+{
+    if (m) m->live = 0;
+}
+
+/* Room for a chained chunk of nrec records after the window: where it
+ * goes, or NULL if out of memory.  The buffer only grows (to the window
+ * and the largest chunk). */
+static uint8_t *chain_begin(struct drf_model *m, size_t nrec)
+{
+    if (m->hn + nrec > m->wcap) {
+        size_t cap = m->hn + nrec;
+        uint8_t *w = trz_big_malloc(cap * DR_REC);
+        if (!w) return NULL;
+        if (m->hn) memcpy(w, m->win, m->hn * DR_REC);
+        trz_big_release(m->win, m->wcap * DR_REC);
+        m->win = w;
+        m->wcap = cap;
+    }
+    return m->win + m->hn * DR_REC;
+}
+
+/* After a chained chunk of nrec records: the window keeps the last
+ * DRF_WINDOW records; the encoder's positions move with them. */
+static void chain_end(struct drf_model *m, size_t nrec)
+{
+    size_t total = m->hn + nrec, keep = total < DRF_WINDOW ? total : DRF_WINDOW, drop = total - keep;
+    if (drop) {
+        memmove(m->win, m->win + drop * DR_REC, keep * DR_REC);
+        if (m->mt)
+            for (size_t k = 0; k < ((size_t)1 << MT_MAX); k++) m->mt[k] = m->mt[k] > drop ? m->mt[k] - (uint32_t)drop : 0;
+    }
+    m->hn = keep;
+    m->live = 1;
 }
 
 /* ---- records and streams ----------------------------------------------------- */
@@ -291,23 +338,11 @@ static inline size_t run_len(const uint8_t *in, size_t i, size_t n, size_t dist,
     return k;
 }
 
-int drf_encode(const trz_enc_args *a, struct drf_model **pm)
+/* Records i0..i1 of in (those before i0: the chain's window). */
+static void encode_recs(struct drf_model *m, fio *io, fmatch *mt, const uint8_t *in, size_t i0, size_t n)
 {
-    size_t n = (size_t)a->nrec;
-    const uint8_t *in = a->in;
-    if (a->nrec >= UINT32_MAX) return TRZ_CODEC_UNSUPPORTED; /* positions are 32-bit */
-    struct drf_model *m = fmodel_fit(pm, a->nrec);
-    unsigned mb = bitlen(a->nrec) + 1;
-    fmatch mt = { NULL, mb < TB_MIN ? TB_MIN : mb > MT_MAX ? MT_MAX : mb, { 0 } };
-    if (m) mt.t = calloc((size_t)1 << mt.bits, sizeof *mt.t);
-    if (!m || !mt.t) {
-        free(mt.t);
-        return TRZ_CODEC_NOMEM;
-    }
-    fio io;
-    io.w = a->streams;
-    put8(&io, DRF_SEQ, a->know ? DRF_VARIANT_KNOW : DRF_VARIANT);
-    size_t i = 0, dist = 0;
+    for (size_t k = i0 > CTX_RECS ? i0 - CTX_RECS : 0; k < i0; k++) match_insert(mt, in, k); /* the context */
+    size_t i = i0, dist = 0;
     uint32_t cand = 0; /* the position the last literal's context was followed by before */
     for (;;) {
         /* the distance for the next run: the one in use, or the context's
@@ -325,22 +360,57 @@ int drf_encode(const trz_enc_args *a, struct drf_model **pm)
         size_t run = 0;
         if (dist)
             while (i < n && same_rec(in + i * DR_REC, in + (i - dist) * DR_REC)) {
-                match_insert(&mt, in, i);
+                match_insert(mt, in, i);
                 i++;
                 run++;
             }
-        putv(&io, DRF_SEQ, (uint64_t)run << 1 | sw);
-        if (sw) putv(&io, DRF_DIST, dist);
+        putv(io, DRF_SEQ, (uint64_t)run << 1 | sw);
+        if (sw) putv(io, DRF_DIST, dist);
         if (i == n) break;
         uint8_t rec[DR_REC];
         memcpy(rec, in + i * DR_REC, DR_REC);
-        code_literal(m, &io, 1, rec, dist ? in + (i - dist) * DR_REC : NULL, in, i);
-        cand = match_insert(&mt, in, i);
+        code_literal(m, io, 1, rec, dist ? in + (i - dist) * DR_REC : NULL, in, i);
+        cand = match_insert(mt, in, i);
         i++;
     }
-    free(mt.t);
+}
+
+int drf_encode(const trz_enc_args *a, struct drf_model **pm)
+{
+    size_t n = (size_t)a->nrec;
+    if (a->nrec >= UINT32_MAX - DRF_WINDOW) return TRZ_CODEC_UNSUPPORTED; /* positions are 32-bit */
+    int go_on = a->chain && *pm && (*pm)->live;
+    struct drf_model *m = go_on ? *pm : fmodel_fit(pm, a->nrec);
+    if (!m) return TRZ_CODEC_NOMEM;
+    m->live = 0; /* until the chunk is coded */
+    unsigned mb = bitlen(a->nrec) + 1;
+    fmatch mt = { NULL, mb < TB_MIN ? TB_MIN : mb > MT_MAX ? MT_MAX : mb, { 0 } };
+    if (a->chain) { /* kept for the chain's next chunk */
+        mt.bits = MT_MAX;
+        if (!m->mt) m->mt = malloc(sizeof *m->mt << MT_MAX);
+        if (m->mt && !go_on) memset(m->mt, 0, sizeof *m->mt << MT_MAX);
+        mt.t = m->mt;
+    } else {
+        mt.t = calloc((size_t)1 << mt.bits, sizeof *mt.t);
+    }
+    uint8_t *w = a->chain && mt.t ? chain_begin(m, n) : NULL;
+    if (!mt.t || (a->chain && !w)) {
+        if (!a->chain) free(mt.t);
+        return TRZ_CODEC_NOMEM;
+    }
+    fio io;
+    io.w = a->streams;
+    put8(&io, DRF_SEQ, !a->chain ? (a->know ? DRF_VARIANT_KNOW : DRF_VARIANT) : go_on ? DRF_VARIANT_CHAINED : DRF_VARIANT_CHAIN);
+    if (a->chain) {
+        memcpy(w, a->in, a->len);
+        encode_recs(m, &io, &mt, m->win, m->hn, m->hn + n);
+    } else {
+        encode_recs(m, &io, &mt, a->in, 0, n);
+        free(mt.t);
+    }
     for (int s = 0; s < DRF_NSTREAMS; s++)
         if (a->streams[s].oom) return TRZ_CODEC_NOMEM;
+    if (a->chain) chain_end(m, n);
     return TRZ_CODEC_OK;
 }
 
@@ -357,6 +427,33 @@ static inline void copy_run(uint8_t *out, size_t i, size_t dist, size_t run)
     }
 }
 
+/* Records i0..n of out (those before i0: the chain's window). */
+static int decode_recs(struct drf_model *m, fio *io, uint8_t *out, size_t i0, size_t n)
+{
+    size_t i = i0, dist = 0;
+    for (;;) {
+        uint64_t v = getv(io, DRF_SEQ);
+        uint64_t run = v >> 1;
+        if (v & 1) {
+            uint64_t d = getv(io, DRF_DIST);
+            if (d == 0 || d > i) return TRZ_CODEC_CORRUPT;
+            dist = (size_t)d;
+        }
+        if (run > n - i || (run && !dist) || io->r[DRF_SEQ].err) return TRZ_CODEC_CORRUPT;
+        if (run) {
+            copy_run(out, i, dist, (size_t)run);
+            i += (size_t)run;
+        }
+        if (i == n) break;
+        if (code_literal(m, io, 0, out + i * DR_REC, dist ? out + (i - dist) * DR_REC : NULL, out, i))
+            return TRZ_CODEC_CORRUPT;
+        i++;
+    }
+    for (int s = 1; s < DRF_NSTREAMS; s++)
+        if (io->r[s].err || io->r[s].p != io->r[s].end) return TRZ_CODEC_CORRUPT;
+    return TRZ_CODEC_OK;
+}
+
 int drf_decode(const trz_dec_args *a, struct drf_model **pm)
 {
     size_t n = (size_t)a->nrec;
@@ -368,31 +465,21 @@ int drf_decode(const trz_dec_args *a, struct drf_model **pm)
     for (int s = 0; s < DRF_NSTREAMS; s++) trz_rd_init(&io.r[s], a->stream[s], a->stream_len[s]);
     unsigned variant = get8(&io, DRF_SEQ);
     if (io.r[DRF_SEQ].err) return TRZ_CODEC_CORRUPT;
-    if (variant != (a->know ? DRF_VARIANT_KNOW : DRF_VARIANT)) return TRZ_CODEC_UNSUPPORTED;
-    if (a->nrec >= UINT32_MAX) return TRZ_CODEC_CORRUPT;
-    struct drf_model *m = fmodel_fit(pm, a->nrec);
+    if (!a->chain ? variant != (a->know ? DRF_VARIANT_KNOW : DRF_VARIANT)
+                  : a->know || (variant != DRF_VARIANT_CHAIN && variant != DRF_VARIANT_CHAINED))
+        return TRZ_CODEC_UNSUPPORTED;
+    if (a->nrec >= UINT32_MAX - DRF_WINDOW) return TRZ_CODEC_CORRUPT;
+    int go_on = variant == DRF_VARIANT_CHAINED;
+    if (go_on && !(*pm && (*pm)->live)) return TRZ_CODEC_CORRUPT; /* no chain to go on with */
+    struct drf_model *m = go_on ? *pm : fmodel_fit(pm, a->nrec);
     if (!m) return TRZ_CODEC_NOMEM;
-    uint8_t *out = a->out;
-    size_t i = 0, dist = 0;
-    for (;;) {
-        uint64_t v = getv(&io, DRF_SEQ);
-        uint64_t run = v >> 1;
-        if (v & 1) {
-            uint64_t d = getv(&io, DRF_DIST);
-            if (d == 0 || d > i) return TRZ_CODEC_CORRUPT;
-            dist = (size_t)d;
-        }
-        if (run > n - i || (run && !dist) || io.r[DRF_SEQ].err) return TRZ_CODEC_CORRUPT;
-        if (run) {
-            copy_run(out, i, dist, (size_t)run);
-            i += (size_t)run;
-        }
-        if (i == n) break;
-        if (code_literal(m, &io, 0, out + i * DR_REC, dist ? out + (i - dist) * DR_REC : NULL, out, i))
-            return TRZ_CODEC_CORRUPT;
-        i++;
-    }
-    for (int s = 1; s < DRF_NSTREAMS; s++)
-        if (io.r[s].err || io.r[s].p != io.r[s].end) return TRZ_CODEC_CORRUPT;
+    m->live = 0; /* until the chunk has decoded */
+    if (!a->chain) return decode_recs(m, &io, a->out, 0, n);
+    uint8_t *w = chain_begin(m, n);
+    if (!w) return TRZ_CODEC_NOMEM;
+    int rc = decode_recs(m, &io, m->win, m->hn, m->hn + n);
+    if (rc) return rc;
+    memcpy(a->out, w, a->len);
+    chain_end(m, n);
     return TRZ_CODEC_OK;
 }

@@ -101,6 +101,7 @@ static void dr_model_reset(trz_model *m)
 {
     dr_state *st = (dr_state *)m;
     if (st->part) st->stale = 1;
+    drf_model_reset(st->fast);
 }
 
 static void dr_model_destroy(trz_model *m)
@@ -119,6 +120,7 @@ static int dr_encode(const trz_enc_args *a, trz_model *tm)
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK;
     dr_state *st = (dr_state *)tm;
+    drf_model_reset(st->fast); /* a fast chain after this chunk starts again */
     const dr_level *lv = st->lv ? st->lv : &dr_levels[trz_level_clamp(a->level)];
     int chain = a->chain != 0;
     unsigned mb = 0, v = DR_VARIANT;
@@ -163,6 +165,7 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
         if (a->stream_len[k]) return TRZ_CODEC_CORRUPT;
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
+    drf_model_reset(((dr_state *)tm)->fast);
     rc c;
     rc_dec_init(&c, a->stream[S_MODEL], a->stream_len[S_MODEL]);
     /* variants 0 and 1 (no match model) are what trz 0.11 to 0.13 wrote,
@@ -202,15 +205,16 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     return TRZ_CODEC_OK;
 }
 
-/* The fast variant: every chunk stands alone, in a chain too
- * (drmemtrace.md, "Fast variant"); the range-coded part is reset, so that
- * both sides would start a range-coded chunk after it afresh. */
+/* The fast variant (dr_fast.c), alone or in a chain of its own: the
+ * range-coded part is dropped, so that both sides would start a
+ * range-coded chunk after it afresh (and a range-coded chunk drops the
+ * fast variant's chain: it starts again, see dr_encode). */
 static int dr_fast_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK;
     dr_state *st = (dr_state *)tm;
-    dr_model_reset(tm);
+    if (st->part) st->stale = 1;
     return drf_encode(a, &st->fast);
 }
 
@@ -218,7 +222,7 @@ static int dr_fast_decode(const trz_dec_args *a, trz_model *tm)
 {
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_CORRUPT;
     dr_state *st = (dr_state *)tm;
-    dr_model_reset(tm);
+    if (st->part) st->stale = 1;
     return drf_decode(a, &st->fast);
 }
 
@@ -234,7 +238,7 @@ static const trz_variant dr_variants[DRV_N] = {
 static int dr_variant_of(const size_t *len, const uint8_t *const *head)
 {
     if (!len[S_MODEL] && len[DRF_SEQ])
-        return head[DRF_SEQ][0] == DRF_VARIANT || head[DRF_SEQ][0] == DRF_VARIANT_KNOW ? DRV_FAST : -1;
+        return head[DRF_SEQ][0] >= DRF_VARIANT && head[DRF_SEQ][0] <= DRF_VARIANT_CHAINED ? DRV_FAST : -1;
     if (!len[S_MODEL]) return DRV_RANGE; /* a chunk of no records */
     rc c;
     rc_dec_init(&c, head[S_MODEL], len[S_MODEL] < TRZ_VARIANT_HEAD ? len[S_MODEL] : TRZ_VARIANT_HEAD);
