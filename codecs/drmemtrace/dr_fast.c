@@ -18,11 +18,28 @@ static const char *const fs_names[DRF_NSTREAMS] = { NULL, "seq", "dist", "type",
 
 const char *drf_stream_name(unsigned id) { return id < DRF_NSTREAMS ? fs_names[id] : NULL; }
 
+#ifdef DRF_STATS /* tuning only: the encoder's choices */
+#include <stdio.h>
+static unsigned long long st_ev[64];
+#define ST(k) (enc ? (void)st_ev[k]++ : (void)0)
+__attribute__((destructor)) static void st_print(void)
+{
+    static const char *nm[] = { "lit", "T0", "T1", "T2", "T3", "i0", "i1", "i2", "i3", "m0", "m1", "m2", "m3",
+                                "e0", "e1", "e2", "e3", "v0", "v1", "v2", "v3" };
+    for (unsigned k = 0; k < 64; k++)
+        if (st_ev[k]) fprintf(stderr, "%s=%llu ", k < sizeof nm / sizeof nm[0] ? nm[k] : "?", st_ev[k]);
+    fprintf(stderr, "\n");
+}
+#else
+#define ST(k) ((void)0)
+#endif
+
 #define CTX_RECS 4  /* records hashed to find an earlier occurrence of the context */
 #define BACK_MAX 32 /* records a literal looks back for its instruction */
 #define TB_MIN 10   /* the tables' bits: by the chunk's records, within these */
 #define TB_MAX 16
 #define MT_MAX 20 /* the encoder's table of contexts */
+#define TS2_BITS 12
 #define NVAL 128  /* value states: 64 record types, 64 marker types */
 #define DRF_WINDOW ((size_t)1 << 20) /* a chain's records kept for runs (drmemtrace.md, "Fast variant") */
 
@@ -35,6 +52,7 @@ struct drf_model {
     fpc *pc;
     fval *mem;
     uint32_t *ts;   /* predicted type | size << 16, by place */
+    uint32_t ts2[1 << TS2_BITS]; /* the same by the record before's type and size */
     unsigned tb;    /* the tables have 2^tb entries (cleared at each chunk) */
     fval val[NVAL]; /* by record type, markers by marker type */
     uint64_t glast; /* the last memory address */
@@ -79,6 +97,7 @@ static struct drf_model *fmodel_fit(struct drf_model **pm, uint64_t nrec)
     memset(m->mem, 0, sizeof *m->mem << m->tb);
     memset(m->ts, 0, sizeof *m->ts << m->tb);
     memset(m->val, 0, sizeof m->val);
+    memset(m->ts2, 0, sizeof m->ts2);
     m->glast = 0;
     m->hn = 0;
     m->live = 0;
@@ -146,12 +165,14 @@ TRZ_FORCE_INLINE uint64_t getv(fio *io, int s) { return trz_get_uvarint(&io->r[s
 typedef struct {
     uint64_t pc;
     unsigned len, k, slot, ptype;
+    uint32_t pts; /* the record before's type | size << 16 */
 } fctx;
 
 TRZ_FORCE_INLINE void ctx_of(const uint8_t *out, size_t i, fctx *c)
 {
     c->pc = 0, c->len = 0, c->k = 0, c->slot = 0;
-    c->ptype = i ? rtype(out + (i - 1) * DR_REC) : 0xFFFF;
+    c->pts = i ? trz_ld_le32(out + (i - 1) * DR_REC) : 0xFFFF;
+    c->ptype = c->pts & 0xFFFF;
     size_t lim = i > BACK_MAX ? i - BACK_MAX : 0;
     for (size_t j = i; j > lim; j--) {
         const uint8_t *p = out + (j - 1) * DR_REC;
@@ -168,7 +189,7 @@ TRZ_FORCE_INLINE void ctx_of(const uint8_t *out, size_t i, fctx *c)
 
 /* The header byte of a literal: how its type and size and its address are
  * coded (drmemtrace.md, "Fast variant"). */
-enum { T_PRED, T_DIST, T_NEW };
+enum { T_PRED, T_DIST, T_NEW, T_PREV };
 enum { A_C0, A_C1, A_C2, A_NEW };
 
 /* The first of the three candidates that is v (A_NEW: none). */
@@ -187,6 +208,7 @@ TRZ_FORCE_INLINE int code_literal(struct drf_model *m, fio *io, const int enc, u
     ctx_of(out, i, &c);
     unsigned tb = m->tb;
     uint32_t *ts = &m->ts[hsh(c.pc * 0x100000001B3ull ^ (uint64_t)c.k << 56 ^ (uint64_t)c.ptype << 40, tb)];
+    uint32_t *ts2 = &m->ts2[hsh(c.pts, TS2_BITS)];
     unsigned t, sz, hdr = 0;
     uint64_t a;
     /* 1. type and size: the place's last, the record at the distance's, or new */
@@ -195,6 +217,7 @@ TRZ_FORCE_INLINE int code_literal(struct drf_model *m, fio *io, const int enc, u
         uint32_t ws = t | (uint32_t)sz << 16;
         if (ws == *ts) hdr = T_PRED;
         else if (R && ws == trz_ld_le32(R)) hdr = T_DIST;
+        else if (ws == *ts2) hdr = T_PREV;
         else {
             hdr = T_NEW;
             putv(io, DRF_TYPE, t);
@@ -206,6 +229,7 @@ TRZ_FORCE_INLINE int code_literal(struct drf_model *m, fio *io, const int enc, u
         unsigned tc = hdr & 3;
         if (tc == T_PRED) t = *ts & 0xFFFF, sz = *ts >> 16;
         else if (tc == T_DIST && R) t = rtype(R), sz = rsize(R);
+        else if (tc == T_PREV) t = *ts2 & 0xFFFF, sz = *ts2 >> 16;
         else if (tc == T_NEW) {
             uint64_t t64 = getv(io, DRF_TYPE), s64 = getv(io, DRF_TYPE);
             if (t64 > 0xFFFF || s64 > 0xFFFF) return -1;
@@ -215,6 +239,7 @@ TRZ_FORCE_INLINE int code_literal(struct drf_model *m, fio *io, const int enc, u
         if (hdr >> 4) return -1; /* reserved bits */
     }
     *ts = t | (uint32_t)sz << 16;
+    *ts2 = *ts;
     /* 2. the address field by the record's kind */
     unsigned ac = enc ? 0 : hdr >> 2 & 3;
     uint64_t ft = c.pc + c.len; /* fall-through of the instruction before */
@@ -287,6 +312,9 @@ TRZ_FORCE_INLINE int code_literal(struct drf_model *m, fio *io, const int enc, u
         v->step = a - v->last;
         v->last = a;
     }
+    ST(0);
+    ST(1 + (hdr & 3));
+    ST(5 + 4 * (dr_is_instr(t) ? 0 : dr_is_mem(t) ? 1 : t == DR_ENCODING ? 2 : 3) + ac);
     if (enc) {
         put8(io, DRF_SEQ, hdr | ac << 2);
     } else {
