@@ -369,7 +369,10 @@ static inline size_t run_len(const uint8_t *in, size_t i, size_t n, size_t dist,
 /* Records i0..i1 of in (those before i0: the chain's window). */
 static void encode_recs(struct drf_model *m, fio *io, fmatch *mt, const uint8_t *in, size_t i0, size_t n)
 {
-    for (size_t k = i0 > CTX_RECS ? i0 - CTX_RECS : 0; k < i0; k++) match_insert(mt, in, k); /* the context */
+    for (size_t k = i0 > CTX_RECS ? i0 - CTX_RECS : 0; k < i0; k++) { /* the window's last records: the context */
+        memmove(&mt->fp[1], &mt->fp[0], (CTX_RECS - 1) * sizeof mt->fp[0]);
+        mt->fp[0] = rec_fp(in + k * DR_REC);
+    }
     size_t i = i0, dist = 0;
     uint32_t cand = 0; /* the position the last literal's context was followed by before */
     for (;;) {
@@ -496,7 +499,8 @@ int drf_decode(const trz_dec_args *a, struct drf_model **pm)
     if (!a->chain ? variant != (a->know ? DRF_VARIANT_KNOW : DRF_VARIANT)
                   : a->know || (variant != DRF_VARIANT_CHAIN && variant != DRF_VARIANT_CHAINED))
         return TRZ_CODEC_UNSUPPORTED;
-    if (a->nrec >= UINT32_MAX - DRF_WINDOW) return TRZ_CODEC_CORRUPT;
+    /* a chunk of no records has no streams */
+    if (!n || a->nrec >= UINT32_MAX - DRF_WINDOW) return TRZ_CODEC_CORRUPT;
     int go_on = variant == DRF_VARIANT_CHAINED;
     if (go_on && !(*pm && (*pm)->live)) return TRZ_CODEC_CORRUPT; /* no chain to go on with */
     struct drf_model *m = go_on ? *pm : fmodel_fit(pm, a->nrec);

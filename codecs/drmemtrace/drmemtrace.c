@@ -1,8 +1,9 @@
 /* drmemtrace.c - the drmemtrace codec: DynamoRIO's offline trace records
  * (12 bytes: type, size, addr), id 7.  The entry points and the codec's
  * table: a chunk's model variant and the level's parameters, then the
- * event coder (dr_event.c) over the model (dr_model.h, dr_model.c); the
- * carried knowledge is dr_know.c.  Spec: drmemtrace.md. */
+ * event coder (dr_event.c) over the model (dr_model.h, dr_model.c), or at
+ * levels 1-3 the fast variant's byte streams (dr_fast.c); the carried
+ * knowledge is dr_know.c.  Spec: drmemtrace.md. */
 #include "dr_fast.h"
 #include "dr_model.h"
 
