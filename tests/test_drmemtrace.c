@@ -1084,6 +1084,49 @@ static void fast_archives(void)
     free(g.p);
 }
 
+/* Junk streams behind a valid variant byte, alone and in a chain after a
+ * good chunk: an error or some records, never a crash (ASan, UBSan). */
+static void fast_junk(void)
+{
+    drg g;
+    drg_run(&g, DRG_THREAD, 60000, 0x1a2b);
+    size_t n = g.n / DR_REC;
+    uint8_t *out = malloc(g.n);
+    streams good;
+    memset(&good, 0, sizeof good);
+    trz_enc_args ea = TEST_ENC_ARGS(g.p, n * DR_REC, n, TRZ_BO_LITTLE, 1, good.s);
+    ea.chain = 1;
+    trz_model *m = NULL, *d = NULL;
+    int ok = trz_model_create(C, 1, 0, &m) == TRZ_CODEC_OK && trz_model_create(C, 0, 0, &d) == TRZ_CODEC_OK &&
+             trz_codec_encode(C, &ea, m) == TRZ_CODEC_OK;
+    for (int k = 0; ok && k < 300; k++) {
+        int chain = k % 2;
+        streams junk;
+        memset(&junk, 0, sizeof junk);
+        for (int i = 1; i < DRF_NSTREAMS; i++) {
+            size_t len = i == DRF_SEQ ? 1 + rnd() % 400 : rnd() % 3 ? rnd() % 300 : 0;
+            for (size_t j = 0; j < len; j++) {
+                /* small values in seq: runs, headers and distances that parse */
+                unsigned b = i == DRF_SEQ && rnd() % 4 ? (unsigned)(rnd() % 16) : (unsigned)(rnd() & 255);
+                trz_put_u8(&junk.s[i], (uint8_t)b);
+            }
+        }
+        junk.s[DRF_SEQ].p[0] = chain ? (k % 4 == 1 ? DRF_VARIANT_CHAINED : DRF_VARIANT_CHAIN) : DRF_VARIANT;
+        if (chain) {
+            trz_model_reset(C, d);
+            ok &= chain_decode1(d, &good, out, n, 1) == TRZ_CODEC_OK && !memcmp(out, g.p, n * DR_REC);
+        }
+        (void)chain_decode1(d, &junk, out, 1 + rnd() % n, chain);
+        free_streams(&junk);
+    }
+    check(ok, "level 1: junk streams behind the variant byte, alone and in a chain: no crash");
+    trz_model_free(C, m);
+    trz_model_free(C, d);
+    free_streams(&good);
+    free(out);
+    free(g.p);
+}
+
 static void test_fast(void)
 {
     for (int level = 1; level <= 3; level++) {
@@ -1118,6 +1161,7 @@ static void test_fast(void)
         free(g.p);
     }
     g_level = 9;
+    fast_junk();
     fast_chain(1);
     fast_chain(3);
     fast_archives();
