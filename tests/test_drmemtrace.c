@@ -9,8 +9,10 @@
  * last record, carried knowledge (facts learnt and stated in the codec's
  * layout, chunks coded against facts that are wrong or hostile, archives of
  * small chunks that carry knowledge: one archive for every thread count,
- * read back through the index, a pipe, threads and seeks), and the shared
- * corpus's traces when they are present. */
+ * read back through the index, a pipe, threads and seeks), the fast variant
+ * of levels 1-3 (all of the above that applies, its chains, junk streams,
+ * archives for one and two threads), and the shared corpus's traces when
+ * they are present. */
 #include "../codecs/drmemtrace/dr_int.h"
 #include "../codecs/drmemtrace/dr_fast.h"
 #include "../src/format/know.h"
