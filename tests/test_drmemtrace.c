@@ -9,9 +9,12 @@
  * last record, carried knowledge (facts learnt and stated in the codec's
  * layout, chunks coded against facts that are wrong or hostile, archives of
  * small chunks that carry knowledge: one archive for every thread count,
- * read back through the index, a pipe, threads and seeks), and the shared
- * corpus's traces when they are present. */
+ * read back through the index, a pipe, threads and seeks), the fast variant
+ * of levels 1-3 (all of the above that applies, its chains, junk streams,
+ * archives for one and two threads), and the shared corpus's traces when
+ * they are present. */
 #include "../codecs/drmemtrace/dr_int.h"
+#include "../codecs/drmemtrace/dr_fast.h"
 #include "../src/format/know.h"
 #include "../codecs/common/rc.h"
 #include "codec_args.h"
@@ -27,6 +30,10 @@
 static const trz_codec *C = &trz_codec_drmemtrace;
 
 static const trz_know *g_know; /* the knowledge round_trip codes with (NULL: none) */
+static int g_level = 9;         /* the level round_trip codes at */
+
+/* A level that writes the fast variant (its streams, no stream 0). */
+static int fast_level(int level) { return level >= 1 && level <= 3; }
 
 static int decode_with(const uint8_t *const *sp, const size_t *sl, uint8_t *out, size_t len, uint64_t nrec)
 {
@@ -42,18 +49,77 @@ static int round_trip(const uint8_t *in, size_t len, int damage, size_t *csize)
     streams st;
     memset(&st, 0, sizeof st);
     uint64_t coded = 0;
-    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / DR_REC, TRZ_BO_LITTLE, 9, st.s);
+    trz_enc_args ea = TEST_ENC_ARGS(in, len, len / DR_REC, TRZ_BO_LITTLE, g_level, st.s);
     ea.coded = &coded;
     ea.know = g_know;
     if (trz_codec_encode(C, &ea, NULL) != TRZ_CODEC_OK) { free_streams(&st); return 0; }
     const uint8_t *sp[TRZ_MAX_STREAMS];
     size_t sl[TRZ_MAX_STREAMS];
     for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
-    if (csize) *csize = sl[0];
+    int fast = fast_level(g_level);
+    if (csize) {
+        *csize = 0;
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++) *csize += sl[i];
+    }
     uint8_t *out = malloc(len + 2 * DR_REC);
     int ok = decode_with(sp, sl, out, len, len / DR_REC) == TRZ_CODEC_OK && memcmp(out, in, len) == 0;
-    ok &= len ? coded == 1 && sl[0] && !sl[1] : coded == 0 && !sl[0];
-    if (damage && len) {
+    if (fast) {
+        ok &= len ? coded == 0 && !sl[0] && sl[DRF_SEQ] && sp[DRF_SEQ][0] == (g_know ? DRF_VARIANT_KNOW : DRF_VARIANT)
+                  : coded == 0 && !sl[DRF_SEQ];
+        for (int i = DRF_NSTREAMS; i < TRZ_MAX_STREAMS; i++) ok &= !sl[i];
+    } else {
+        ok &= len ? coded == 1 && sl[0] && !sl[1] : coded == 0 && !sl[0];
+    }
+    if (damage && len && fast) {
+        /* each stream the variant wrote cut, lengthened and flipped; its
+         * variant byte another's */
+        for (int ds = 1; ds < DRF_NSTREAMS; ds++) {
+            size_t keep = sl[ds];
+            if (!keep) continue;
+            const uint8_t *orig = sp[ds];
+            uint8_t *cp = malloc(keep + 1);
+            memcpy(cp, orig, keep);
+            sp[ds] = cp;
+            sl[ds] = keep - 1;
+            ok &= decode_with(sp, sl, out, len, len / DR_REC) != TRZ_CODEC_OK;
+            sl[ds] = keep / 2;
+            (void)decode_with(sp, sl, out, len, len / DR_REC);
+            cp[keep] = 0x5a;
+            sl[ds] = keep + 1;
+            ok &= decode_with(sp, sl, out, len, len / DR_REC) != TRZ_CODEC_OK;
+            sl[ds] = keep;
+            for (int k = 0; k < 8; k++) {
+                memcpy(cp, orig, keep);
+                cp[rnd() % keep] ^= (uint8_t)(1 + rnd() % 255);
+                (void)decode_with(sp, sl, out, len, len / DR_REC);
+            }
+            memcpy(cp, orig, keep);
+            if (ds == DRF_SEQ) {
+                static const uint8_t other[] = { 5, 8, 9, 10, 255 };
+                for (size_t k = 0; k < sizeof other; k++) {
+                    cp[0] = other[k];
+                    ok &= decode_with(sp, sl, out, len, len / DR_REC) != TRZ_CODEC_OK;
+                }
+                cp[0] = g_know ? DRF_VARIANT : DRF_VARIANT_KNOW;
+                ok &= decode_with(sp, sl, out, len, len / DR_REC) == TRZ_CODEC_UNSUPPORTED;
+            }
+            sp[ds] = orig;
+            free(cp);
+        }
+        ok &= decode_with(sp, sl, out, len, len / DR_REC + 1) != TRZ_CODEC_OK;
+        (void)decode_with(sp, sl, out, len - DR_REC, len / DR_REC - 1);
+        /* stream 0 beside them, and a stream the codec never writes */
+        uint8_t x = 1;
+        for (int k = 0; k < 2; k++) {
+            int at = k ? 40 : 0;
+            sp[at] = &x;
+            sl[at] = 1;
+            ok &= decode_with(sp, sl, out, len, len / DR_REC) != TRZ_CODEC_OK;
+            sp[at] = NULL;
+            sl[at] = 0;
+        }
+    }
+    if (damage && len && !fast) {
         ok &= decode_with(sp, sl, out, len, len / DR_REC + 1) != TRZ_CODEC_OK;
         (void)decode_with(sp, sl, out, len - DR_REC, len / DR_REC - 1);
         (void)decode_with(sp, sl, out, len + DR_REC, len / DR_REC + 1);
@@ -656,6 +722,8 @@ static void test_corpus(void)
         int ok = n % DR_REC == 0, bo;
         ok &= C->probe(d, n, &bo) >= 90;
         ok &= round_trip(d, n, i == 0, NULL);
+        for (g_level = 1; g_level <= 3; g_level += 2) ok &= round_trip(d, n, i == 0, NULL);
+        g_level = 9;
         char what[4300];
         snprintf(what, sizeof what, "corpus %s", gl.gl_pathv[i]);
         check(ok, "%s", what);
@@ -669,45 +737,55 @@ static void test_corpus(void)
  * damage, a variant of the other kind of member unsupported. */
 static void test_levels(void)
 {
-    static const struct { int level; unsigned variant; } want[] = { { 1, 2 }, { 2, 2 }, { 3, 2 }, { 9, 2 },
+    static const struct { int level; unsigned variant; } want[] = { { 1, 6 }, { 2, 6 }, { 3, 6 }, { 4, 2 }, { 9, 2 },
                                                                    { 11, 2 }, { 12, 4 }, { 19, 4 } };
     drg g;
     drg_run(&g, DRG_THREAD, 600000, 0x1e7e1);
     size_t len = g.n / DR_REC * DR_REC, nrec = len / DR_REC;
     uint8_t *out = malloc(len);
-    size_t size9 = 0, size1 = 0;
+    size_t size9 = 0, size4 = 0, size1 = 0, size3 = 0;
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         streams st;
         memset(&st, 0, sizeof st);
         uint64_t coded = 0;
         trz_enc_args ea = TEST_ENC_ARGS(g.p, len, nrec, TRZ_BO_LITTLE, want[k].level, st.s);
         ea.coded = &coded;
-        int ok = trz_codec_encode(C, &ea, NULL) == TRZ_CODEC_OK && st.s[0].n;
+        int fast = fast_level(want[k].level);
+        int ok = trz_codec_encode(C, &ea, NULL) == TRZ_CODEC_OK && (fast ? !st.s[0].n && st.s[DRF_SEQ].n : st.s[0].n);
         const uint8_t *sp[TRZ_MAX_STREAMS];
         size_t sl[TRZ_MAX_STREAMS];
         for (int i = 0; i < TRZ_MAX_STREAMS; i++) { sp[i] = st.s[i].n ? st.s[i].p : NULL; sl[i] = st.s[i].n; }
         unsigned v = 255;
-        if (ok) {
+        if (ok && fast) {
+            v = sp[DRF_SEQ][0];
+            ok = decode_with(sp, sl, out, len, nrec) == TRZ_CODEC_OK && memcmp(out, g.p, len) == 0;
+            size_t all = 0;
+            for (int i = 0; i < TRZ_MAX_STREAMS; i++) all += sl[i];
+            if (want[k].level == 1) size1 = all;
+            if (want[k].level == 3) size3 = all;
+        } else if (ok) {
             rc c;
             rc_dec_init(&c, sp[0], sl[0]);
             v = rc_direct(&c, 0, 8);
             ok = decode_with(sp, sl, out, len, nrec) == TRZ_CODEC_OK && memcmp(out, g.p, len) == 0;
         }
         if (want[k].level == 9) size9 = sl[0];
-        if (want[k].level == 1) size1 = sl[0];
+        if (want[k].level == 4) size4 = sl[0];
         char what[120];
         snprintf(what, sizeof what, "level %d: model variant %u (want %u), %zu bytes, exact", want[k].level, v,
                  want[k].variant, sl[0]);
         check(ok && v == want[k].variant, "%s", what);
         free_streams(&st);
     }
-    check(size9 && size9 == size1, "level 1 codes with the default's model (the match model at every level)");
+    check(size9 && size9 == size4, "level 4 codes with the default's model (the match model at every level from 4)");
+    /* levels 1-3 write the same streams (the back-end's level differs) */
+    check(size1 && size1 == size3, "levels 1 and 3 write the same fast streams (%zu bytes before the back-end)", size1);
     /* hand-made streams: a stated size out of range, the other kind's variant */
     static const struct { unsigned v, mb; int rc; const char *what; } bad[] = {
         { 4, 9, TRZ_CODEC_CORRUPT, "variant 4 stating a 9-bit match table: damage" },
         { 4, 23, TRZ_CODEC_CORRUPT, "variant 4 stating a 23-bit match table: damage" },
         { 5, 16, TRZ_CODEC_UNSUPPORTED, "variant 5 in a member without knowledge: unsupported" },
-        { 6, 16, TRZ_CODEC_UNSUPPORTED, "variant 6: unsupported" },
+        { 6, 16, TRZ_CODEC_UNSUPPORTED, "variant 6 in stream 0 (the fast variant has none): unsupported" },
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         trz_buf vb = { 0 };
@@ -725,7 +803,7 @@ static void test_levels(void)
     /* one model for two chunks, reset between them, at each variant's level:
      * what fresh models write and read (halves of equal and unequal size) */
     size_t h = nrec / 2 * DR_REC, q = nrec / 3 * DR_REC;
-    for (int level = 1; level <= 19; level += 9) {
+    for (int level = 1; level <= 19; level += level == 1 ? 2 : 8) {
         char what[96];
         snprintf(what, sizeof what, "level %d: a model reset between chunks codes as fresh ones", level);
         check(test_model_reuse(C, g.p, h, g.p + h, h, level, TRZ_BO_LITTLE) &&
@@ -878,12 +956,226 @@ static void test_chain(void)
     free(g2.p);
 }
 
+
+/* ---- the fast variant (drmemtrace.md, "Fast variant") ----------------------- */
+
+/* Records that test the fast variant's escapes: an encoding that changes
+ * at a PC, a chunk of markers only, addresses at the ends of 64 bits. */
+static void fast_edge_cases(void)
+{
+    size_t n = 3000, len = n * DR_REC;
+    uint8_t *b = calloc(n, DR_REC);
+    for (size_t i = 0; i < n; i += 3) { /* the same PC, its bytes changing every 50 times */
+        rec(b + i * DR_REC, DR_ENCODING, 3, 0x123456 + i / 150);
+        rec(b + (i + 1) * DR_REC, DR_INSTR, 3, 0x401000);
+        rec(b + (i + 2) * DR_REC, DR_READ, 8, 0x7ffd0000 + 8 * (i % 90));
+    }
+    check(round_trip(b, len, 1, NULL), "level %d: an encoding that changes at a PC", g_level);
+    for (size_t i = 0; i < n; i++)
+        rec(b + i * DR_REC, DR_MARKER, i % 5 ? DRM_CORE_IDLE : (unsigned)(i % 40), i % 5 ? 0 : i * 1000003);
+    check(round_trip(b, len, 1, NULL), "level %d: a chunk of markers only", g_level);
+    for (size_t i = 0; i < n; i++) {
+        static const uint64_t far[] = { 0, 1, UINT64_MAX, UINT64_MAX - 7, 1ull << 63, (1ull << 63) - 1 };
+        unsigned t = i % 4 == 0 ? DR_INSTR : i % 4 == 1 ? DR_WRITE : i % 4 == 2 ? DR_MARKER : DR_ENCODING;
+        rec(b + i * DR_REC, t, (unsigned)(rnd() % 3 ? 8 : rnd() & 0xFFFF), far[rnd() % 6] ^ (rnd() % 2 ? rnd() : 0));
+    }
+    check(round_trip(b, len, 1, NULL), "level %d: addresses at the ends of 64 bits, any sizes", g_level);
+    for (size_t i = 0; i < n; i++) rec(b + i * DR_REC, 0xFFFF - (unsigned)(i % 3), 0xFFFF, ~(uint64_t)i);
+    check(round_trip(b, len, 1, NULL), "level %d: types and sizes of 16 bits", g_level);
+    free(b);
+}
+
+/* A chain at a fast level: chunks of any size decode in order, again after
+ * a reset, and the encoder writes them again after its reset; a repeat of
+ * an earlier chunk costs little; a chunk without its chain is damage. */
+static void fast_chain(int level)
+{
+    drg g1, g2;
+    drg_run(&g1, DRG_THREAD, 1500000, 0xfa51);
+    drg_run(&g2, DRG_CORE, 600000, 0xfa52);
+    const uint8_t *src[2] = { g1.p, g2.p };
+    size_t n1 = g1.n / DR_REC, n2 = g2.n / DR_REC;
+    const ch_piece pc[] = { { 0, 0, 40000 }, { 1, 0, 3001 }, { 0, 0, 40000 }, { 0, 40000, 1 }, { 0, 40001, 7 },
+                            { 1, 3001, n2 - 3001 }, { 0, 40008, n1 - 40008 }, { 0, 70000, 23456 } };
+    const size_t np = sizeof pc / sizeof pc[0];
+    streams st[sizeof pc / sizeof pc[0]], re[sizeof pc / sizeof pc[0]], alone[sizeof pc / sizeof pc[0]];
+    uint8_t *out = malloc(g1.n + g2.n);
+    trz_model *m = NULL, *d = NULL, *f = NULL;
+    int ok = trz_model_create(C, level, 0, &m) == TRZ_CODEC_OK && trz_model_create(C, 0, 0, &d) == TRZ_CODEC_OK &&
+             trz_model_create(C, 0, 0, &f) == TRZ_CODEC_OK;
+    ok = ok && chain_encode(m, level, src, pc, np, st) && chain_encode(NULL, level, src, pc, np, alone);
+    int vars = ok;
+    for (size_t k = 0; ok && k < np; k++)
+        vars &= !st[k].s[0].n && st[k].s[DRF_SEQ].n && st[k].s[DRF_SEQ].p[0] == (k ? DRF_VARIANT_CHAINED : DRF_VARIANT_CHAIN);
+    check(vars, "level %d: a chain's first chunk is variant %d, the others %d", level, DRF_VARIANT_CHAIN, DRF_VARIANT_CHAINED);
+    check(ok && chain_decode(d, src, pc, np, st, out), "level %d: a chain of %zu chunks decodes exactly", level, np);
+    trz_model_reset(C, d);
+    check(chain_decode(d, src, pc, np, st, out), "level %d: the chain decodes again after the decoder's reset", level);
+    trz_model_reset(C, m);
+    int same = chain_encode(m, level, src, pc, np, re);
+    for (size_t k = 0; k < np; k++)
+        for (int i = 0; i < TRZ_MAX_STREAMS; i++)
+            same &= re[k].s[i].n == st[k].s[i].n && (!st[k].s[i].n || !memcmp(re[k].s[i].p, st[k].s[i].p, st[k].s[i].n));
+    check(same, "level %d: the encoder's reset writes the chain's streams again", level);
+    size_t rep = 0, one = 0;
+    for (int i = 0; i < TRZ_MAX_STREAMS; i++) rep += st[2].s[i].n, one += alone[2].s[i].n;
+    check(rep * 20 < one, "level %d: a chunk that repeats the chain's first: %zu bytes, alone %zu", level, rep, one);
+    int drc = chain_decode1(f, &st[2], out, pc[2].n, 1);
+    check(drc == TRZ_CODEC_CORRUPT, "level %d: a chained chunk without its chain is damage", level);
+    /* damaged chunks within the chain: errors or other bytes, never a crash */
+    for (size_t k = 0; k < np; k++) {
+        streams bad;
+        memset(&bad, 0, sizeof bad);
+        for (int i = 0; i < DRF_NSTREAMS; i++) {
+            size_t bn = st[k].s[i].n;
+            if (!bn) continue;
+            bad.s[i].p = malloc(bn);
+            bad.s[i].n = bn;
+            memcpy(bad.s[i].p, st[k].s[i].p, bn);
+        }
+        int i = 1 + (int)(rnd() % (DRF_NSTREAMS - 1));
+        if (bad.s[i].n > 1) bad.s[i].p[1 + rnd() % (bad.s[i].n - 1)] ^= (uint8_t)(1 + rnd() % 255);
+        (void)chain_decode1(f, k == 3 ? &bad : &st[k], out, pc[k].n, 1);
+        (void)chain_decode1(f, &bad, out, pc[k].n, 1);
+        free_streams(&bad);
+    }
+    check(1, "level %d: a chain with damaged chunks: no crash", level);
+    trz_model_free(C, f);
+    trz_model_free(C, m);
+    trz_model_free(C, d);
+    for (size_t k = 0; k < np; k++) free_streams(&st[k]), free_streams(&re[k]), free_streams(&alone[k]);
+    free(out);
+    free(g1.p);
+    free(g2.p);
+}
+
+/* Archives at the fast levels, chained (the default) and carrying
+ * knowledge: the same bytes for 1 and 2 threads, read back through the
+ * index, a pipe and threads. */
+static void fast_archives(void)
+{
+    drg g;
+    drg_run(&g, DRG_CORE, 1500000, 0xfa5a);
+    size_t n = g.n + 5;
+    uint8_t *in = malloc(n);
+    memcpy(in, g.p, g.n);
+    memcpy(in + g.n, g.p, 5); /* and a partial last record */
+    for (int chain = 1; chain >= 0; chain--)
+        for (int level = 1; level <= 3; level += 2) {
+            fz_out a[2];
+            for (int t = 0; t < 2; t++) {
+                trz_cctx *c = trz_cctx_create();
+                trz_cctx_set(c, TRZ_C_LEVEL, level);
+                trz_cctx_set(c, TRZ_C_CHUNK_BYTES, 96 << 10);
+                trz_cctx_set(c, TRZ_C_THREADS, t + 1);
+                trz_cctx_set(c, TRZ_C_CHAIN, chain);
+                if (!chain) trz_cctx_set(c, TRZ_C_RESTART_BYTES, 5 * (96 << 10));
+                trz_cctx_set_format(c, "drmemtrace");
+                a[t] = compress_mem(c, in, n);
+            }
+            check(a[0].n && member_kind(a[0].p) == (chain ? 4 : 3) && a[0].n == a[1].n && !memcmp(a[0].p, a[1].p, a[0].n),
+                  "level %d, %s: the same archive for 1 and 2 threads (%zu bytes)", level, chain ? "chained" : "knowledge",
+                  a[0].n);
+            check(a[0].n && k_reads_back(&a[0], in, n, 0, 1) && k_reads_back(&a[0], in, n, 1, 1) &&
+                      k_reads_back(&a[0], in, n, 0, 2) && k_reads_back(&a[0], in, n, 1, 2),
+                  "level %d, %s: reads back through the index, a pipe, with threads", level, chain ? "chained" : "knowledge");
+            free(a[0].p);
+            free(a[1].p);
+        }
+    free(in);
+    free(g.p);
+}
+
+/* Junk streams behind a valid variant byte, alone and in a chain after a
+ * good chunk: an error or some records, never a crash (ASan, UBSan). */
+static void fast_junk(void)
+{
+    drg g;
+    drg_run(&g, DRG_THREAD, 60000, 0x1a2b);
+    size_t n = g.n / DR_REC;
+    uint8_t *out = malloc(g.n);
+    streams good;
+    memset(&good, 0, sizeof good);
+    trz_enc_args ea = TEST_ENC_ARGS(g.p, n * DR_REC, n, TRZ_BO_LITTLE, 1, good.s);
+    ea.chain = 1;
+    trz_model *m = NULL, *d = NULL;
+    int ok = trz_model_create(C, 1, 0, &m) == TRZ_CODEC_OK && trz_model_create(C, 0, 0, &d) == TRZ_CODEC_OK &&
+             trz_codec_encode(C, &ea, m) == TRZ_CODEC_OK;
+    for (int k = 0; ok && k < 300; k++) {
+        int chain = k % 2;
+        streams junk;
+        memset(&junk, 0, sizeof junk);
+        for (int i = 1; i < DRF_NSTREAMS; i++) {
+            size_t len = i == DRF_SEQ ? 1 + rnd() % 400 : rnd() % 3 ? rnd() % 300 : 0;
+            for (size_t j = 0; j < len; j++) {
+                /* small values in seq: runs, headers and distances that parse */
+                unsigned b = i == DRF_SEQ && rnd() % 4 ? (unsigned)(rnd() % 16) : (unsigned)(rnd() & 255);
+                trz_put_u8(&junk.s[i], (uint8_t)b);
+            }
+        }
+        junk.s[DRF_SEQ].p[0] = chain ? (k % 4 == 1 ? DRF_VARIANT_CHAINED : DRF_VARIANT_CHAIN) : DRF_VARIANT;
+        if (chain) {
+            trz_model_reset(C, d);
+            ok &= chain_decode1(d, &good, out, n, 1) == TRZ_CODEC_OK && !memcmp(out, g.p, n * DR_REC);
+        }
+        (void)chain_decode1(d, &junk, out, 1 + rnd() % n, chain);
+        free_streams(&junk);
+    }
+    check(ok, "level 1: junk streams behind the variant byte, alone and in a chain: no crash");
+    trz_model_free(C, m);
+    trz_model_free(C, d);
+    free_streams(&good);
+    free(out);
+    free(g.p);
+}
+
+static void test_fast(void)
+{
+    for (int level = 1; level <= 3; level++) {
+        g_level = level;
+        for (int p = 0; p < DRG_NPROFILE; p++) {
+            drg g;
+            drg_run(&g, p, 600000, 0x1234 + (uint64_t)p);
+            size_t cs = 0, n = g.n / DR_REC, ok = 1;
+            check(round_trip(g.p, n * DR_REC, p == 0 || level == 1, &cs), "level %d: generated %s (%zu records), %zu bytes",
+                  level, names[p], n, cs);
+            for (int k = 0; k < 4; k++) {
+                size_t a = rnd() % n, b = a + 1 + rnd() % (n - a);
+                ok &= round_trip(g.p + a * DR_REC, (b - a) * DR_REC, k == 0, NULL);
+            }
+            check(ok, "level %d: generated %s cut at random records", level, names[p]);
+            free(g.p);
+        }
+        fast_edge_cases();
+        check(round_trip((const uint8_t *)"", 0, 0, NULL), "level %d: a chunk of no records", level);
+    }
+    g_level = 1;
+    test_odd_records(); /* every case at level 1 too */
+    for (int p = 0; p < DRG_NPROFILE; p++) { /* runs find a repeated piece */
+        drg g;
+        drg_run(&g, p, 400000, 0x777 + (uint64_t)p);
+        size_t n = g.n / DR_REC * DR_REC, one = 0, six = 0;
+        uint8_t *r = malloc(6 * n);
+        for (int k = 0; k < 6; k++) memcpy(r + (size_t)k * n, g.p, n);
+        check(round_trip(g.p, n, 0, &one) && round_trip(r, 6 * n, 0, &six) && six * 10 <= one * 11,
+              "level 1: generated %s repeated six times: %zu bytes, the piece %zu", names[p], six, one);
+        free(r);
+        free(g.p);
+    }
+    g_level = 9;
+    fast_junk();
+    fast_chain(1);
+    fast_chain(3);
+    fast_archives();
+}
+
 int main(void)
 {
     test_generated();
     test_repeats();
     test_levels();
     test_chain();
+    test_fast();
     test_odd_records();
     test_junk_streams();
     test_probe();

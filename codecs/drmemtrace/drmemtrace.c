@@ -1,8 +1,10 @@
 /* drmemtrace.c - the drmemtrace codec: DynamoRIO's offline trace records
  * (12 bytes: type, size, addr), id 7.  The entry points and the codec's
  * table: a chunk's model variant and the level's parameters, then the
- * event coder (dr_event.c) over the model (dr_model.h, dr_model.c); the
- * carried knowledge is dr_know.c.  Spec: drmemtrace.md. */
+ * event coder (dr_event.c) over the model (dr_model.h, dr_model.c), or at
+ * levels 1-3 the fast variant's byte streams (dr_fast.c); the carried
+ * knowledge is dr_know.c.  Spec: drmemtrace.md. */
+#include "dr_fast.h"
 #include "dr_model.h"
 
 enum { S_MODEL, S_NSTREAMS };
@@ -12,16 +14,19 @@ enum { S_MODEL, S_NSTREAMS };
 #define DR_VARIANT_MATCH_KNOW 3 /* variant 1 with the match model */
 #define DR_VARIANT_MATCH_MB 4      /* variant 2 with the match table's size stated (8 direct bits) */
 #define DR_VARIANT_MATCH_MB_KNOW 5 /* variant 3 likewise */
+/* 6 and 7: the fast variant (dr_fast.h), the first byte of its seq stream */
 #define DR_MB_MIN 10 /* the match table's bits a stated size may take */
 #define DR_MB_MAX 22
 
 /* The codec's variants as its table lists them: each family's two ids
  * (the odd one starts from the member's knowledge) are one entry. */
-enum { DRV_RANGE, DRV_MATCH, DRV_MATCH_MB, DRV_N };
+enum { DRV_RANGE, DRV_MATCH, DRV_MATCH_MB, DRV_FAST, DRV_N };
 
 /* What each level spends (indexed by level 1..19): the variant, and the
  * match table's size in bits more than the chunk's default (drmemtrace.md,
- * "Levels" and "Design notes").  Every level runs the match model: without
+ * "Levels" and "Design notes").  Levels 1-3 write the fast variant (byte
+ * streams for the back-end, dr_fast.c), which differ only in the back-end's
+ * level.  Every other level runs the match model: without
  * it (variants 0 and 1, written by 0.11 to 0.13 and still decoded) a
  * repetitive trace costs several times as much and codes no faster, as
  * the copies it misses are the cheapest events to decode.  The strong
@@ -32,10 +37,11 @@ typedef struct {
 } dr_level;
 #define MATCH { DRV_MATCH, 0 }
 #define MATCH_BIG { DRV_MATCH_MB, 1 }
+#define FAST { DRV_FAST, 0 }
 static const dr_level dr_levels[TRZ_LEVEL_MAX + 1] = {
-    MATCH,                                                /* 0: as 1 */
-    MATCH,     MATCH,                                     /* 1-2 */
-    MATCH,     MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
+    FAST,                                                 /* 0: as 1 */
+    FAST,      FAST,                                      /* 1-2 */
+    FAST,      MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
     MATCH,     MATCH,     MATCH,     MATCH,               /* 8-11 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 12-15 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 16-19 */
@@ -43,6 +49,7 @@ static const dr_level dr_levels[TRZ_LEVEL_MAX + 1] = {
 TRZ_LEVEL_ROW(dr_level);
 #undef MATCH
 #undef MATCH_BIG
+#undef FAST
 
 /* ---- model state ---------------------------------------------------------- */
 
@@ -54,6 +61,7 @@ TRZ_LEVEL_ROW(dr_level);
 typedef struct {
     const dr_level *lv; /* the encoder's level; NULL when decoding */
     dr_model *part;
+    struct drf_model *fast; /* the fast variant's tables */
     uint64_t nrec;
     unsigned mb;
     int chain;
@@ -94,6 +102,7 @@ static void dr_model_reset(trz_model *m)
 {
     dr_state *st = (dr_state *)m;
     if (st->part) st->stale = 1;
+    drf_model_reset(st->fast);
 }
 
 static void dr_model_destroy(trz_model *m)
@@ -101,6 +110,7 @@ static void dr_model_destroy(trz_model *m)
     dr_state *st = (dr_state *)m;
     if (!st) return;
     dr_model_free(st->part);
+    drf_model_free(st->fast);
     free(st);
 }
 
@@ -111,6 +121,7 @@ static int dr_encode(const trz_enc_args *a, trz_model *tm)
     if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK;
     dr_state *st = (dr_state *)tm;
+    drf_model_reset(st->fast); /* a fast chain after this chunk starts again */
     const dr_level *lv = st->lv ? st->lv : &dr_levels[trz_level_clamp(a->level)];
     int chain = a->chain != 0;
     unsigned mb = 0, v = DR_VARIANT;
@@ -155,6 +166,7 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
         if (a->stream_len[k]) return TRZ_CODEC_CORRUPT;
     if (!a->nrec) return a->stream_len[S_MODEL] ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
+    drf_model_reset(((dr_state *)tm)->fast);
     rc c;
     rc_dec_init(&c, a->stream[S_MODEL], a->stream_len[S_MODEL]);
     /* variants 0 and 1 (no match model) are what trz 0.11 to 0.13 wrote,
@@ -194,15 +206,40 @@ static int dr_decode(const trz_dec_args *a, trz_model *tm)
     return TRZ_CODEC_OK;
 }
 
+/* The fast variant (dr_fast.c), alone or in a chain of its own: the
+ * range-coded part is dropped, so that both sides would start a
+ * range-coded chunk after it afresh (and a range-coded chunk drops the
+ * fast variant's chain: it starts again, see dr_encode). */
+static int dr_fast_encode(const trz_enc_args *a, trz_model *tm)
+{
+    if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_UNSUPPORTED;
+    if (!a->nrec) return TRZ_CODEC_OK;
+    dr_state *st = (dr_state *)tm;
+    if (st->part) st->stale = 1;
+    return drf_encode(a, &st->fast);
+}
+
+static int dr_fast_decode(const trz_dec_args *a, trz_model *tm)
+{
+    if (a->len % DR_REC || a->nrec != a->len / DR_REC) return TRZ_CODEC_CORRUPT;
+    dr_state *st = (dr_state *)tm;
+    if (st->part) st->stale = 1;
+    return drf_decode(a, &st->fast);
+}
+
 static const trz_variant dr_variants[DRV_N] = {
     [DRV_RANGE] = { DR_VARIANT, "range", 0, 0, dr_encode, dr_decode }, /* decoded only */
-    [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 1, 11, dr_encode, dr_decode },
+    [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 4, 11, dr_encode, dr_decode },
     [DRV_MATCH_MB] = { DR_VARIANT_MATCH_MB, "range-match", 12, 19, dr_encode, dr_decode },
+    [DRV_FAST] = { DRF_VARIANT, "streams", 1, 3, dr_fast_encode, dr_fast_decode },
 };
 
-/* From stream 0's first 8 direct bits (an id and its knowledge twin). */
+/* From stream 0's first 8 direct bits (an id and its knowledge twin);
+ * without stream 0, the first byte of the fast variant's seq. */
 static int dr_variant_of(const size_t *len, const uint8_t *const *head)
 {
+    if (!len[S_MODEL] && len[DRF_SEQ])
+        return head[DRF_SEQ][0] >= DRF_VARIANT && head[DRF_SEQ][0] <= DRF_VARIANT_CHAINED ? DRV_FAST : -1;
     if (!len[S_MODEL]) return DRV_RANGE; /* a chunk of no records */
     rc c;
     rc_dec_init(&c, head[S_MODEL], len[S_MODEL] < TRZ_VARIANT_HEAD ? len[S_MODEL] : TRZ_VARIANT_HEAD);
@@ -210,7 +247,7 @@ static int dr_variant_of(const size_t *len, const uint8_t *const *head)
     return v <= DR_VARIANT_MATCH_MB_KNOW ? (int)(v >> 1) : -1;
 }
 
-static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : NULL; }
+static const char *dr_stream_name(unsigned id) { return id == S_MODEL ? "model" : drf_stream_name(id); }
 
 const trz_codec trz_codec_drmemtrace = {
     .id = TRZ_CODEC_DRMEMTRACE,

@@ -110,6 +110,10 @@ arc champsim-chain "$W/a.champsim" --chunk-records=40 --restart=8K
 arc champsim-chain-l1 "$W/a.champsim" -1 --chunk-records=40 --restart=8K
 arc drmemtrace-chain "$W/a.drmemtrace" --format=drmemtrace --chunk-records=500 --restart=12K
 arc drmemtrace-no-know "$W/a.drmemtrace" --format=drmemtrace --chunk-records=1000 --restart=0
+# drmemtrace's fast variant (levels 1-3): alone, with knowledge, in chains
+arc drmemtrace-fast "$W/a.drmemtrace" --format=drmemtrace -1 --chunk-records=1000 --restart=0
+arc drmemtrace-fast-know "$W/a.drmemtrace" --format=drmemtrace -3 --chunk-records=500 --restart=12K --no-chain
+arc drmemtrace-fast-chain "$W/a.drmemtrace" --format=drmemtrace -1 --chunk-records=500 --restart=12K
 arc empty "$W/empty"
 cat "$D/rst-4chunks.trz" "$D/byu-tail.trz" > "$D/concat-mixed.trz"
 cat "$D/pbus-5chunks.trz" "$D/pbus-5chunks.trz" > "$D/concat-same.trz"
