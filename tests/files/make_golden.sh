@@ -125,7 +125,7 @@ for l in 1 9 19; do
     arc chain-champsim-l$l "$W/a.champsim" --format=champsim -$l --chunk-records=500 --restart=64K
     arc chain-drmemtrace-l$l "$W/a.drmemtrace" --format=drmemtrace -$l --chunk-records=2000 --restart=48000
 done
-# drmemtrace's fast variant (levels 1-3, from 0.18): alone (6), with
+# drmemtrace's fast variant (levels 1-3, from 0.19): alone (6), with
 # knowledge (7), in chains (8 and 9)
 arc drfast-l1 "$W/a.drmemtrace" --format=drmemtrace -1 --chunk-records=4000 --restart=0
 arc drfast-know-l3 "$W/a.drmemtrace" --format=drmemtrace -3 --chunk-records=4000 --no-chain
