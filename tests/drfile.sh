@@ -153,6 +153,62 @@ else
     echo "note: lz4 not installed; lz4 tool case skipped (test_drfile makes its own frames)"
 fi
 [ -f "$W/dr.trace.sz" ] && kept "$W/dr.trace.sz" "rebuilt: snappy"
+# a zip of 16 members checked on 1, 2 and 4 threads (-T), 19 KB of records
+# each (from 16 KiB a stream is handed to a thread): members the first
+# settings rebuild, ones that need retries (levels 9, 1, 3; memLevel 9), stored
+# ones, ones that nothing rebuilds (kept): the same archive each time, -d gives
+# the zip back, -t passes; cut inside a member, the same archive (or error)
+"$PY" - "$W" <<'EOF'
+import sys, struct, zlib
+w = sys.argv[1]; recs = open(w + '/rec.bin', 'rb').read(); n = 16; step = len(recs) // n + 1
+out = bytearray(); cd = bytearray()
+how = [(6, 8, 0), (9, 8, 0), (1, 8, 0), (6, 9, 0), (0, 0, 0), (3, 8, 0), (6, 8, 0), (6, 3, zlib.Z_FILTERED)]
+for k in range(n):
+    p = recs[k * step:(k + 1) * step]; lv, mem, st = how[k % len(how)]
+    if lv: c = zlib.compressobj(lv, zlib.DEFLATED, -15, mem, st); c = c.compress(p) + c.flush()
+    else: c = p
+    name = b'chunk.%04d' % k; crc = zlib.crc32(p); off = len(out); m = 8 if lv else 0
+    out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, m, 0, 0, crc, len(c), len(p), len(name), 0) + name + c
+    cd += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 0, 20, 0, m, 0, 0, crc, len(c), len(p), len(name), 0, 0, 0, 0, 0, off) + name
+out += cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, n, n, len(cd), len(out), 0)
+open(w + '/many.trace.zip', 'wb').write(out)
+EOF
+for t in 1 2 4; do
+    if "$TRZ" -q -f -T$t -c "$W/many.trace.zip" > "$W/many$t.trz" 2> "$W/err"; then ok "16 members, -T$t: compresses"
+    else bad "16 members, -T$t: compresses" "$(cat "$W/err")"; fi
+done
+cmp -s "$W/many1.trz" "$W/many2.trz" && ok "16 members: -T2 writes what -T1 writes" || bad "16 members: -T2 writes what -T1 writes"
+cmp -s "$W/many1.trz" "$W/many4.trz" && ok "16 members: -T4 writes what -T1 writes" || bad "16 members: -T4 writes what -T1 writes"
+"$TRZ" -l "$W/many4.trz" > "$W/list" 2>&1
+grep -qE "partly rebuilt: zip, deflate 1/6/9, Info-ZIP 3, 2 stored, 14 members; streams of [0-9]+ record bytes kept" "$W/list" \
+    && ok "16 members: -l says what was rebuilt and kept" || bad "16 members: -l says what was rebuilt and kept" "$(cat "$W/list")"
+"$TRZ" -dc --original "$W/many4.trz" | cmp -s - "$W/many.trace.zip" && ok "16 members, -T4: -d gives the zip back" \
+    || bad "16 members, -T4: -d gives the zip back"
+"$TRZ" -dc "$W/many4.trz" | cmp -s - "$W/rec.bin" && ok "16 members, -T4: -dc gives the records" \
+    || bad "16 members, -T4: -dc gives the records"
+"$TRZ" -t "$W/many4.trz" && ok "16 members, -T4: -t" || bad "16 members, -T4: -t"
+head -c $(( $(wc -c < "$W/many.trace.zip") * 5 / 8 )) "$W/many.trace.zip" > "$W/cut.trace.zip"
+"$TRZ" -q -f -T1 -c "$W/cut.trace.zip" > "$W/cut1.trz" 2> "$W/err1"; r1=$?
+"$TRZ" -q -f -T4 -c "$W/cut.trace.zip" > "$W/cut4.trz" 2> "$W/err4"; r4=$?
+[ $r1 = $r4 ] && cmp -s "$W/cut1.trz" "$W/cut4.trz" && cmp -s "$W/err1" "$W/err4" \
+    && ok "16 members cut in a member: -T4 as -T1 (exit $r1)" || bad "16 members cut in a member: -T4 as -T1" "exit $r1/$r4"
+rm -f "$W"/many*.trz "$W"/cut.trace.zip "$W"/cut?.trz
+# gzip members and lz4 frames are checked on the threads too: the same archive
+"$PY" -c "
+import gzip, sys
+d = open(sys.argv[1] + '/rec.bin', 'rb').read(); n = len(d) // 6 + 1
+open(sys.argv[1] + '/many.trace.gz', 'wb').write(b''.join(
+    gzip.compress(d[i * n:(i + 1) * n], compresslevel=(6, 9, 1)[i % 3], mtime=0) for i in range(6)))" "$W"
+if command -v lz4 >/dev/null; then
+    for i in 0 1 2 3; do head -c $(( (i + 1) * 70000 )) "$W/rec.bin" | tail -c 70000 | lz4 -q -c; done > "$W/many.trace.lz4"
+fi
+for f in many.trace.gz many.trace.lz4; do
+    [ -f "$W/$f" ] || continue
+    "$TRZ" -q -f -T1 -c "$W/$f" > "$W/$f.1.trz" && "$TRZ" -q -f -T4 -c "$W/$f" > "$W/$f.4.trz" \
+        && cmp -s "$W/$f.1.trz" "$W/$f.4.trz" && "$TRZ" -dc --original "$W/$f.4.trz" | cmp -s - "$W/$f" \
+        && ok "$f: -T4 writes what -T1 writes, and restores" || bad "$f: -T4 writes what -T1 writes, and restores"
+    rm -f "$W/$f"*
+done
 if command -v zip >/dev/null; then
     (cd "$W" && cp rec.bin chunk.0000 && zip -q -X info.trace.zip chunk.0000 && rm chunk.0000)
     kept "$W/info.trace.zip" "rebuilt: zip, Info-ZIP 6, 1 member"

@@ -124,16 +124,19 @@ typedef struct zip_style {
     int descriptor;           /* sizes and CRC after the data (flag 3) */
 } zip_style;
 
-static void g_zip(gbuf *out, const uint8_t *rec, const size_t *bounds, size_t nb, const zip_style *st)
+/* Member m made as styles[m % ns] says (the width of the first names them all). */
+static void g_zip_styles(gbuf *out, const uint8_t *rec, const size_t *bounds, size_t nb, const zip_style *styles,
+                         size_t ns)
 {
     gbuf cd = { 0 };
     size_t start = 0;
     for (size_t m = 0; m < nb; m++) {
+        const zip_style *st = &styles[m % ns];
         const uint8_t *d = rec + start;
         size_t n = bounds[m] - start;
         start = bounds[m];
         char name[32];
-        snprintf(name, sizeof name, "chunk.%0*u", st->width, (unsigned)m);
+        snprintf(name, sizeof name, "chunk.%0*u", styles[0].width, (unsigned)m);
         gbuf c = { 0 };
         if (st->level) g_deflate(&c, d, n, st->level, st->mem, st->strategy);
         else g_put(&c, d, n);
@@ -192,6 +195,11 @@ static void g_zip(gbuf *out, const uint8_t *rec, const size_t *bounds, size_t nb
     g_le(out, cdoff, 4);
     g_le(out, 0, 2);
     free(cd.p);
+}
+
+static void g_zip(gbuf *out, const uint8_t *rec, const size_t *bounds, size_t nb, const zip_style *st)
+{
+    g_zip_styles(out, rec, bounds, nb, st, 1);
 }
 
 /* gzip members: zlib gzopen("wb")'s header, or one with a name and a time. */

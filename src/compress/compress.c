@@ -146,7 +146,7 @@ static int compress_plain(trz_cctx *c, const trz_io *in, const trz_io *out, int 
 static int compress_container(trz_cctx *c, const trz_io *in, const trz_io *out, int kind)
 {
     trz_drplan *plan = NULL;
-    int rc = trz_drplan_make(&plan, in, kind, c->err, sizeof c->err);
+    int rc = trz_drplan_make(&plan, in, kind, c->threads, c->err, sizeof c->err);
     if (rc) { trz_drplan_free(plan); return rc; }
     uint64_t size, hash, rec, rhash, body, kept, kept_rec;
     trz_drplan_totals(plan, &size, &hash, &rec, &rhash, &body);

@@ -29,8 +29,11 @@ const char *trz_drfile_suffix(int kind);
 typedef struct trz_drplan trz_drplan;
 /* Read the whole input (seeking on it), find its records and, stream by
  * stream, a way to rebuild each that gives back exactly its bytes; what has
- * none is kept as it is.  Fails only on I/O errors and lack of memory. */
-int trz_drplan_make(trz_drplan **out, const trz_io *in, int kind, char *err, size_t errlen);
+ * none is kept as it is.  With threads > 1, that many threads check the
+ * deflate and lz4 streams, at most one stream each at a time, while the
+ * calling thread reads on; the plan is the same for every count.  Fails
+ * only on I/O errors and lack of memory. */
+int trz_drplan_make(trz_drplan **out, const trz_io *in, int kind, int threads, char *err, size_t errlen);
 void trz_drplan_free(trz_drplan *p);
 /* The original file's size and XXH3, the record stream's length and XXH3,
  * the body's size. */
