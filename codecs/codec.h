@@ -312,6 +312,12 @@ typedef struct trz_codec {
      * container's own layout (FORMAT.md). */
     int (*know_encode)(const trz_know *k, const trz_fact *f, size_t n, int level, trz_buf *out);
     int (*know_decode)(const trz_know *k, const uint8_t *p, size_t n, trz_know_add_fn add, void *ctx);
+    /* Optional: the back-end's level for the streams of a chunk coded at
+     * level (NULL: the level itself).  Only how hard the back-end works
+     * changes: its output decodes the same whatever the level, so a decoder
+     * needs nothing, and a codec may spend more at a fast level whose
+     * streams are small. */
+    int (*backend_level)(int level);
 } trz_codec;
 
 /* The variant a codec writes at level (its level table's). */

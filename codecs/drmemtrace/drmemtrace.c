@@ -34,14 +34,16 @@ enum { DRV_RANGE, DRV_MATCH, DRV_MATCH_MB, DRV_FAST, DRV_N };
 typedef struct {
     uint8_t variant; /* DRV_*: an index into dr_variants */
     int8_t mb_add;   /* the match table: bits added to the default size */
+    uint8_t zlevel;  /* the fast variant's: the back-end's level for its streams (0: the level) */
 } dr_level;
-#define MATCH { DRV_MATCH, 0 }
-#define MATCH_BIG { DRV_MATCH_MB, 1 }
-#define FAST { DRV_FAST, 0 }
+#define MATCH { DRV_MATCH, 0, 0 }
+#define MATCH_BIG { DRV_MATCH_MB, 1, 0 }
+#define FAST { DRV_FAST, 0, 0 }
+#define FAST_Z19 { DRV_FAST, 0, 19 }
 static const dr_level dr_levels[TRZ_LEVEL_MAX + 1] = {
     FAST,                                                 /* 0: as 1 */
     FAST,      FAST,                                      /* 1-2 */
-    FAST,      MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
+    FAST_Z19,  MATCH,     MATCH,     MATCH,     MATCH,    /* 3-7 */
     MATCH,     MATCH,     MATCH,     MATCH,               /* 8-11 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 12-15 */
     MATCH_BIG, MATCH_BIG, MATCH_BIG, MATCH_BIG,           /* 16-19 */
@@ -50,6 +52,7 @@ TRZ_LEVEL_ROW(dr_level);
 #undef MATCH
 #undef MATCH_BIG
 #undef FAST
+#undef FAST_Z19
 
 /* ---- model state ---------------------------------------------------------- */
 
@@ -227,6 +230,15 @@ static int dr_fast_decode(const trz_dec_args *a, trz_model *tm)
     return drf_decode(a, &st->fast);
 }
 
+/* The back-end's level for a chunk's streams: the fast variant's at level 3
+ * is zstd's 19 (its streams are a fiftieth of the records, so zstd's
+ * strongest search costs little and decodes as fast); elsewhere the level. */
+static int dr_backend_level(int level)
+{
+    const dr_level *lv = &dr_levels[trz_level_clamp(level)];
+    return lv->zlevel ? lv->zlevel : level;
+}
+
 static const trz_variant dr_variants[DRV_N] = {
     [DRV_RANGE] = { DR_VARIANT, "range", 0, 0, dr_encode, dr_decode }, /* decoded only */
     [DRV_MATCH] = { DR_VARIANT_MATCH, "range-match", 4, 11, dr_encode, dr_decode },
@@ -276,5 +288,6 @@ const trz_codec trz_codec_drmemtrace = {
     .learn = dr_learn,
     .know_encode = dr_know_encode,
     .know_decode = dr_know_decode,
+    .backend_level = dr_backend_level,
 };
 

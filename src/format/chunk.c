@@ -44,10 +44,11 @@ static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, 
     size_t data = table + (size_t)n * TRZ_STREAM_ENTRY + 4;
     if (trz_buf_reserve(o, data)) return TRZ_ERR_NOMEM;
     o->n = data;
+    int blevel = codec->backend_level ? codec->backend_level(job->level) : job->level;
     for (int k = 0; k < n; k++) {
         size_t before = o->n;
         /* a stream the codec has entropy-coded is stored as it is */
-        int be = trz_backend_compress(z, coded >> ids[k] & 1 ? TRZ_BACKEND_STORE : job->backend, job->level,
+        int be = trz_backend_compress(z, coded >> ids[k] & 1 ? TRZ_BACKEND_STORE : job->backend, blevel,
                                       s[ids[k]].p, s[ids[k]].n, o);
         if (be < 0) return be;
         size_t csize = o->n - before;
