@@ -2,7 +2,8 @@
  * views), whole records (trz_read, trz_foreach) and spans that end at a
  * record boundary (trz_read_span, trz_tell), in the unit of each member;
  * and going to a record (trz_seek: through the index, the chunk that
- * holds it alone; without one, decoding forward). */
+ * holds it alone; without one, decoding forward); and proving a slice read
+ * from a pipe against its member (trz_reader_check_rest). */
 #include "reader.h"
 
 int64_t trz_read_view(trz_reader *r, const void **data, size_t cap)
@@ -309,4 +310,22 @@ int trz_foreach(trz_reader *r, trz_batch_fn fn, void *ctx)
         int rc = fn(ctx, p, n, len, first);
         if (rc) return rc;
     }
+}
+
+/* A slice read from a pipe, proven against its member's index: the rest
+ * of the member read (sequential.c), its chunks' places checked. */
+int trz_reader_check_rest(trz_reader *r)
+{
+    if (!r) return TRZ_ERR_PARAM;
+    if (r->failed) return r->failed;
+    /* through the index, and in members of version 5, every number handed
+     * out was proven as it was */
+    if (r->seekable || !r->in_member || r->seq_mplaced) return TRZ_OK;
+    rd_drop_queue(r); /* chunks fetched ahead are in the member's list already */
+    dchunk d = { 0 };
+    int rc = TRZ_OK;
+    while (r->in_member && !r->at_end && (rc = rd_seq_fetch(r, &d)) > 0) rc = TRZ_OK;
+    rd_dchunk_free(&d);
+    if (rc < 0) r->failed = rc;
+    return rc < 0 ? rc : TRZ_OK;
 }

@@ -534,19 +534,3 @@ int rd_check_layout(trz_reader *r)
     if (r->io.seek(r->io.opaque, resume) != 0) return rd_err(r, TRZ_ERR_IO, "seek failed");
     return ok ? TRZ_OK : TRZ_ERR_CORRUPT;
 }
-
-int trz_reader_check_rest(trz_reader *r)
-{
-    if (!r) return TRZ_ERR_PARAM;
-    if (r->failed) return r->failed;
-    /* through the index, and in members of version 5, every number handed
-     * out was proven as it was */
-    if (r->seekable || !r->in_member || r->seq_mplaced) return TRZ_OK;
-    rd_drop_queue(r); /* chunks fetched ahead are in the member's list already */
-    dchunk d = { 0 };
-    int rc = TRZ_OK;
-    while (r->in_member && !r->at_end && (rc = rd_seq_fetch(r, &d)) > 0) rc = TRZ_OK;
-    rd_dchunk_free(&d);
-    if (rc < 0) r->failed = rc;
-    return rc < 0 ? rc : TRZ_OK;
-}
