@@ -169,4 +169,31 @@ int drf_rb_feed(drrb *b, const uint8_t *p, size_t n);
 int drf_rb_finish(drrb *b);
 void drf_rb_free(drrb *b);
 
+/* What checks streams: the plan's own (one thread), or a worker's. */
+typedef struct drchk {
+    const trz_io *io;
+    int rc;             /* the first failure (I/O, memory) */
+    drrb rb;            /* the stream being checked */
+    int rb_on;
+    din cmp;            /* the original bytes the rebuilder's output is compared with */
+    din src;            /* a stream read again (its buffer kept from one to the next) */
+    uint8_t *buf;       /* its records, 64 KiB */
+    drw r;              /* its walker (the inflater kept, reset) */
+    uint64_t budget;    /* bytes of retries left */
+} drchk;
+
+/* drfile_check.c: a check's buffers given back; a stream's first setting
+ * (from its walk) into o; the check of the setting o of the stream at off
+ * started (0, or the failure); lz4: a frame whose checks can run apart;
+ * the retries of a stream that ends at end (1 when a setting rebuilt it,
+ * o then that setting). */
+void drf_chk_free(drchk *c);
+void drf_first_try(const drw *w, drop *o);
+int drf_try_start(drchk *c, const drop *o, uint64_t off);
+int drf_lz4_ok(const drw *w);
+int drf_retries(drchk *c, const drw *w, drop *o, uint64_t end);
+/* One setting o of the stream at off..end (n_in bytes of it) rebuilt from
+ * the stream read again and compared: 1 when it matched. */
+int drf_retry(drchk *p, const drw *w, const drop *o, uint64_t off, uint64_t end, uint64_t n_in);
+
 #endif
