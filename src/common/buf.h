@@ -116,7 +116,7 @@ static inline const uint8_t *trz_get_bytes(trz_rd *r, size_t len)
 {
     if (trz_rd_left(r) < len) { r->err = 1; r->p = r->end; return NULL; }
     const uint8_t *s = r->p;
-    r->p += len;
+    if (len) r->p += len; /* an empty stream's p may be NULL */
     return s;
 }
 static inline uint16_t trz_get_le16(trz_rd *r)
