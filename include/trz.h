@@ -554,10 +554,10 @@ TRZ_API int trz_foreach(trz_reader *reader, trz_batch_fn fn, void *ctx);
 /* With TRZ_R_SALVAGE: the damaged chunks skipped so far, as record ranges.
  * Returns the number of ranges; fills up to max of them (none when ranges
  * is NULL; 0 for a NULL reader).  A field that cannot be known (no index
- * survived to tell) is UINT64_MAX.  After a range whose chunk is unknown,
- * the ranges that follow number chunks, records and bytes as the chunks
- * state them in their member (the next member's start may have been lost
- * with the damage). */
+ * survived to tell) is UINT64_MAX.  After a range whose chunk or record
+ * count is unknown, the ranges that follow number chunks, records and bytes
+ * as the chunks state them in their member (the next member's start may
+ * have been lost with the damage). */
 typedef struct trz_lost_range { uint64_t chunk, first_record, records, first_byte, raw_bytes; } trz_lost_range;
 TRZ_API size_t trz_reader_lost(const trz_reader *reader, trz_lost_range *ranges, size_t max);
 /* Whether range i was lost although its own bytes are intact: the carried

@@ -24,14 +24,16 @@ void msg_error(const char *fmt, ...)
  * UINT64_MAX marks what the reader could not know (no usable index after
  * the damage).  A line that knows them says the records lost and their
  * raw bytes and offset. */
-static void report_lost(const char *name, const trz_lost_range *l, int kind, uint64_t k)
+static void report_lost(const char *name, const trz_lost_range *l, int kind, uint64_t k, int in_member)
 {
     unsigned long long c = l->chunk, f = l->first_record, n = l->records, b = l->first_byte, raw = l->raw_bytes;
     int known = n != UINT64_MAX && c != UINT64_MAX;
-    char what[64];
-    if (k > 1) snprintf(what, sizeof what, "chunks %llu..%llu", c, c + (unsigned long long)k - 1);
-    else if (kind == TRZ_LOST_MISSING) snprintf(what, sizeof what, "chunks from %llu", c); /* how many, unknown */
-    else snprintf(what, sizeof what, "chunk %llu", c);
+    /* after a loss of unknown end the numbers are those of the chunk's member */
+    const char *rel = in_member ? " (numbered within its member)" : "";
+    char what[96];
+    if (k > 1) snprintf(what, sizeof what, "chunks %llu..%llu%s", c, c + (unsigned long long)k - 1, rel);
+    else if (kind == TRZ_LOST_MISSING) snprintf(what, sizeof what, "chunks from %llu%s", c, rel); /* how many, unknown */
+    else snprintf(what, sizeof what, "chunk %llu%s", c, rel);
     const char *why = kind == TRZ_LOST_KNOWLEDGE ? "intact but lost with their group's knowledge"
                       : kind == TRZ_LOST_CHAIN   ? "intact but lost with their chain (an earlier chunk of it is lost)"
                       : kind == TRZ_LOST_MISSING ? "missing from the archive"
@@ -55,8 +57,8 @@ static void report_lost(const char *name, const trz_lost_range *l, int kind, uin
         msg_error("%s: a chunk %s (its number is unknown after an earlier loss): lost %llu records (%llu bytes)", name,
                   why, n, raw);
     else if (c != UINT64_MAX)
-        msg_error("%s: chunk %llu on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
-                  "the end; how many is unknown without an intact index", name, c, f, b);
+        msg_error("%s: %s on: lost records from %llu (raw offset %llu) up to the next intact chunk, or to "
+                  "the end; how many is unknown without an intact index", name, what, f, b);
     else
         msg_error("%s: damaged data after an earlier loss: lost an unknown number of records", name);
 }
@@ -81,15 +83,18 @@ int msg_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
     }
     nl = trz_reader_lost(r, lost, nl);
     size_t lines = 0;
+    int in_member = 0; /* trz_reader_lost: after a loss of unknown place or end */
     for (size_t i = 0; i < nl;) {
         trz_lost_range l = lost[i];
         int kind = trz_reader_lost_kind(r, i);
+        int unknown_end = l.chunk == UINT64_MAX || l.records == UINT64_MAX;
         uint64_t k = 1;
         for (i++; i < nl && continues(&l, kind, k, &lost[i], trz_reader_lost_kind(r, i)); i++, k++) {
             l.records += lost[i].records;
             l.raw_bytes += lost[i].raw_bytes;
         }
-        if (++lines <= 64) report_lost(name, &l, kind, k);
+        if (++lines <= 64) report_lost(name, &l, kind, k, in_member);
+        if (unknown_end) in_member = 1;
     }
     if (lines > 64) msg_error("%s: %zu more damaged or missing places", name, lines - 64);
     free(lost);

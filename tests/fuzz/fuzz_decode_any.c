@@ -161,10 +161,10 @@ static result salvaged(const uint8_t *data, size_t size)
     uint64_t prev = UINT64_MAX;
     for (size_t i = 0; i < n && i < 8; i++) {
         int kind = trz_reader_lost_kind(r, i);
-        /* after a loss of unknown place the chunks number themselves in
-           their member, whose header may have gone with the damage: the
-           order starts again */
-        if (lost[i].chunk == UINT64_MAX) { prev = UINT64_MAX; continue; }
+        /* after a loss of unknown place or unknown end the chunks number
+           themselves in their member, whose header may have gone with the
+           damage: the order starts again */
+        if (lost[i].chunk == UINT64_MAX || lost[i].records == UINT64_MAX) { prev = UINT64_MAX; continue; }
         if (kind == TRZ_LOST_EXTRA || kind == TRZ_LOST_UNPLACED) continue;
         if (prev != UINT64_MAX && lost[i].chunk <= prev) abort();
         prev = lost[i].chunk;
