@@ -188,8 +188,10 @@ static void test_layout(const trz_codec *c)
         /* from here on, the interleaved form */
         if (ilv) memcpy(sp, e.sp, sizeof sp), memcpy(sl, e.sl, sizeof sl);
         sp[14] = lay, sl[14] = 1;
-        lay[0] = 8;
+        lay[0] = 16;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_UNSUPPORTED, "a later version's layout is unsupported");
+        lay[0] = 8 | 1; /* feed: a chain's flag only */
+        check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "the feed flag outside a chain is corrupt");
         lay[0] = 0;
         check(decode(c, sp, sl, out, (size_t)N * 12) == TRZ_CODEC_CORRUPT, "a layout byte 0 is corrupt");
         lay[0] = 2;

@@ -180,6 +180,10 @@ static void test_modes(const trz_codec *c)
             }
             mode = 255;
             check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_UNSUPPORTED, "a later version's model is unsupported");
+            mode = 5;
+            check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_UNSUPPORTED, "a later version's model (5) is unsupported");
+            mode = (uint8_t)(16 | e.sp[9][0]);
+            check(decode(c, sp, sl, out, n * 6) == TRZ_CODEC_CORRUPT, "a feed mode outside a chain is corrupt");
             sp[9] = e.sp[9];
             memcpy(kb, e.sp[5], e.sl[5]);
             sp[5] = kb;

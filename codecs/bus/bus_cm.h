@@ -505,11 +505,16 @@ static inline int bus_trial(const trz_enc_args *a, size_t rs, uint64_t limit,
  * arithmetic path, 0 = stream path, < 0 = error code. */
 static inline int bus_pick_cm(const trz_enc_args *a, size_t rs, int (*zs)(const trz_enc_args *, const void *),
                               const void *zs_arg, int (*cm)(const trz_enc_args *, const void *, int, size_t),
-                              const void *cm_arg)
+                              const void *cm_arg, uint64_t foreseen)
 {
+    /* foreseen: the chunk's records the chain's match model would predict
+       (bus_match_foresee), which the trials, coding from zero, cannot see */
+    if (foreseen && foreseen >= a->nrec - a->nrec / 16) return 1;
     size_t zsz;
     int rc = bus_trial(a, rs, BUS_SAMPLE, zs, zs_arg, a->level, &zsz);
     if (rc != TRZ_CODEC_OK) return rc;
+    if (foreseen) /* the mixed model codes only the rest: weigh the trial as if the prefix were that share */
+        zsz = (size_t)((uint64_t)zsz * a->nrec / (a->nrec - foreseen));
     trz_buf *st = calloc(TRZ_MAX_STREAMS, sizeof *st);
     if (!st) return TRZ_CODEC_NOMEM;
     trz_enc_args b = bus_prefix(a, rs, BUS_SAMPLE, st);

@@ -85,4 +85,60 @@ static inline void bus_match_next(bus_match *t, const uint8_t *r, size_t rs, uin
     t->tab[h] = t->n;
 }
 
+/* A stream-path chunk's records fed to the model (byu.md, *Chains*,
+ * *Feed*): each into the history, and into the table at every
+ * BUS_MT_FEED-th index only (a repeat is then found again within that many
+ * records, for a quarter of the table's cache misses); no guess is made,
+ * and the next coded record starts from none. */
+#define BUS_MT_FEED 4
+static inline void bus_match_feed(bus_match *t, const uint8_t *r, uint64_t nrec, size_t rs,
+                                  uint32_t (*hash)(const uint8_t *))
+{
+    t->ptr = BUS_MT_NONE;
+    t->len = 0;
+    for (uint64_t i = 0; i < nrec; i++, r += rs) {
+        uint32_t hr = hash(r);
+        memcpy(t->hist + (size_t)(t->n & (BUS_MT_N - 1)) * rs, r, rs);
+        t->n++;
+        if (!(t->n & (BUS_MT_FEED - 1))) t->tab[cm_mix32(hr ^ t->last * 0x2545F491u) >> (32 - BUS_MT_BITS)] = t->n;
+        t->last = hr;
+    }
+}
+
+/* Encoder: how many of the n records at r (rs bytes each) the match model
+ * as it stands would predict if they came next, without changing it: its
+ * guess followed while right (into r's own records), and after a miss the
+ * table as it stands: r's records are not added to it, so a repeat inside r
+ * is found only by a guess that runs into it;
+ * hash is the codec's record hash (as given to bus_match_next).  0 before
+ * the model is made. */
+static inline uint64_t bus_match_foresee(const bus_match *t, const uint8_t *r, uint64_t n, size_t rs,
+                                         uint32_t (*hash)(const uint8_t *))
+{
+    if (!t->hist || !t->tab) return 0;
+    const uint8_t *r0 = r; /* record t->n + j, once the guess reaches r's own: r0 + j * rs */
+    uint32_t ptr = t->ptr, len = t->len, last = t->last, vn = t->n;
+    uint64_t pred = 0;
+    for (uint64_t i = 0; i < n; i++, r += rs) {
+        const uint8_t *g = ptr == BUS_MT_NONE ? NULL
+                           : ptr < t->n   ? t->hist + (size_t)(ptr & (BUS_MT_N - 1)) * rs
+                                          : r0 + (size_t)(ptr - t->n) * rs;
+        int hit = g && memcmp(r, g, rs) == 0;
+        pred += hit && len >= BUS_MT_MIN;
+        uint32_t hr = hash(r);
+        uint32_t h = cm_mix32(hr ^ last * 0x2545F491u) >> (32 - BUS_MT_BITS);
+        last = hr;
+        vn++;
+        if (hit) {
+            ptr++;
+            len++;
+        } else {
+            len = 0;
+            ptr = t->tab[h] ? t->tab[h] : BUS_MT_NONE;
+        }
+        if (ptr != BUS_MT_NONE && vn - ptr >= BUS_MT_N) ptr = BUS_MT_NONE;
+    }
+    return pred;
+}
+
 #endif

@@ -451,7 +451,7 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
     const zs_opts *o = opts;
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_state *s = &o->m->st;
-    int rc = TRZ_CODEC_OK;
+    int rc = TRZ_CODEC_OK, fresh = !a->chain || !s->live, feed = o->feed && a->chain;
     if (st_open(s, a->nrec, o->lean, a->chain) != 0) rc = TRZ_CODEC_NOMEM;
     else {
         if (o->cache) {
@@ -480,8 +480,14 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
         if (grp < 0) rc = TRZ_CODEC_NOMEM;
         else if (!grp) trz_put_u8(&a->streams[S_LAYOUT], L_LEAN);
     } else if (rc == TRZ_CODEC_OK && pick_layout(a) != 0) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && feed) { /* the flag joins the layout byte, or stands alone */
+        trz_buf *l = &a->streams[S_LAYOUT];
+        if (l->n) l->p[0] |= L_FEED;
+        else trz_put_u8(l, L_FEED);
+    }
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && feed && byu_match_feed(o->m, a->in, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -722,12 +728,18 @@ TRZ_HOT_CLONES static int ln_dec_all(byu_state *s, byu_rds *d, const trz_dec_arg
  * section table (processors - 1, then per processor in ascending order its
  * byte and each grouped stream's section length).  The sections must
  * tile their streams exactly. */
-static int dec_layout(byu_state *s, byu_rds *d)
+static int dec_layout(byu_state *s, byu_rds *d, int chain, int *feed)
 {
     trz_rd *l = &d->r[S_LAYOUT];
     unsigned f = trz_get_u8(l);
+    if (f > (L_FEED | L_LEAN | L_GROUP | L_ILV)) return TRZ_CODEC_UNSUPPORTED; /* a later version's layout */
+    if (f & L_FEED) { /* alone: the layout of an empty stream 14 */
+        if (!chain) return TRZ_CODEC_CORRUPT;
+        *feed = 1;
+        f &= ~(unsigned)L_FEED;
+        if (f == 0) return trz_rd_left(l) ? TRZ_CODEC_CORRUPT : TRZ_CODEC_OK;
+    }
     if (f == 0 || f == (L_LEAN | L_ILV) || f == (L_LEAN | L_GROUP | L_ILV)) return TRZ_CODEC_CORRUPT;
-    if (f > (L_LEAN | L_GROUP | L_ILV)) return TRZ_CODEC_UNSUPPORTED; /* a later version's layout */
     if (!(f & L_LEAN) != !s->lean) return TRZ_CODEC_CORRUPT; /* the state was made for the other model */
     s->ilv = f & L_ILV;
     if (f & L_GROUP) {
@@ -769,6 +781,7 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
         trz_rd_init(&d.r[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
     byu_state *s = &m->st;
     int lean = trz_rd_left(&d.r[S_LAYOUT]) && (d.r[S_LAYOUT].p[0] & L_LEAN); /* dec_layout checks the rest */
+    int fresh = !a->chain || !s->live, feed = 0;
     int rc = st_open(s, a->nrec, lean, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
     cs_geom g = { 0, 0, 0, 0 };
     int named = trz_rd_left(&d.r[S_CACHE]) != 0; /* the chunk names a cache */
@@ -780,8 +793,9 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
         if (d.r[S_CACHE].err || !cs_valid(g)) rc = TRZ_CODEC_CORRUPT;
     }
     if (rc == TRZ_CODEC_OK && st_cache(s, named, g) != 0) rc = TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d);
+    if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d, a->chain, &feed);
     if (rc == TRZ_CODEC_OK) rc = s->lean ? ln_dec_all(s, &d, a) : dec_all(s, &d, a);
+    if (rc == TRZ_CODEC_OK && feed && byu_match_feed(m, a->out, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -793,7 +807,7 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
 int zs_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
-    zs_opts o = { (byu_model *)tm, 0, { 0, 0, 0, 0 }, 0 };
+    zs_opts o = { (byu_model *)tm, 0, { 0, 0, 0, 0 }, 0, 0 };
     o.cache = pick_cache(a, &o.g, 0);
     return o.cache < 0 ? TRZ_CODEC_NOMEM : zs_encode_opt(a, &o);
 }
@@ -803,7 +817,7 @@ int lean_encode(const trz_enc_args *a, trz_model *tm)
 {
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_model *m = (byu_model *)tm;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 1 };
+    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 1, 0 };
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
     return o.cache < 0 ? TRZ_CODEC_NOMEM : zs_encode_opt(a, &o);
 }

@@ -65,11 +65,12 @@ static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess
 
 /* After each record r: the match model's history and guess, by the
  * record's hash. */
-static void mt_next(byu_cm *m, const uint8_t *r)
+static uint32_t mt_hash(const uint8_t *r)
 {
-    uint32_t hr = cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
-    bus_match_next(&m->match, r, 12, hr);
+    return cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
 }
+
+static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(&m->match, r, 12, mt_hash(r)); }
 
 /* proc byte: "same as the last record" bit, else the byte. */
 static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
@@ -436,7 +437,7 @@ int fm_encode(const trz_enc_args *a, trz_model *tm)
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain);
     if (!t) return TRZ_CODEC_NOMEM;
-    zs_opts o = { t, 0, { 0, 0, 0, 0 }, 0 };
+    zs_opts o = { t, 0, { 0, 0, 0, 0 }, 0, 0 };
     int r;
     size_t zsz = bus_fast_target(a, 12, byu_zs_encode_opt, &o, &r);
     if (r != TRZ_CODEC_OK) return r;
@@ -476,12 +477,16 @@ int mix_encode(const trz_enc_args *a, trz_model *tm)
     if (a->len != a->nrec * 12) return TRZ_CODEC_UNSUPPORTED;
     byu_model *m = (byu_model *)tm, *t = byu_trial_model(m, a->chain); /* t: the trials' */
     if (!t) return TRZ_CODEC_NOMEM;
-    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0 }; /* chosen once: every stream-path encoding below uses them */
+    zs_opts o = { m, 0, { 0, 0, 0, 0 }, 0, 0 }; /* chosen once: every stream-path encoding below uses them */
     o.cache = pick_cache(a, &o.g, m->lv->cache_sets);
     if (o.cache < 0) return TRZ_CODEC_NOMEM;
     zs_opts ot = o;
     ot.m = t;
-    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t);
+    o.feed = 1; /* the chunk's own stream path (the trials' is not kept) */
+    /* in a chain, what its match model would predict of the chunk */
+    uint64_t seen = a->chain && m->st.live && m->cm_live && m->cm
+                        ? bus_match_foresee(&m->cm->match, a->in, a->nrec, 12, mt_hash) : 0;
+    int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t, seen);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
 
@@ -495,6 +500,24 @@ int fm_decode_chunk(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
     return fm_decode(a, tm);
+}
+
+/* Layout flag 8 (byu.md, *Chains*): a stream-path chunk's records r go on
+ * into the chain's match model, which starts (with the mixed model's state,
+ * fresh) at the first such chunk, or at the chunk that started the chain's
+ * state (fresh).  0, or -1 on no memory. */
+int byu_match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh)
+{
+    if (fresh) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
+    if (!m->cm_live) {
+        cm_model_init(m->cm);
+        m->cm_live = 1;
+        m->hx_live = 0;
+    }
+    if (bus_match_alloc(&m->cm->match, 12)) return -1;
+    bus_match_feed(&m->cm->match, r, nrec, 12, mt_hash);
+    return 0;
 }
 
 /* The arithmetic variants' tables in m, given back. */

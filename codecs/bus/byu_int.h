@@ -38,6 +38,7 @@ enum {
 #define L_ILV 1   /* layout flag: address codes interleaved with the kinds */
 #define L_GROUP 2 /* layout flag: the streams g_stream (byu.c) grouped by processor */
 #define L_LEAN 4  /* layout flag: the lean model (its codes always beside the kinds) */
+#define L_FEED 8  /* layout flag: in a chain, the chunk's records go on into the match model (byu_cm.c) */
 
 #define KC 8           /* kind ids as contexts: capped at KC - 1 */
 #define TB_N 20        /* time buckets: min(q / 2, 19) of the last time */
@@ -151,6 +152,7 @@ typedef struct zs_opts {
     int cache; /* 1: time contexts from the cache g */
     cs_geom g;
     int lean;  /* 1: the lean model */
+    int feed;  /* 1: L_FEED (a chain's stream-path chunk at a level that writes the match model) */
 } zs_opts;
 
 /* byu.c: the chunk's state, the cache choice and the stream paths */
@@ -170,5 +172,6 @@ int mix_encode(const trz_enc_args *a, trz_model *tm);
 int cm_decode_chunk(const trz_dec_args *a, trz_model *tm);
 int fm_decode_chunk(const trz_dec_args *a, trz_model *tm);
 void byu_arith_free(byu_model *m);
+int byu_match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh);
 
 #endif

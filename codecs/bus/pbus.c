@@ -16,6 +16,7 @@ enum { S_CTL, S_FCODE, S_DCODE, S_FDELTA, S_DDELTA, S_BECODE, S_BE, S_FNEAR, S_D
  * ones code addresses with lean.h, their codes beside the kinds in S_CTL. */
 enum { M_CYCLE, M_EXACT, M_EXACT_ILV, M_LEAN_CYCLE, M_LEAN_EXACT };
 #define M_LAST M_LEAN_EXACT /* modes above are another version's */
+#define M_FEED 16 /* added to the mode: in a chain, the chunk's records go on into the match model */
 #define LN_BE 8 /* lean cycle model: code bit "the byte enables follow in S_BE" */
 #define K_ESC 255    /* exact model: kind id escape, the kind follows in becode */
 #define MODE_SAMPLE 65536 /* records of a chunk's prefix that choose the model */
@@ -196,10 +197,13 @@ TRZ_FORCE_INLINE void enc_record(pbus_state *s, trz_buf *st, const uint8_t *r)
  * interleaved layout compresses smaller at back-end level zl; a fast
  * level, as for BYU: comparing at level 9 found under 1% more on three
  * tool-made traces, for the cost of compressing the streams twice more). */
-TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, int mode, int zl)
+static int match_feed(pbus_model *m, const uint8_t *r, uint64_t nrec);
+
+TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, int mode, int zl, int feed)
 {
     pbus_state *s = &m->st;
     int rc = st_open(s, a->nrec, 0, a->chain) != 0 ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
+    feed = feed && a->chain;
     s->mode = mode;
     for (uint64_t i = 0; rc == TRZ_CODEC_OK && i < a->nrec; i++)
         enc_record(s, a->streams, a->in + i * 6);
@@ -208,8 +212,14 @@ TRZ_HOT_CLONES static int zs_encode_mode(const trz_enc_args *a, pbus_model *m, i
         if (ilv < 0) rc = TRZ_CODEC_NOMEM;
         trz_put_u8(&a->streams[S_MODE], ilv == 1 ? M_EXACT_ILV : M_EXACT);
     }
+    if (rc == TRZ_CODEC_OK && feed) { /* the cycle model's mode byte is absent: then M_FEED alone */
+        trz_buf *b = &a->streams[S_MODE];
+        if (b->n) b->p[0] |= M_FEED;
+        else trz_put_u8(b, M_FEED | M_CYCLE);
+    }
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && feed && match_feed(m, a->in, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -237,7 +247,7 @@ typedef struct pbus_try {
 static int zs_encode_cb_mode(const trz_enc_args *a, const void *arg)
 {
     const pbus_try *t = arg;
-    return zs_encode_mode(a, t->m, t->mode, BUS_LAYOUT_ZLEVEL);
+    return zs_encode_mode(a, t->m, t->mode, BUS_LAYOUT_ZLEVEL, 0);
 }
 
 /* Encoder: the model that codes the chunk's prefix smaller after the
@@ -260,13 +270,15 @@ static int pick_mode(const trz_enc_args *a, pbus_model *m)
 
 /* The streams variant: the stream path with the model that codes the
  * chunk's prefix smaller; written where a variant above finds it smaller. */
-static int zs_encode(const trz_enc_args *a, trz_model *tm)
+static int zs_encode_feed(const trz_enc_args *a, trz_model *tm, int feed)
 {
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     pbus_model *m = (pbus_model *)tm;
     int mode = pick_mode(a, m);
-    return mode < 0 ? mode : zs_encode_mode(a, m, mode, BUS_LAYOUT_ZLEVEL);
+    return mode < 0 ? mode : zs_encode_mode(a, m, mode, BUS_LAYOUT_ZLEVEL, feed);
 }
+
+static int zs_encode(const trz_enc_args *a, trz_model *tm) { return zs_encode_feed(a, tm, 0); }
 
 /* ---- the lean models (lean.h) --------------------------------------------- */
 
@@ -520,11 +532,13 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
     trz_rd rd[S_COUNT];
     for (int i = 0; i < S_COUNT; i++)
         trz_rd_init(&rd[i], a->stream[i], a->stream[i] ? a->stream_len[i] : 0);
-    int mode = M_CYCLE; /* the chunk names its model in S_MODE, one byte (the cycle model when empty) */
+    int mode = M_CYCLE, feed = 0; /* the chunk names its model in S_MODE, one byte (the cycle model when empty) */
     if (trz_rd_left(&rd[S_MODE])) {
         mode = trz_get_u8(&rd[S_MODE]);
+        feed = mode >= M_FEED && mode <= (M_FEED | M_LAST);
+        if (feed) mode -= M_FEED;
         if (mode > M_LAST) return TRZ_CODEC_UNSUPPORTED; /* another version's model */
-        if (mode == M_CYCLE || trz_rd_left(&rd[S_MODE])) return TRZ_CODEC_CORRUPT;
+        if ((mode == M_CYCLE && !feed) || trz_rd_left(&rd[S_MODE]) || (feed && !a->chain)) return TRZ_CODEC_CORRUPT;
     }
     int lean = mode >= M_LEAN_CYCLE;
     pbus_state *s = &((pbus_model *)tm)->st;
@@ -535,6 +549,7 @@ TRZ_HOT_CLONES static int zs_decode(const trz_dec_args *a, trz_model *tm)
         if (dec_record(s, rd, a->out + i * 6) != 0) rc = TRZ_CODEC_CORRUPT;
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (rd[i].err || trz_rd_left(&rd[i]) != 0) rc = TRZ_CODEC_CORRUPT;
+    if (rc == TRZ_CODEC_OK && feed && match_feed((pbus_model *)tm, a->out, a->nrec) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -577,11 +592,12 @@ static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r) { return bus_match_gues
 
 /* After each record r: the match model's history and guess, by the
  * record's hash. */
-static void mt_next(pbus_cm *m, const uint8_t *r)
+static uint32_t mt_hash(const uint8_t *r)
 {
-    uint32_t hr = cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
-    bus_match_next(&m->match, r, 6, hr);
+    return cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
 }
+
+static void mt_next(pbus_cm *m, const uint8_t *r) { bus_match_next(&m->match, r, 6, mt_hash(r)); }
 
 static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r);
 
@@ -721,6 +737,22 @@ static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
     return bus_hx_open(&m->cm->a, nrec);
 }
 
+/* M_FEED (pbus.md, *Chains*): a stream-path chunk's records r go on into
+ * the chain's match model, which starts (with the mixed model's state,
+ * fresh) at the first such chunk or at the chunk that started the chain's
+ * state.  0, or -1 on no memory. */
+static int match_feed(pbus_model *m, const uint8_t *r, uint64_t nrec)
+{
+    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
+    if (!(m->st.live & ST_CM)) {
+        cm_model_init(m->cm);
+        m->st.live = (m->st.live | ST_CM) & ~(unsigned)ST_HX;
+    }
+    if (bus_match_alloc(&m->cm->match, 6)) return -1;
+    bus_match_feed(&m->cm->match, r, nrec, 6, mt_hash);
+    return 0;
+}
+
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
  * stop: as in BUS_CM_LOOPS. */
 static int cm_encode_to(const trz_enc_args *a, pbus_model *m, int mix, size_t stop)
@@ -826,8 +858,11 @@ static int mix_encode(const trz_enc_args *a, trz_model *tm)
     if (a->len != a->nrec * 6) return TRZ_CODEC_UNSUPPORTED;
     pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain); /* t: the trials' */
     if (!t) return TRZ_CODEC_NOMEM;
-    int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t);
-    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode(a, tm);
+    /* in a chain, what its match model would predict of the chunk */
+    uint64_t seen = a->chain && (m->st.live & ST_CM) && m->cm
+                        ? bus_match_foresee(&m->cm->match, a->in, a->nrec, 6, mt_hash) : 0;
+    int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t, seen);
+    return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode_feed(a, tm, 1);
 }
 
 /* ---- the variants, the levels, the model ---------------------------------------- */
@@ -869,8 +904,8 @@ static int pbus_variant_of(const size_t *len, const uint8_t *const *head)
                : v == BUS_CM_VERSION ? V_RANGE
                                      : -1;
     }
-    return len[S_MODE] && (head[S_MODE][0] == M_LEAN_CYCLE || head[S_MODE][0] == M_LEAN_EXACT) ? V_LEAN
-                                                                                                : V_STREAMS;
+    unsigned mode = len[S_MODE] ? head[S_MODE][0] & ~(unsigned)M_FEED : M_CYCLE;
+    return mode == M_LEAN_CYCLE || mode == M_LEAN_EXACT ? V_LEAN : V_STREAMS;
 }
 
 static trz_model *pbus_model_create(int level, int know)

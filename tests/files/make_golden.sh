@@ -137,6 +137,16 @@ arc bus-byu-l19 "$W/a.byu" -19 --chunk-records=2000 --no-chain
 arc bus-pbus-l19 "$W/a.pbus" -19 --chunk-records=3000 --no-chain
 arc bus-chain-byu-l19 "$W/a.byu" -19 --chunk-records=1000 --restart=24K
 arc bus-chain-pbus-l19 "$W/a.pbus" -19 --chunk-size=8K --restart=16K
+# the bus codecs' feed (from 0.20): in a chain at -19 a stream-path chunk's
+# records go on into the match model (BYU layout flag 8, PEL mode 16-20),
+# and the chunks that repeat them take variant 8 (chunk 0: the stream path,
+# a piece repeated inside it; chunk 1 repeats it; chunk 2 is new; 3-5 repeat)
+{ for i in 1 2 3 4 5 6 7 8; do slice $S/bus-2cpu.byu 0 6000; done; slice $S/bus-2cpu.byu 30000 24000
+  for i in 1 2 3; do slice $S/bus-2cpu.byu 0 24000; done; } > "$W/feed.byu"
+{ for i in 1 2 3 4 5 6 7 8; do slice $S/bus-1cpu.pbus 0 3000; done; slice $S/bus-1cpu.pbus 20000 12000
+  for i in 1 2 3; do slice $S/bus-1cpu.pbus 0 12000; done; } > "$W/feed.pbus"
+arc feed-byu-l19 "$W/feed.byu" -19 --chunk-records=2000
+arc feed-pbus-l19 "$W/feed.pbus" -19 --chunk-records=2000
 if [ -z "$ONLY" ] || [ "$ONLY" = chain ]; then
     badc() { ONLY= bad "$@"; }
     "$TRZ" -q -f -c --chunk-records=500 --restart=32K "$W/be.rst" > "$W/c.trz"
