@@ -29,10 +29,9 @@ struct byu_cm {
     uint8_t lastq[65536];            /* the time quotient last seen at a code position (hashed) */
     uint16_t apk[KC][KC][8 * CM_APM_N];       /* refinement of the kind by the last two ids */
     uint16_t apt[KC][BUS_NB][128 * CM_APM_N]; /* of the time quotient by kind id and address code bucket */
-    /* the match model: on (mt) for variant 6 in a chain; hist and tab are
-     * made at its first chunk and kept with the model */
+    /* the match model (byu_model.match): on (mt) for variant 6 in a chain */
     int mt;
-    bus_match match;
+    bus_match *match;
 };
 
 static void cm_model_init(byu_cm *m)
@@ -58,10 +57,9 @@ static void cm_model_init(byu_cm *m)
     memset(m->lastq, 0, sizeof m->lastq);
     cm_apm_init(&m->apk[0][0][0], KC * KC * 8);
     cm_apm_init(&m->apt[0][0][0], KC * BUS_NB * 128);
-    bus_match_reset(&m->match);
 }
 
-static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(&m->match, c, r, 12); }
+static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(m->match, c, r, 12); }
 
 /* After each record r: the match model's history and guess, by the
  * record's hash. */
@@ -70,7 +68,7 @@ static uint32_t mt_hash(const uint8_t *r)
     return cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
 }
 
-static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(&m->match, r, 12, mt_hash(r)); }
+static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 12, mt_hash(r)); }
 
 /* proc byte: "same as the last record" bit, else the byte. */
 static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
@@ -205,18 +203,21 @@ BUS_CM_LOOPS(cm_enc_loop, cm_dec_loop, cm_record, 12, byu_state, byu_cm)
  * memory. */
 static int cm_open(byu_model *m, uint64_t nrec, int mix, int chain)
 {
-    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (!chain || !m->st.live) m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
     if (st_open(&m->st, nrec, 0, chain) != 0) return -1;
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
     if (!chain || !m->cm_live) {
         cm_model_init(m->cm);
         m->cm_live = (uint8_t)chain;
         m->hx_live = 0;
+        if (!chain || !m->mt_live) bus_match_reset(&m->match); /* unless a feed started it */
+        m->mt_live = (uint8_t)chain;
     }
     byu_cm *cm = m->cm;
+    cm->match = &m->match;
     cm->mt = chain && mix;
-    if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
-        if (bus_match_alloc(&cm->match, 12)) return -1;
+    if (cm->mt) { /* made at the first chunk: tab zeroed, as bus_match_reset leaves it */
+        if (bus_match_alloc(&m->match, 12)) return -1;
     }
     if (!mix || (chain && m->hx_live)) return 0;
     m->hx_live = (uint8_t)chain;
@@ -228,7 +229,7 @@ static int cm_open(byu_model *m, uint64_t nrec, int mix, int chain)
 static void arith_close(byu_model *m, int keep)
 {
     st_close(&m->st, keep);
-    if (!keep) m->cm_live = m->hx_live = m->fm_live = 0;
+    if (!keep) m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
 }
 
 /* Encode with the mixed model (mix) or the unmixed one (the trial's);
@@ -297,7 +298,7 @@ struct byu_fm {
  * memory. */
 static int fm_open(byu_model *mm, uint64_t nrec, int chain)
 {
-    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = 0;
+    if (!chain || !mm->st.live) mm->cm_live = mm->hx_live = mm->fm_live = mm->mt_live = 0;
     if (st_open(&mm->st, nrec, 0, chain) != 0) return -1;
     if (!mm->fm && !(mm->fm = trz_big_calloc(sizeof *mm->fm))) return -1;
     if (chain && mm->fm_live) return 0;
@@ -484,8 +485,7 @@ int mix_encode(const trz_enc_args *a, trz_model *tm)
     ot.m = t;
     o.feed = 1; /* the chunk's own stream path (the trials' is not kept) */
     /* in a chain, what its match model would predict of the chunk */
-    uint64_t seen = a->chain && m->st.live && m->cm_live && m->cm
-                        ? bus_match_foresee(&m->cm->match, a->in, a->nrec, 12, mt_hash) : 0;
+    uint64_t seen = a->chain && m->st.live && m->mt_live ? bus_match_foresee(&m->match, a->in, a->nrec, 12, mt_hash) : 0;
     int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t, seen);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
@@ -503,20 +503,18 @@ int fm_decode_chunk(const trz_dec_args *a, trz_model *tm)
 }
 
 /* Layout flag 8 (byu.md, *Chains*): a stream-path chunk's records r go on
- * into the chain's match model, which starts (with the mixed model's state,
- * fresh) at the first such chunk, or at the chunk that started the chain's
- * state (fresh).  0, or -1 on no memory. */
+ * into the chain's match model, which starts empty at the chain's first
+ * such chunk (or first mixed one), or at the chunk that started the
+ * chain's state (fresh).  0, or -1 on no memory. */
 int byu_match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh)
 {
-    if (fresh) m->cm_live = m->hx_live = m->fm_live = 0;
-    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    if (!m->cm_live) {
-        cm_model_init(m->cm);
-        m->cm_live = 1;
-        m->hx_live = 0;
+    if (fresh) m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
+    if (bus_match_alloc(&m->match, 12)) return -1;
+    if (!m->mt_live) {
+        bus_match_reset(&m->match);
+        m->mt_live = 1;
     }
-    if (bus_match_alloc(&m->cm->match, 12)) return -1;
-    bus_match_feed(&m->cm->match, r, nrec, 12, mt_hash);
+    bus_match_feed(&m->match, r, nrec, 12, mt_hash);
     return 0;
 }
 
@@ -525,9 +523,9 @@ void byu_arith_free(byu_model *m)
 {
     if (m->cm) {
         bus_hx_free(&m->cm->a);
-        bus_match_free(&m->cm->match, 12);
         trz_big_free(m->cm, sizeof *m->cm);
     }
+    bus_match_free(&m->match, 12);
     if (m->fm) {
         bf_slots_free(&m->fm->slots);
         trz_big_free(m->fm, sizeof *m->fm);

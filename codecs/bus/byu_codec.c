@@ -65,7 +65,7 @@ static void byu_model_reset(trz_model *tm)
 {
     byu_model *m = (byu_model *)tm;
     st_close(&m->st, 0);
-    m->cm_live = m->hx_live = m->fm_live = 0;
+    m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
 }
 
 static void byu_model_free(trz_model *tm)

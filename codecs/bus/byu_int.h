@@ -8,6 +8,7 @@
 #include "hot.h"
 #include "addrmodel.h"
 #include "bus_cm.h"
+#include "bus_match.h"
 #include "cachesim.h"
 #include "lean.h"
 
@@ -94,6 +95,11 @@ typedef struct byu_model {
     /* In a chain: cm's and fm's tables hold the chain's state (hx: cm's
      * hashed tables too); 0 otherwise. */
     uint8_t cm_live, hx_live, fm_live;
+    /* The chain's match model (byu.md, *Chains*): its own, so that a fed
+     * stream-path chunk needs none of cm's tables; mt_live as the flags
+     * above (it goes with cm's state, and a feed starts it alone). */
+    bus_match match;
+    uint8_t mt_live;
     /* Encoder in a chain: the model its trials code with (made at the
      * first trial), so that they leave the chain's state alone. */
     struct byu_model *trial;

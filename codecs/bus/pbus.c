@@ -53,6 +53,7 @@ typedef struct pbus_state {
 #define ST_CM 8
 #define ST_HX 16
 #define ST_FM 32
+#define ST_MT 64 /* the match model (pbus_model.match): with ST_CM, or started alone by a feed */
 
 /* Levels (codec.h, "Levels"): the variant, and the knobs its encoder reads. */
 typedef struct pbus_level {
@@ -72,6 +73,7 @@ typedef struct pbus_model {
     cm_coder coder;
     pbus_cm *cm;
     pbus_fm *fm;
+    bus_match match; /* the chain's match model: its own, so that a fed stream-path chunk needs none of cm's tables */
     /* Encoder in a chain: the model its trials code with (made at the
      * first trial), so that they leave the chain's state alone. */
     struct pbus_model *trial;
@@ -568,10 +570,9 @@ struct pbus_cm {
     cm_p be[16][256];      /* by type */
     uint16_t apc[16][256 * CM_APM_N]; /* refinement of the control byte by the last type */
     uint8_t t1, t2, t3;    /* types (ctl >> 4) of the last three records */
-    /* the match model: on (mt) for variant 6 in a chain; hist and tab are
-     * made at its first chunk and kept with the model */
+    /* the match model (pbus_model.match): on (mt) for variant 6 in a chain */
     int mt;
-    bus_match match;
+    bus_match *match;
 };
 
 static void cm_model_init(pbus_cm *m)
@@ -585,10 +586,9 @@ static void cm_model_init(pbus_cm *m)
     cm_init_probs(&m->be[0][0], sizeof m->be / sizeof(cm_p));
     m->t1 = m->t2 = m->t3 = 0;
     cm_apm_init(&m->apc[0][0], 16 * 256);
-    bus_match_reset(&m->match);
 }
 
-static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(&m->match, c, r, 6); }
+static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(m->match, c, r, 6); }
 
 /* After each record r: the match model's history and guess, by the
  * record's hash. */
@@ -597,7 +597,7 @@ static uint32_t mt_hash(const uint8_t *r)
     return cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
 }
 
-static void mt_next(pbus_cm *m, const uint8_t *r) { bus_match_next(&m->match, r, 6, mt_hash(r)); }
+static void mt_next(pbus_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 6, mt_hash(r)); }
 
 static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r);
 
@@ -725,12 +725,14 @@ static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
     if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
     if (!chain || !(m->st.live & ST_CM)) {
         cm_model_init(m->cm);
-        m->st.live = (m->st.live | (chain ? ST_CM : 0)) & ~(unsigned)ST_HX;
+        if (!chain || !(m->st.live & ST_MT)) bus_match_reset(&m->match); /* unless a feed started it */
+        m->st.live = (m->st.live | (chain ? ST_CM | ST_MT : 0)) & ~(unsigned)ST_HX;
     }
     pbus_cm *cm = m->cm;
+    cm->match = &m->match;
     cm->mt = chain && mix;
-    if (cm->mt) { /* made at the first chunk: tab zeroed, as cm_model_init leaves it */
-        if (bus_match_alloc(&cm->match, 6)) return -1;
+    if (cm->mt) { /* made at the first chunk: tab zeroed, as bus_match_reset leaves it */
+        if (bus_match_alloc(&m->match, 6)) return -1;
     }
     if (!mix || (chain && (m->st.live & ST_HX))) return 0;
     if (chain) m->st.live |= ST_HX;
@@ -738,18 +740,17 @@ static int cm_open(pbus_model *m, uint64_t nrec, int mix, int chain)
 }
 
 /* M_FEED (pbus.md, *Chains*): a stream-path chunk's records r go on into
- * the chain's match model, which starts (with the mixed model's state,
- * fresh) at the first such chunk or at the chunk that started the chain's
- * state.  0, or -1 on no memory. */
+ * the chain's match model, which starts empty at the chain's first such
+ * chunk (or first mixed one); st_open leaves ST_MT clear at the chunk that
+ * starts the chain's state.  0, or -1 on no memory. */
 static int match_feed(pbus_model *m, const uint8_t *r, uint64_t nrec)
 {
-    if (!m->cm && !(m->cm = trz_big_calloc(sizeof *m->cm))) return -1;
-    if (!(m->st.live & ST_CM)) {
-        cm_model_init(m->cm);
-        m->st.live = (m->st.live | ST_CM) & ~(unsigned)ST_HX;
+    if (bus_match_alloc(&m->match, 6)) return -1;
+    if (!(m->st.live & ST_MT)) {
+        bus_match_reset(&m->match);
+        m->st.live |= ST_MT;
     }
-    if (bus_match_alloc(&m->cm->match, 6)) return -1;
-    bus_match_feed(&m->cm->match, r, nrec, 6, mt_hash);
+    bus_match_feed(&m->match, r, nrec, 6, mt_hash);
     return 0;
 }
 
@@ -859,8 +860,7 @@ static int mix_encode(const trz_enc_args *a, trz_model *tm)
     pbus_model *m = (pbus_model *)tm, *t = pbus_trial_model(m, a->chain); /* t: the trials' */
     if (!t) return TRZ_CODEC_NOMEM;
     /* in a chain, what its match model would predict of the chunk */
-    uint64_t seen = a->chain && (m->st.live & ST_CM) && m->cm
-                        ? bus_match_foresee(&m->cm->match, a->in, a->nrec, 6, mt_hash) : 0;
+    uint64_t seen = a->chain && (m->st.live & ST_MT) ? bus_match_foresee(&m->match, a->in, a->nrec, 6, mt_hash) : 0;
     int pick = bus_pick_cm(a, 6, zs_encode_cb, t, cm_trial, t, seen);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : zs_encode_feed(a, tm, 1);
 }
@@ -932,9 +932,9 @@ static void pbus_model_free(trz_model *tm)
     st_free(&m->st);
     if (m->cm) {
         bus_hx_free(&m->cm->a);
-        bus_match_free(&m->cm->match, 6);
         trz_big_free(m->cm, sizeof *m->cm);
     }
+    bus_match_free(&m->match, 6);
     if (m->fm) {
         bf_slots_free(&m->fm->slots);
         trz_big_free(m->fm, sizeof *m->fm);
