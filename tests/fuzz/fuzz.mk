@@ -1,7 +1,7 @@
 # fuzz.mk - the fuzz targets of tests/fuzz/ (libFuzzer, clang with ASan and
 # UBSan), `make fuzz`, and the replay driver that runs every target over its
 # seed corpus with gcc's sanitizers (a `make check` step, see reliability.mk).
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="decode_any seek_read reader_api"]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_SEED=1] [FUZZ_TARGETS="decode_any seek_read reader_api"]
 
 FUZZ_CC ?= $(shell command -v clang-14 2>/dev/null || command -v clang 2>/dev/null || echo clang)
 FUZZ_SECONDS ?= 60

@@ -4,10 +4,15 @@
 # (inputs found there accumulate from run to run), one target at a time.
 # Prints one line per target (executions, coverage, corpus) and fails on
 # any finding; the crashing input is left in $FZ/artifacts/<target>/.
+# The mutations follow FUZZ_SEED (1 unless given), so that a run from the
+# seed corpus is the same sequence wherever it runs (a slower machine runs
+# a shorter part of it) and a finding can be run again; longer runs with
+# other seeds are for looking further.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 FZ=${FZ:-build/fuzz}
 SECS=${FUZZ_SECONDS:-60}
+SEED=${FUZZ_SEED:-1}
 status=0
 for t in "$@"; do
     bin="$FZ/$t"
@@ -21,7 +26,7 @@ for t in "$@"; do
     esac
     dict=()
     [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
-    "$bin" -max_total_time="$SECS" -timeout=30 -rss_limit_mb=2560 -max_len="$maxlen" \
+    "$bin" -seed="$SEED" -max_total_time="$SECS" -timeout=30 -rss_limit_mb=2560 -max_len="$maxlen" \
         -print_final_stats=1 -artifact_prefix="$art/" "${dict[@]}" "$corpus" > "$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
