@@ -63,6 +63,26 @@ static inline int bus_match_guess(bus_match *t, cm_coder *c, uint8_t *r, size_t 
     return 1;
 }
 
+/* The table's index for the record of hash hr after the one of hash last. */
+static inline uint32_t bus_match_key(uint32_t hr, uint32_t last)
+{
+    return cm_mix32(hr ^ last * 0x2545F491u) >> (32 - BUS_MT_BITS);
+}
+
+/* The guess for the record after record n - 1 (the n-th, from 0), given
+ * whether the last guess was right (hit) and the key of the last two. */
+static inline void bus_match_follow(uint32_t *ptr, uint32_t *len, int hit, const uint32_t *tab, uint32_t key, uint32_t n)
+{
+    if (hit) {
+        ++*ptr;
+        ++*len;
+    } else {
+        *len = 0;
+        *ptr = tab[key] ? tab[key] : BUS_MT_NONE;
+    }
+    if (*ptr != BUS_MT_NONE && n - *ptr >= BUS_MT_N) *ptr = BUS_MT_NONE; /* out of the window */
+}
+
 /* After each record r (hr: its hash): r into the history, and the guess
  * for the next record: the one after the guess goes on while it is right
  * (a guess not yet coded is checked against r), else the one after the
@@ -72,16 +92,9 @@ static inline void bus_match_next(bus_match *t, const uint8_t *r, size_t rs, uin
     int hit = t->ptr != BUS_MT_NONE && memcmp(r, t->hist + (size_t)(t->ptr & (BUS_MT_N - 1)) * rs, rs) == 0;
     memcpy(t->hist + (size_t)(t->n & (BUS_MT_N - 1)) * rs, r, rs);
     t->n++;
-    uint32_t h = cm_mix32(hr ^ t->last * 0x2545F491u) >> (32 - BUS_MT_BITS);
+    uint32_t h = bus_match_key(hr, t->last);
     t->last = hr;
-    if (hit) {
-        t->ptr++;
-        t->len++;
-    } else {
-        t->len = 0;
-        t->ptr = t->tab[h] ? t->tab[h] : BUS_MT_NONE;
-    }
-    if (t->ptr != BUS_MT_NONE && t->n - t->ptr >= BUS_MT_N) t->ptr = BUS_MT_NONE; /* out of the window */
+    bus_match_follow(&t->ptr, &t->len, hit, t->tab, h, t->n);
     t->tab[h] = t->n;
 }
 
@@ -100,7 +113,7 @@ static inline void bus_match_feed(bus_match *t, const uint8_t *r, uint64_t nrec,
         uint32_t hr = hash(r);
         memcpy(t->hist + (size_t)(t->n & (BUS_MT_N - 1)) * rs, r, rs);
         t->n++;
-        if (!(t->n & (BUS_MT_FEED - 1))) t->tab[cm_mix32(hr ^ t->last * 0x2545F491u) >> (32 - BUS_MT_BITS)] = t->n;
+        if (!(t->n & (BUS_MT_FEED - 1))) t->tab[bus_match_key(hr, t->last)] = t->n;
         t->last = hr;
     }
 }
@@ -126,17 +139,9 @@ static inline uint64_t bus_match_foresee(const bus_match *t, const uint8_t *r, u
         int hit = g && memcmp(r, g, rs) == 0;
         pred += hit && len >= BUS_MT_MIN;
         uint32_t hr = hash(r);
-        uint32_t h = cm_mix32(hr ^ last * 0x2545F491u) >> (32 - BUS_MT_BITS);
+        uint32_t h = bus_match_key(hr, last);
         last = hr;
-        vn++;
-        if (hit) {
-            ptr++;
-            len++;
-        } else {
-            len = 0;
-            ptr = t->tab[h] ? t->tab[h] : BUS_MT_NONE;
-        }
-        if (ptr != BUS_MT_NONE && vn - ptr >= BUS_MT_N) ptr = BUS_MT_NONE;
+        bus_match_follow(&ptr, &len, hit, t->tab, h, ++vn);
     }
     return pred;
 }

@@ -61,13 +61,13 @@ static void cm_model_init(byu_cm *m)
 
 static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(m->match, c, r, 12); }
 
-/* After each record r: the match model's history and guess, by the
- * record's hash. */
+/* A record's hash, by which the match model finds it again. */
 static uint32_t mt_hash(const uint8_t *r)
 {
     return cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
 }
 
+/* After each record r: the match model's history and guess. */
 static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 12, mt_hash(r)); }
 
 /* proc byte: "same as the last record" bit, else the byte. */

@@ -590,13 +590,13 @@ static void cm_model_init(pbus_cm *m)
 
 static int mt_guess(pbus_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(m->match, c, r, 6); }
 
-/* After each record r: the match model's history and guess, by the
- * record's hash. */
+/* A record's hash, by which the match model finds it again. */
 static uint32_t mt_hash(const uint8_t *r)
 {
     return cm_mix32(trz_ld_be32(r) * 0x9E3779B1u ^ (uint32_t)(r[4] | r[5] << 8) * 0x85EBCA6Bu);
 }
 
+/* After each record r: the match model's history and guess. */
 static void mt_next(pbus_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 6, mt_hash(r)); }
 
 static int cm_fields(pbus_state *s, pbus_cm *m, cm_coder *c, uint8_t *r);
