@@ -4,9 +4,10 @@
 # (inputs found there accumulate from run to run), one target at a time.
 # Prints one line per target (executions, coverage, corpus) and fails on
 # any finding; the crashing input is left in $FZ/artifacts/<target>/.
-# The mutations follow FUZZ_SEED (1 unless given), so that a run from the
-# seed corpus is the same sequence wherever it runs (a slower machine runs
-# a shorter part of it) and a finding can be run again; longer runs with
+# The mutations start from FUZZ_SEED (1 unless given), so that runs from
+# the seed corpus mostly take the same course (a target that decodes on
+# two threads can still see its coverage, and so its course, change from
+# run to run); a finding runs again from its input.  Longer runs with
 # other seeds are for looking further.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
