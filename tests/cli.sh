@@ -553,4 +553,13 @@ printf "\\x$(printf %02x $(( ($(od -An -tu1 -j $((size / 2)) -N1 "$W/d.trz") + 1
 [ $rc = 1 ] && grep -qE "^trz: .*: chunk [0-9]+: " "$W/err" && ok "corruption inside a chunk names the chunk" \
     || bad "corruption inside a chunk names the chunk" "exit $rc: $(cat "$W/err")"
 
+# salvage after a loss of unknown end: the chunks after it are numbered in
+# their member (its header went with the damage), and the lines say so
+f=$(cd "$(dirname "$0")" && pwd)/fuzz/corpus/decode_any/salvage-open-loss-then-a-member-numbering-again.trz
+"$TRZ" -dc --salvage "$f" > /dev/null 2> "$W/err"; rc=$?
+[ $rc = 1 ] && grep -q "chunk 16 on: lost records from 480" "$W/err" &&
+    grep -q "chunk 2 (numbered within its member) damaged: lost records 1000..1499" "$W/err" &&
+    ok "salvage: the losses after one of unknown end are numbered within their member" ||
+    bad "salvage: losses after one of unknown end" "exit $rc: $(head -c 400 "$W/err")"
+
 finish
