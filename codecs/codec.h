@@ -258,6 +258,13 @@ typedef struct trz_codec {
     trz_model *(*model_create)(int level, int know);
     void (*model_reset)(trz_model *m);
     void (*model_free)(trz_model *m);
+    /* Optional: dec (a model for decoding) reads the history window of a
+     * chain from enc (one for encoding) instead of keeping one of its own,
+     * since both hold the same records.  The caller promises the self-check
+     * of one thread: every chunk coded with enc is decoded with dec before
+     * enc codes the next, or both are reset; enc is freed last.  NULL: each
+     * keeps its own. */
+    void (*model_share)(trz_model *dec, trz_model *enc);
     /* 1: its variants keep the promise of chains (above), so the writer
      * chains its members (version 4); 0: every chunk of its members stands
      * alone (a->chain is always 0). */
@@ -337,6 +344,8 @@ static inline const trz_variant *trz_variant_for_level(const trz_codec *c, int l
 int trz_model_create(const trz_codec *c, int level, int know, trz_model **m);
 void trz_model_reset(const trz_codec *c, trz_model *m);
 void trz_model_free(const trz_codec *c, trz_model *m);
+/* trz_codec.model_share, where the codec has it (both models non-NULL). */
+void trz_model_share(const trz_codec *c, trz_model *dec, trz_model *enc);
 
 /* Encode a chunk with the variant for a->level, or decode one with the
  * variant its streams name (TRZ_CODEC_UNSUPPORTED for one this version

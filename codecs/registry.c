@@ -50,6 +50,11 @@ void trz_model_free(const trz_codec *c, trz_model *m)
     if (c->model_free) c->model_free(m);
 }
 
+void trz_model_share(const trz_codec *c, trz_model *dec, trz_model *enc)
+{
+    if (dec && enc && c->model_share) c->model_share(dec, enc);
+}
+
 int trz_codec_encode(const trz_codec *c, const trz_enc_args *a, trz_model *m)
 {
     trz_model *own = NULL;

@@ -36,7 +36,7 @@ static struct rst_v0_model *v0_part(rst_model *rm, int know)
 static struct rst_v1_model *v1_part(rst_model *rm, int know)
 {
     if (rm->v1 && rst_v1_knows(rm->v1) != know) { rst_v1_free(rm->v1); rm->v1 = NULL; }
-    if (!rm->v1) rm->v1 = rst_v1_new(know);
+    if (!rm->v1) rm->v1 = rst_v1_new(know, rm->wp);
     return rm->v1;
 }
 
@@ -67,6 +67,7 @@ static trz_model *rst_model_create(int level, int know)
     if (!rm) return NULL;
     rm->lv = level ? &rst_levels[trz_level_clamp(level)] : NULL;
     rm->know = know;
+    rm->wp = &rm->win;
     if (rst_model_make(rm)) { rst_model_drop(rm); free(rm); return NULL; }
     return (trz_model *)rm;
 }
@@ -88,7 +89,23 @@ static void rst_model_free(trz_model *m)
     rst_model *rm = (rst_model *)m;
     if (!rm) return;
     rst_model_drop(rm);
+    rst_win_free(&rm->win);
     free(rm);
+}
+
+/* The self-check of one thread (trz_codec.model_share): the decoder's
+ * variant 1 reads the encoder's window, which holds the same records.  The
+ * encoder leaves the bytes for the decoder to move after the chunk
+ * (rst_v1_hist_slide); every chunk the encoder codes, the decoder decodes
+ * before the next, or both are reset. */
+static void rst_model_share(trz_model *dec, trz_model *enc)
+{
+    rst_model *d = (rst_model *)dec, *e = (rst_model *)enc;
+    rst_v1_free(d->v1);
+    d->v1 = NULL;
+    rst_win_free(&d->win);
+    d->wp = &e->win;
+    e->win.lent = 1;
 }
 
 /* Chains (rst.md, "Chains"): each variant's part carries its state from
@@ -225,6 +242,7 @@ const trz_codec trz_codec_rst = {
     .model_create = rst_model_create,
     .model_reset = rst_model_reset,
     .model_free = rst_model_free,
+    .model_share = rst_model_share,
     .chains = 1,
     .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = rst_stream_name,

@@ -6,6 +6,7 @@
 #ifndef TRZ_RST_INT_H
 #define TRZ_RST_INT_H
 #include "../codec.h"
+#include "rst_v1.h"
 
 #define RST_REC 24
 enum {
@@ -76,6 +77,8 @@ typedef struct rst_model {
     struct rst_v0_in *v0in;   /* variant 0's decoder input tails */
     struct rst_v1_model *v1;  /* variant 1 (rst_v1.c) */
     int used;                 /* has coded a chunk since made or reset */
+    rst_win win;              /* variant 1's chain window, kept across resets */
+    rst_win *wp;              /* the window variant 1 reads: win, or the encoder's (rst_model_share) */
 } rst_model;
 
 /* Variant 0 (rst.c): its model part for a member with knowledge or without

@@ -951,7 +951,8 @@ int rst_v1_encode(const trz_enc_args *a, model1 *m)
         rcd_direct(&c, 1, (uint32_t)a->nrec, 32); /* a decoder given another count fails */
         rcode = rc_enc_flush(&c) || m->oom ? TRZ_CODEC_NOMEM : TRZ_CODEC_OK;
         if (m->err) rcode = TRZ_CODEC_UNSUPPORTED;
-        if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, src, a->nrec)) rcode = TRZ_CODEC_NOMEM;
+        if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, src, a->nrec, !m->win->lent))
+            rcode = TRZ_CODEC_NOMEM;
         trz_mark_coded(a, RST_S_RC);
     }
     trz_big_free(canon, a->len); /* the next chunk copies again */
@@ -981,7 +982,7 @@ int rst_v1_decode(const trz_dec_args *a, model1 *m)
     if (rcd_direct(&c, 0, 0, 32) != (uint32_t)a->nrec) m->err = 1;
     if (m->err || !rc_dec_ok(&c)) rcode = TRZ_CODEC_CORRUPT;
     if (m->oom) rcode = TRZ_CODEC_NOMEM;
-    if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, a->out, a->nrec)) rcode = TRZ_CODEC_NOMEM;
+    if (rcode == TRZ_CODEC_OK && a->chain && rst_v1_hist_slide(m, a->out, a->nrec, 1)) rcode = TRZ_CODEC_NOMEM;
     if (rcode != TRZ_CODEC_OK) m->err = 1; /* a chain's later chunks fail until a reset */
     if (rcode == TRZ_CODEC_OK) rst_uncanon_output(a);
     return rcode;

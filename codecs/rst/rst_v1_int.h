@@ -91,11 +91,11 @@ typedef struct rst_v1_model {
     tlb_ent *tlbd;
     rc_prob *bh1, *bh2; /* branch contexts: (pc, global history), (pc, local history) */
     uint32_t *mm;       /* match model: position + 1 after a context hash */
-    size_t nlink;       /* records link was made for */
-    uint8_t *link;      /* per INSTR record (window, then chunk): the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
+    rst_win *win;       /* where link and hist live (rst_v1.h) */
+    uint8_t *link;      /* win->link: per INSTR record (window, then chunk): the distance in records to the next INSTR of its CPU (0: none yet, or beyond the match model's reach) */
     /* Chained chunks: the last records of the chain before this chunk
      * (canonical), at positions 0..nhist-1, the chunk's following them. */
-    uint8_t *hist;      /* HW_RECS records, made at the first chained chunk */
+    uint8_t *hist;      /* win->hist */
     size_t nhist;
     /* Chained chunks: the repeat model (run_all), made at the first one. */
     uint32_t *gm;       /* position + 1 of the record that followed two records, by their hash */
@@ -174,7 +174,7 @@ TRZ_FORCE_INLINE cpu1 *get_cpu(model1 *m, unsigned id)
 /* rst_v1_model.c */
 void rst_v1_probs_init(model1 *m);
 int rst_v1_link_fit(model1 *m, size_t nrec);
-int rst_v1_hist_slide(model1 *m, const uint8_t *buf, size_t nrec);
+int rst_v1_hist_slide(model1 *m, const uint8_t *buf, size_t nrec, int move);
 int rst_v1_gm_make(model1 *m);
 /* rst_v1.c: the record model's coder of an instruction word, field by
  * field (iw_fields), for the knowledge stream. */

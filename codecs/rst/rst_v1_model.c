@@ -63,10 +63,11 @@ void rst_v1_probs_init(model1 *m)
 
 /* The model's fixed tables, fresh; the per-record link is sized at each
  * chunk (rst_v1_link_fit). */
-static model1 *model_new(int know)
+static model1 *model_new(int know, rst_win *w)
 {
     model1 *m = calloc(1, sizeof *m);
     if (!m) return NULL;
+    m->win = w;
     if (know) {
         m->sat = m->satv;
         for (int i = 0; i < SAT_N; i++) m->satv[i] = R_SAT0;
@@ -96,8 +97,6 @@ static void model_free(model1 *m)
 {
     if (!m) return;
     model_reset(m);
-    trz_big_free(m->link, m->nlink * sizeof *m->link);
-    trz_big_free(m->hist, (size_t)HW_RECS * RST_REC);
     trz_big_free(m->gm, ((size_t)1 << GM_BITS) * sizeof *m->gm);
     free(m->qbuf.p);
     trz_big_free(m->pe, ((size_t)1 << PE_BITS) * sizeof *m->pe);
@@ -113,27 +112,38 @@ static void model_free(model1 *m)
     free(m);
 }
 
+void rst_win_free(rst_win *w)
+{
+    trz_big_free(w->link, w->nlink * sizeof *w->link);
+    trz_big_free(w->hist, (size_t)HW_RECS * RST_REC);
+    w->link = w->hist = NULL;
+    w->nlink = 0;
+}
+
 /* The link table for the window's records (kept) and a chunk of nrec
  * records (zero); 0, or -1 if out of memory. */
 int rst_v1_link_fit(model1 *m, size_t nrec)
 {
+    rst_win *w = m->win;
     size_t base = m->nhist, need = base + nrec;
-    if (m->link && m->nlink >= need) {
-        memset(m->link + base, 0, nrec * sizeof *m->link);
+    if (w->link && w->nlink >= need) {
+        memset(w->link + base, 0, nrec * sizeof *w->link);
+        m->link = w->link, m->hist = w->hist;
         return 0;
     }
-    uint8_t *old = m->link;
-    size_t nold = m->nlink;
+    uint8_t *old = w->link;
+    size_t nold = w->nlink;
     if (!base) { /* nothing to keep: give the old table back first */
         trz_big_free(old, nold * sizeof *old);
         old = NULL;
     }
-    m->link = trz_big_calloc(need * sizeof *m->link);
-    if (m->link && base) memcpy(m->link, old, base * sizeof *m->link);
+    w->link = trz_big_calloc(need * sizeof *w->link);
+    if (w->link && base) memcpy(w->link, old, base * sizeof *w->link);
     trz_big_free(old, nold * sizeof *old);
-    m->nlink = m->link ? need : 0;
-    if (!m->link) m->nhist = 0;
-    return m->link ? 0 : -1;
+    w->nlink = w->link ? need : 0;
+    if (!w->link) m->nhist = 0;
+    m->link = w->link, m->hist = w->hist;
+    return w->link ? 0 : -1;
 }
 
 /* A position of the window or chunk (record index + 1, 0 none) after the
@@ -142,19 +152,26 @@ static inline uint32_t slide_pos(uint32_t v, size_t drop) { return v > drop ? (u
 
 /* After a chained chunk of nrec records (canonical, buf): the window takes
  * the last HW_RECS records of window and chunk, and every position the
- * match model holds moves with them (rst.md, "Chains").  0, or -1 if out
- * of memory (the window then stays as it was: the caller fails the chunk). */
-int rst_v1_hist_slide(model1 *m, const uint8_t *buf, size_t nrec)
+ * match model holds moves with them (rst.md, "Chains").  move 0: the
+ * window's bytes are left as they are, for the decoder that reads them too
+ * to move (the self-check of one thread, rst_v1_lend); only the positions
+ * move.  0, or -1 if out of memory (the window then stays as it was: the
+ * caller fails the chunk). */
+int rst_v1_hist_slide(model1 *m, const uint8_t *buf, size_t nrec, int move)
 {
-    if (!m->hist && !(m->hist = trz_big_malloc((size_t)HW_RECS * RST_REC))) return -1;
+    rst_win *w = m->win;
     size_t base = m->nhist, tot = base + nrec, keep = tot < HW_RECS ? tot : HW_RECS, drop = tot - keep;
-    if (drop < base) {
-        memmove(m->hist, m->hist + drop * RST_REC, (base - drop) * RST_REC);
-        memcpy(m->hist + (base - drop) * RST_REC, buf, nrec * RST_REC);
-    } else {
-        memcpy(m->hist, buf + (drop - base) * RST_REC, keep * RST_REC);
+    if (move) {
+        if (!w->hist && !(w->hist = trz_big_malloc((size_t)HW_RECS * RST_REC))) return -1;
+        if (drop < base) {
+            memmove(w->hist, w->hist + drop * RST_REC, (base - drop) * RST_REC);
+            memcpy(w->hist + (base - drop) * RST_REC, buf, nrec * RST_REC);
+        } else {
+            memcpy(w->hist, buf + (drop - base) * RST_REC, keep * RST_REC);
+        }
+        memmove(w->link, w->link + drop, keep * sizeof *w->link);
     }
-    memmove(m->link, m->link + drop, keep * sizeof *m->link);
+    m->link = w->link, m->hist = w->hist;
     m->nhist = keep;
     if (!drop) return 0;
     for (size_t k = 0; k < (size_t)1 << MM_BITS; k++) m->mm[k] = slide_pos(m->mm[k], drop);
@@ -182,6 +199,6 @@ int rst_v1_gm_make(model1 *m)
     return m->gm ? 0 : -1;
 }
 
-struct rst_v1_model *rst_v1_new(int know) { return model_new(know); }
+struct rst_v1_model *rst_v1_new(int know, rst_win *w) { return model_new(know, w); }
 void rst_v1_free(struct rst_v1_model *m) { model_free(m); }
 int rst_v1_knows(const struct rst_v1_model *m) { return m->sat != NULL; }

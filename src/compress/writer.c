@@ -275,6 +275,9 @@ static int start(wstate *w)
     /* a chain's chunks are coded one after another, on one model: with
      * threads, in a pipeline of two (pipe_submit) */
     r->pipe = w->chain && nthreads > 1;
+    /* one thread: each chunk's self-check runs before the next chunk is
+     * coded, so the decoder may read the encoder's history window */
+    if (!r->pipe) trz_model_share(c->chosen, w->dm, w->em);
     r->q = r->pipe ? 3 : nthreads == 1 ? 1 : (size_t)nthreads + 1;
     for (size_t i = 0; i < (r->pipe ? r->q : (size_t)nthreads); i++)
         if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
@@ -471,8 +474,8 @@ static void writer_free(trz_writer *w)
     trz_kstore_free(w->ks[1]);
     trz_kdelta_free(&w->kd);
     if (w->c->chosen) {
+        trz_model_free(w->c->chosen, w->dm); /* (first: it may read em's window) */
         trz_model_free(w->c->chosen, w->em);
-        trz_model_free(w->c->chosen, w->dm);
     }
     ring_destroy(r);
     if (w->has_file) trz_outfile_abort(&w->file);
