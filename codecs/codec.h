@@ -283,6 +283,9 @@ typedef struct trz_codec {
      * keeps a window of records beside the chunk, and the chunk decoded
      * ahead, holds a few chunks at once.  0: 16 MiB. */
     uint32_t chunk_bytes;
+    /* Optional, in place of chunk_bytes: the same for a level (1..19), for
+     * a codec that keeps such a window at some levels only (0: 16 MiB). */
+    uint32_t (*chunk_bytes_at)(int level);
 
     /* Name of stream `id` for `trz -l -v` and `trz bench --streams`, or NULL
      * for an id the codec never writes. */

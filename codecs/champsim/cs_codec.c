@@ -17,11 +17,14 @@ typedef struct cs_level {
     uint8_t ring_bits;  /* range-coded, in a chain: 2^ring_bits records kept
                            for the match model (stated in the chain's first
                            chunk) */
+    uint8_t chunk_mib;  /* the chunks' size in MiB (0: the container's 16):
+                           the decoder's ring and tables, its chunk and the
+                           one decoded ahead under 64 MB (champsim.md) */
 } cs_level;
 TRZ_LEVEL_ROW(cs_level);
-#define STREAMS { CS_VAR_STREAMS, 1, 0 }
-#define RANGE { CS_VAR_RANGE, 0, 18 }
-#define RANGE_L { CS_VAR_RANGE, 0, 20 }
+#define STREAMS { CS_VAR_STREAMS, 1, 0, 0 }
+#define RANGE { CS_VAR_RANGE, 0, 18, 12 }
+#define RANGE_L { CS_VAR_RANGE, 0, 20, 0 }
 static const cs_level cs_levels[TRZ_LEVEL_MAX + 1] = {
     STREAMS,                                                      /* 0: as 1 */
     STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                  /* 1-5 */
@@ -37,6 +40,11 @@ static unsigned cs_ring_bits(int level)
 {
     unsigned b = cs_levels[trz_level_clamp(level)].ring_bits;
     return b ? b : CS_RING_MIN;
+}
+
+static uint32_t cs_chunk_bytes(int level)
+{
+    return (uint32_t)cs_levels[trz_level_clamp(level)].chunk_mib << 20;
 }
 
 static int cs_know_enc(const trz_fact *f, size_t n, int level, trz_buf *out, const cs_layout *L)
@@ -179,6 +187,7 @@ const trz_codec trz_codec_champsim = {
     .chains = 1,
     .chain_bytes = 176u << 20, /* a seek decodes at most 176 MiB, ~0.3 s (bench/notes/2026-11-29-chains-2.md) */
     .chain_long_bytes = 512u << 20, /* -12..-19: about a second's decoding (bench/notes/2026-11-29-chains-2.md) */
+    .chunk_bytes_at = cs_chunk_bytes,
 };
 
 const trz_codec trz_codec_champsim_cloudsuite = {
@@ -204,4 +213,5 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .chains = 1,
     .chain_bytes = 176u << 20, /* a seek decodes at most 176 MiB, ~0.3 s (bench/notes/2026-11-29-chains-2.md) */
     .chain_long_bytes = 512u << 20, /* -12..-19: about a second's decoding (bench/notes/2026-11-29-chains-2.md) */
+    .chunk_bytes_at = cs_chunk_bytes,
 };

@@ -10,8 +10,8 @@
  * variant 1, unless variant 0's streams after the back-end come out smaller;
  * they are sized at most at level 9: above it zstd's search costs 4 times
  * the whole encoding and has never turned the choice. */
-#define STREAMS { RST_VAR_STREAMS, 0 }
-#define RANGE(trial) { RST_VAR_RANGE, trial }
+#define STREAMS { RST_VAR_STREAMS, 0, 0 }
+#define RANGE(trial) { RST_VAR_RANGE, trial, 6 }
 static const rst_level rst_levels[TRZ_LEVEL_MAX + 1] = {
     STREAMS, /* 0: as 1 */
     STREAMS, STREAMS, STREAMS, STREAMS, STREAMS,                /* 1-5 */
@@ -209,6 +209,11 @@ static int rst_range_decode(const trz_dec_args *a, trz_model *tm)
     return rc;
 }
 
+static uint32_t rst_chunk_bytes(int level)
+{
+    return (uint32_t)rst_levels[trz_level_clamp(level)].chunk_mib << 20;
+}
+
 static const trz_variant rst_variants[] = {
     [RST_VAR_STREAMS] = { 0, "streams", 1, 5, rst_streams_encode, rst_streams_decode },
     [RST_VAR_RANGE] = { 1, "range", 6, 19, rst_range_encode, rst_range_decode },
@@ -243,6 +248,7 @@ const trz_codec trz_codec_rst = {
     .model_reset = rst_model_reset,
     .model_free = rst_model_free,
     .model_share = rst_model_share,
+    .chunk_bytes_at = rst_chunk_bytes,
     .chains = 1,
     .chain_bytes = 64u << 20, /* a seek decodes at most 64 MiB (bench/notes/2026-11-29-chains.md) */
     .stream_name = rst_stream_name,

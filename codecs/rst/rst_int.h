@@ -63,6 +63,10 @@ typedef struct rst_level {
     /* range: the back-end level at which variant 0's streams are sized
      * against the range-coded stream (the smaller is written) */
     uint8_t trial_level;
+    /* range: the chunks' size in MiB (0: the container's 16), so that the
+     * decoder's window (24 MiB), its chunk and the one decoded ahead stay
+     * under 64 MB (rst.md, "Chains") */
+    uint8_t chunk_mib;
 } rst_level;
 
 /* The model (trz_model): a part per variant, each made for a member with

@@ -253,8 +253,9 @@ static int start(wstate *w)
     w->started = 1;
     choose_codec(w);
     w->chunk_bytes = c->chunk_bytes;
-    if (!c->chunk_set && c->chosen->chunk_bytes && c->chosen->chunk_bytes < w->chunk_bytes)
-        w->chunk_bytes = c->chosen->chunk_bytes;
+    const trz_codec *k = c->chosen;
+    uint32_t own = k->chunk_bytes_at ? k->chunk_bytes_at(c->level) : k->chunk_bytes;
+    if (!c->chunk_set && own && own < w->chunk_bytes) w->chunk_bytes = own;
     /* a member of one chunk (and maybe a partial record after it) has
      * nothing to carry: it stays version 1 */
     int is_tail;
