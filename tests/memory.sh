@@ -5,9 +5,9 @@
 # /usr/bin/time).  The model's tables, window and chunk buffers take the
 # same memory whatever the records hold, so the corpus's drmemtrace sample
 # repeated 100 times (72 MB, 12 chunks in two chains) stands for a real
-# trace: it costs about a second.  The shared corpus's RST, ChampSim
+# trace: it costs about a second.  The shared corpus's RST, ChampSim, uop
 # and BYU traces, when present, are real ones long enough to fill their chains'
-# windows (48 and 320 MB: a few seconds each).  Skipped without
+# windows (31 to 320 MB of records: a few seconds each).  Skipped without
 # /usr/bin/time.
 #   tests/memory.sh [path/to/trz]      (prints "N passed, M failed" last)
 set -u
@@ -54,4 +54,5 @@ bounds rst/qemu-sparc64-minigzip6-2M.rst.xz
 bounds rst/blaze-32cpu-part1.rst.xz
 bounds champsim/gzip6-5M.champsimtrace.xz
 bounds byu/lackey-gzip6.byu.xz
+bounds uop/qemu-x86-gzip6-1M.trace.xz
 finish

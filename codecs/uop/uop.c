@@ -107,8 +107,8 @@ static int model_init(model_t *m, uint64_t nlines, const trz_know *know)
     m->tab = uop_block_get(&m->blk[MB_TAB], ((size_t)1 << bits) * sizeof(ent_t), 0);
     m->used = uop_block_get(&m->blk[MB_USED], (size_t)1 << bits, 1);
     m->tmpl = uop_block_get(&m->blk[MB_TMPL], ((size_t)1 << TMPL_BITS) * sizeof(tmpl_t), 1);
-    m->dict[0].arena = uop_block_get(&m->blk[MB_AR0], ARENA_MAX, 0);
-    m->dict[1].arena = uop_block_get(&m->blk[MB_AR1], ARENA_MAX, 0);
+    m->dict[0].arena = uop_block_arena(&m->blk[MB_AR0], ARENA_MAX);
+    m->dict[1].arena = uop_block_arena(&m->blk[MB_AR1], ARENA_MAX);
     if (!m->tab || !m->used || !m->tmpl || !m->dict[0].arena || !m->dict[1].arena) return -1;
     m->prev.ch[0] = m->prev.ch[1] = m->prev.ch[2] = '-';
     m->know = know;

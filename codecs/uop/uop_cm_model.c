@@ -50,8 +50,8 @@ cm_t *uop_cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, i
     m->bl = uop_block_get(&m->blk[B_BL], ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob), 0);
     m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
     m->ht = uop_block_get(&m->blk[B_HT], ((size_t)16 << (32 - m->hshift)) * sizeof(u_cs), 0);
-    m->dict[0].arena = uop_block_get(&m->blk[B_AR0], ARENA_MAX, 0);
-    m->dict[1].arena = uop_block_get(&m->blk[B_AR1], ARENA_MAX, 0);
+    m->dict[0].arena = uop_block_arena(&m->blk[B_AR0], ARENA_MAX);
+    m->dict[1].arena = uop_block_arena(&m->blk[B_AR1], ARENA_MAX);
     if (chain) { /* read only where written (mh), or cleared (mt) */
         m->mh_addr = uop_block_get(&m->blk[B_MHA], ((size_t)1 << MH_BITS) * sizeof(uint64_t), 0);
         m->mh_key = uop_block_get(&m->blk[B_MHK], ((size_t)1 << MH_BITS) * sizeof(uint32_t), 0);

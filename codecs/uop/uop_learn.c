@@ -124,7 +124,7 @@ int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec
     uop_dict *d = calloc(2, sizeof *d);
     kset seen = { NULL, 0, 0 };
     int rc = TRZ_CODEC_NOMEM;
-    if (!d || !(d[0].arena = trz_big_malloc(ARENA_MAX)) || !(d[1].arena = trz_big_malloc(ARENA_MAX))) goto out;
+    if (!d || !(d[0].arena = trz_big_malloc_sparse(ARENA_MAX)) || !(d[1].arena = trz_big_malloc_sparse(ARENA_MAX))) goto out;
     uk_dicts(d, k);
     const uint8_t *p = in, *end = in + len;
     while (p < end) {
@@ -161,8 +161,8 @@ int uop_cm_learn(const trz_know *k, const uint8_t *in, size_t len, uint64_t nrec
     rc = TRZ_CODEC_OK;
 out:
     if (d) {
-        trz_big_free(d[0].arena, ARENA_MAX);
-        trz_big_free(d[1].arena, ARENA_MAX);
+        trz_big_release(d[0].arena, ARENA_MAX);
+        trz_big_release(d[1].arena, ARENA_MAX);
     }
     free(d);
     free(seen.t);

@@ -38,6 +38,7 @@ static void advise_huge(void *p, size_t n)
 #ifdef BIG_PLAIN
 void *trz_big_malloc(size_t n) { return malloc(n ? n : 1); }
 void *trz_big_calloc(size_t n) { return calloc(1, n ? n : 1); }
+void *trz_big_malloc_sparse(size_t n) { return malloc(n ? n : 1); }
 void *trz_big_realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
 void trz_big_free(void *p, size_t n) { (void)n; free(p); }
 void trz_big_release(void *p, size_t n) { (void)n; free(p); }
@@ -60,7 +61,7 @@ static size_t huge_round(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 
  * glibc's mmap threshold, later blocks come from the heap and a freed one
  * stays resident: blocks that only one phase of a chunk needs then add up
  * instead of taking turns.) */
-static void *map_block(size_t r)
+static void *map_block(size_t r, int huge)
 {
     size_t len = r + HUGE_PAGE;
     if (len < r) return NULL;
@@ -69,7 +70,7 @@ static void *map_block(size_t r)
     uint8_t *a = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
     if (a > m) munmap(m, (size_t)(a - m));
     if (m + len > a + r) munmap(a + r, (size_t)(m + len - (a + r)));
-    advise_huge(a, r);
+    if (huge) advise_huge(a, r);
     return a;
 }
 
@@ -91,7 +92,7 @@ static void *get_block(size_t n, int *fresh)
         }
     pthread_mutex_unlock(&pool_mu);
     *fresh = !p;
-    return p ? p : map_block(r);
+    return p ? p : map_block(r, 1);
 }
 
 void *trz_big_malloc(size_t n)
@@ -117,6 +118,12 @@ void *trz_big_realloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (q && n >= HUGE_PAGE / 2) advise_huge(q, n);
     return q;
+}
+
+void *trz_big_malloc_sparse(size_t n)
+{
+    if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
+    return map_block(huge_round(n), 0);
 }
 
 void trz_big_release(void *p, size_t n)

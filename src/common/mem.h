@@ -22,5 +22,10 @@ void *trz_big_realloc(void *p, size_t n);
 void trz_big_free(void *p, size_t n);
 void trz_big_release(void *p, size_t n);
 void trz_big_trim(void);
+/* A block filled from its start and seldom whole (an arena of strings):
+ * on small pages, so that only what is used is resident (a huge page is
+ * 2 MiB as soon as one byte of it is touched).  Given back with
+ * trz_big_release(p, n), never kept for reuse. */
+void *trz_big_malloc_sparse(size_t n);
 
 #endif
