@@ -809,7 +809,8 @@ TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs
     memcpy(m->prev_extra, prev_extra, sizeof prev_extra);
     if (m->chained) { /* the chunk's last records into the ring */
         size_t rn = (size_t)1 << m->ring_bits, from = nrec > rn ? nrec - rn : 0;
-        for (size_t i = from; i < nrec; i++)
+        /* (a lent ring: the self-check's decoder writes them, after this) */
+        for (size_t i = m->ring_write ? from : nrec; i < nrec; i++)
             memcpy(m->ring + ((m->gbase + i) & (rn - 1)) * L->size, hist + i * L->size, L->size);
         m->ring_fill = m->ring_fill + nrec < rn ? m->ring_fill + nrec : rn;
         m->gbase += nrec;
@@ -817,7 +818,7 @@ TRZ_FORCE_INLINE int cs_code(cs_model *m, cs_coders *cc, const int enc, const cs
     return 0;
 }
 
-TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm, unsigned rb)
+TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, cs_model **pm, unsigned rb, cs_ring *ring)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     if (!a->nrec) return TRZ_CODEC_OK; /* no records, no streams */
@@ -826,7 +827,7 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
     cs_model *m;
     if (a->chain) {
         int first = !*pm || !(*pm)->live;
-        m = cs_range_chain(pm, a->nrec, rb, L->size);
+        m = cs_range_chain(pm, a->nrec, rb, L->size, ring, 1);
         if (!m) return TRZ_CODEC_NOMEM;
         rcd_direct(&cc.rc[0], 1, first ? CS_VERSION_CHAIN : CS_VERSION_CHAINED, 8);
         if (first) rcd_direct(&cc.rc[0], 1, rb, 5);
@@ -845,7 +846,7 @@ TRZ_FORCE_INLINE int cs_encode_impl(const trz_enc_args *a, const cs_layout *L, c
     return TRZ_CODEC_OK;
 }
 
-TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, cs_model **pm)
+TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, cs_model **pm, cs_ring *ring)
 {
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
     for (int k = S_NSTREAMS; k < TRZ_MAX_STREAMS; k++)
@@ -860,7 +861,7 @@ TRZ_FORCE_INLINE int cs_decode_impl(const trz_dec_args *a, const cs_layout *L, c
             unsigned rb = rcd_direct(&cc.rc[0], 0, 0, 5);
             if (rb < CS_RING_MIN || rb > CS_RING_MAX) return TRZ_CODEC_CORRUPT;
             if (*pm) (*pm)->live = 0; /* a chain starts here */
-            m = cs_range_chain(pm, a->nrec, rb, L->size);
+            m = cs_range_chain(pm, a->nrec, rb, L->size, ring, 0);
         } else if (v == CS_VERSION_CHAINED) {
             if (!*pm || !(*pm)->live) return TRZ_CODEC_CORRUPT; /* no chain to go on with */
             m = *pm;
@@ -987,7 +988,13 @@ int cs_know_range_decode(const uint8_t *p, size_t n, trz_know_add_fn add, void *
 /* ---- the range-coded variant's entries, one per layout (the table and
  * the fast variant's dispatch: cs_codec.c); rb: a chain's ring bits, the
  * level's. */
-int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb) { return cs_encode_impl(a, &cs_layout64, pm, rb); }
-int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb) { return cs_encode_impl(a, &cs_layout96, pm, rb); }
-int cs_range_decode64(const trz_dec_args *a, cs_model **pm) { return cs_decode_impl(a, &cs_layout64, pm); }
-int cs_range_decode96(const trz_dec_args *a, cs_model **pm) { return cs_decode_impl(a, &cs_layout96, pm); }
+int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb, cs_ring *ring)
+{
+    return cs_encode_impl(a, &cs_layout64, pm, rb, ring);
+}
+int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb, cs_ring *ring)
+{
+    return cs_encode_impl(a, &cs_layout96, pm, rb, ring);
+}
+int cs_range_decode64(const trz_dec_args *a, cs_model **pm, cs_ring *ring) { return cs_decode_impl(a, &cs_layout64, pm, ring); }
+int cs_range_decode96(const trz_dec_args *a, cs_model **pm, cs_ring *ring) { return cs_decode_impl(a, &cs_layout96, pm, ring); }

@@ -105,25 +105,46 @@ static void cs_model_free(trz_model *m)
     if (!st) return;
     csf_model_free(st->fast);
     cs_range_free(st->range);
+    cs_ring_free(&st->ring);
     free(st);
+}
+
+/* The ring a state codes with: its own, or its encoder's (cs_model_share). */
+static cs_ring *ring_of(trz_model *m)
+{
+    cs_state *st = (cs_state *)m;
+    return st->rp ? st->rp : &st->ring;
+}
+
+/* The self-check of one thread (trz_codec.model_share): the decoder's
+ * chains read the encoder's ring, which holds the same records.  The
+ * encoder leaves the chunk's records for the decoder to write into it
+ * (champsim.c); every chunk the encoder codes, the decoder decodes before
+ * the next, or both are reset. */
+static void cs_model_share(trz_model *dec, trz_model *enc)
+{
+    cs_state *d = (cs_state *)dec, *e = (cs_state *)enc;
+    cs_ring_free(&d->ring);
+    d->rp = &e->ring;
+    e->ring.lent = 1;
 }
 
 /* The variants' entries.  The fast variant has no stream 0 (cs_fast.c); a
  * chunk without records has no streams at all, the range-coded variants'
  * check. */
 static int fast_encode(const trz_enc_args *a, trz_model *m, const cs_layout *L,
-                       int (*range)(const trz_enc_args *, cs_model **, unsigned))
+                       int (*range)(const trz_enc_args *, cs_model **, unsigned, cs_ring *))
 {
     cs_state *st = (cs_state *)m;
-    if (!a->nrec) return range(a, &st->range, cs_ring_bits(a->level));
+    if (!a->nrec) return range(a, &st->range, cs_ring_bits(a->level), ring_of(m));
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_UNSUPPORTED;
     return csf_encode(a, L, &st->fast);
 }
 static int fast_decode(const trz_dec_args *a, trz_model *m, const cs_layout *L,
-                       int (*range)(const trz_dec_args *, cs_model **))
+                       int (*range)(const trz_dec_args *, cs_model **, cs_ring *))
 {
     cs_state *st = (cs_state *)m;
-    if (!a->nrec) return range(a, &st->range);
+    if (!a->nrec) return range(a, &st->range, ring_of(m));
     if (a->len % L->size || a->nrec != a->len / L->size) return TRZ_CODEC_CORRUPT;
     return csf_decode(a, L, &st->fast);
 }
@@ -133,14 +154,20 @@ static int fast_dec64(const trz_dec_args *a, trz_model *m) { return fast_decode(
 static int fast_dec96(const trz_dec_args *a, trz_model *m) { return fast_decode(a, m, &cs_layout96, cs_range_decode96); }
 static int range_enc64(const trz_enc_args *a, trz_model *m)
 {
-    return cs_range_encode64(a, &((cs_state *)m)->range, cs_ring_bits(a->level));
+    return cs_range_encode64(a, &((cs_state *)m)->range, cs_ring_bits(a->level), ring_of(m));
 }
 static int range_enc96(const trz_enc_args *a, trz_model *m)
 {
-    return cs_range_encode96(a, &((cs_state *)m)->range, cs_ring_bits(a->level));
+    return cs_range_encode96(a, &((cs_state *)m)->range, cs_ring_bits(a->level), ring_of(m));
 }
-static int range_dec64(const trz_dec_args *a, trz_model *m) { return cs_range_decode64(a, &((cs_state *)m)->range); }
-static int range_dec96(const trz_dec_args *a, trz_model *m) { return cs_range_decode96(a, &((cs_state *)m)->range); }
+static int range_dec64(const trz_dec_args *a, trz_model *m)
+{
+    return cs_range_decode64(a, &((cs_state *)m)->range, ring_of(m));
+}
+static int range_dec96(const trz_dec_args *a, trz_model *m)
+{
+    return cs_range_decode96(a, &((cs_state *)m)->range, ring_of(m));
+}
 
 /* Ids: the range-coded variant is 0 (1 in a member with knowledge), the
  * first decisions of stream 0; the fast variant CSF_VARIANT, the first byte
@@ -188,6 +215,7 @@ const trz_codec trz_codec_champsim = {
     .chain_bytes = 176u << 20, /* a seek decodes at most 176 MiB, ~0.3 s (bench/notes/2026-11-29-chains-2.md) */
     .chain_long_bytes = 512u << 20, /* -12..-19: about a second's decoding (bench/notes/2026-11-29-chains-2.md) */
     .chunk_bytes_at = cs_chunk_bytes,
+    .model_share = cs_model_share,
 };
 
 const trz_codec trz_codec_champsim_cloudsuite = {
@@ -214,4 +242,5 @@ const trz_codec trz_codec_champsim_cloudsuite = {
     .chain_bytes = 176u << 20, /* a seek decodes at most 176 MiB, ~0.3 s (bench/notes/2026-11-29-chains-2.md) */
     .chain_long_bytes = 512u << 20, /* -12..-19: about a second's decoding (bench/notes/2026-11-29-chains-2.md) */
     .chunk_bytes_at = cs_chunk_bytes,
+    .model_share = cs_model_share,
 };

@@ -109,7 +109,6 @@ void cs_range_free(cs_model *m)
 {
     if (!m) return;
     trz_big_free(m->pc, T_ALL);
-    if (m->ring) trz_big_free(m->ring, (size_t)m->L_ring << m->ring_bits);
     free(m);
 }
 
@@ -131,25 +130,34 @@ cs_model *cs_range_fit(cs_model **pm, uint64_t nrec)
     return m;
 }
 
+void cs_ring_free(cs_ring *ring)
+{
+    if (ring->p) trz_big_free(ring->p, (size_t)ring->size << ring->bits);
+    ring->p = NULL;
+}
+
 /* The part for a chunk of a chain: at the chain's first chunk (not live),
- * fitted to its record count as a chunk alone, with a ring of 2^ring_bits
- * records of rsize bytes; later chunks go on with it as it is.  NULL if
- * out of memory. */
-cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize)
+ * fitted to its record count as a chunk alone, on the ring of 2^ring_bits
+ * records of rsize bytes (made here, except by a decoder on an encoder's
+ * lent ring, which the encoder made for the same chunk); later chunks go
+ * on with it as it is.  NULL if out of memory (or a lent ring that does
+ * not fit). */
+cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize, cs_ring *ring, int enc)
 {
     cs_model *m = *pm;
     if (m && m->live) return m;
     if (!(m = cs_range_fit(pm, nrec))) return NULL;
-    if (m->ring && (m->ring_bits != ring_bits || m->L_ring != rsize)) {
-        trz_big_free(m->ring, (size_t)m->L_ring << m->ring_bits);
-        m->ring = NULL;
+    if (!ring->p || ring->bits != ring_bits || ring->size != rsize) {
+        if (ring->lent && !enc) return NULL;
+        cs_ring_free(ring);
+        if (!(ring->p = trz_big_malloc((size_t)rsize << ring_bits))) return NULL;
+        ring->bits = ring_bits;
+        ring->size = rsize;
     }
-    if (!m->ring) {
-        m->ring = trz_big_malloc((size_t)rsize << ring_bits);
-        if (!m->ring) return NULL;
-        m->ring_bits = ring_bits;
-        m->L_ring = rsize;
-    }
+    m->ring = ring->p;
+    m->ring_bits = ring_bits;
+    m->L_ring = rsize;
+    m->ring_write = !(ring->lent && enc);
     m->chained = m->live = 1;
     return m;
 }

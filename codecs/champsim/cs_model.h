@@ -138,7 +138,8 @@ typedef struct {
     uint64_t ring_fill;
     unsigned ring_bits;
     uint32_t L_ring;      /* the ring's record size */
-    uint8_t *ring;        /* 2^ring_bits records, or NULL */
+    uint8_t *ring;        /* 2^ring_bits records (a cs_ring's), or NULL */
+    uint8_t ring_write;   /* the chunk's last records go into the ring (not an encoder's lent one) */
 } cs_model;
 
 #define T_PC ((size_t)1 << m->z.pc) * sizeof(cs_pc)
@@ -155,22 +156,36 @@ typedef struct {
  * The model: a part per variant, each sized at its chunk (the tables follow
  * the record count), so a model is made with no parts and a part at its
  * variant's first chunk. */
+/* A chain's ring of records (the model's ring points into it), kept by the
+ * codec's state rather than by the range-coded part, which a chain's first
+ * chunk may make again: a self-check's decoder reads its encoder's
+ * (cs_model_share). */
+typedef struct cs_ring {
+    uint8_t *p;     /* 2^bits records of size bytes, or NULL */
+    unsigned bits;
+    uint32_t size;
+    int lent;       /* a decoder reads it too: it writes the records, the encoder does not */
+} cs_ring;
+
 typedef struct cs_state {
     struct csf_model *fast; /* the fast variant's (cs_fast.c) */
     cs_model *range;        /* the range-coded variants' */
+    cs_ring ring;           /* its own ring */
+    cs_ring *rp;            /* the ring it codes with: &ring, or its encoder's (NULL: &ring) */
 } cs_state;
 
 /* champsim.c: the range-coded variant, one entry per layout, on the model
  * *pm (made or fitted to the chunk there); rb: a chain's ring bits. */
-int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb);
-int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb);
-int cs_range_decode64(const trz_dec_args *a, cs_model **pm);
-int cs_range_decode96(const trz_dec_args *a, cs_model **pm);
+int cs_range_encode64(const trz_enc_args *a, cs_model **pm, unsigned rb, cs_ring *ring);
+int cs_range_encode96(const trz_enc_args *a, cs_model **pm, unsigned rb, cs_ring *ring);
+int cs_range_decode64(const trz_dec_args *a, cs_model **pm, cs_ring *ring);
+int cs_range_decode96(const trz_dec_args *a, cs_model **pm, cs_ring *ring);
 
 /* cs_model.c */
 void cs_smodel_init(cs_smodel *s, size_t n);
 cs_model *cs_range_fit(cs_model **pm, uint64_t nrec);
-cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize);
+cs_model *cs_range_chain(cs_model **pm, uint64_t nrec, unsigned ring_bits, uint32_t rsize, cs_ring *ring, int enc);
+void cs_ring_free(cs_ring *ring);
 void cs_range_free(cs_model *m);
 cs_model *cs_know_model_new(uint64_t n);
 void cs_know_model_free(cs_model *m);
