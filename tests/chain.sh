@@ -133,6 +133,21 @@ for s in "$ROOT"/corpus/bus-2cpu.byu "$ROOT"/corpus/bus-1cpu.pbus; do
         ok "$(basename "$s") -19: the stream path's piece repeated 6 times: $six bytes, alone $one" ||
         bad "$(basename "$s") -19: repeats of a stream-path piece" "$six bytes, the piece alone $one"
 done
+# With one thread the self-check's decoder reads the encoder's history (RST's
+# window of 2^20 records, ChampSim's ring of 2^18): in a chain longer than
+# that, so that records leave it, one thread writes the archive two threads
+# write (each side with a history of its own), and no chunk falls back to
+# raw, as one would whose check failed.
+for s in "$ROOT"/corpus/loops-4cpu.rst "$ROOT"/corpus/mix.champsimtrace; do
+    for i in $(seq 30); do cat "$s"; done > "$W/long"
+    "$TRZ" -9 -q -f -T1 -c --chunk-size 2M --restart 1G "$W/long" > "$W/long1.trz"
+    "$TRZ" -9 -q -f -T2 -c --chunk-size 2M --restart 1G "$W/long" > "$W/long2.trz"
+    n=$("$TRZ" -l -v "$W/long1.trz" | grep -c fallback)
+    cmp -s "$W/long1.trz" "$W/long2.trz" && [ "$n" = 0 ] && "$TRZ" -dc "$W/long1.trz" | cmp -s - "$W/long" &&
+        ok "$(basename "$s") x30: the self-check on the encoder's history, same archive as -T2" ||
+        bad "$(basename "$s") x30: the self-check on the encoder's history" "fallbacks: $n; archives: $(wc -c < "$W/long1.trz") / $(wc -c < "$W/long2.trz")"
+done
+rm -f "$W/long" "$W/long1.trz" "$W/long2.trz"
 # Groups up to 1 GiB (--restart); past that a clear refusal.  Knowledge
 # (--no-chain) starts afresh every 256 MiB whatever is asked.
 s=$ROOT/corpus/loops-4cpu.rst
