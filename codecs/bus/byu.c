@@ -444,6 +444,22 @@ static int pick_layout(const trz_enc_args *a)
     return 0;
 }
 
+/* Layout flag 8 (byu.md, *Chains*): a stream-path chunk's records r go on
+ * into the chain's match model, which starts empty at the chain's first
+ * such chunk (or first mixed one), or at the chunk that started the
+ * chain's state (fresh).  0, or -1 on no memory. */
+static int match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh)
+{
+    if (fresh) m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
+    if (bus_match_alloc(&m->match, 12)) return -1;
+    if (!m->mt_live) {
+        bus_match_reset(&m->match);
+        m->mt_live = 1;
+    }
+    bus_match_feed(&m->match, r, nrec, 12, byu_mt_hash);
+    return 0;
+}
+
 /* The stream path with the choices o (a zs_opts).  Static: a function
  * with target clones outside its file gets an exported resolver. */
 static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
@@ -487,7 +503,7 @@ static TRZ_HOT_CLONES int zs_encode_opt(const trz_enc_args *a, const void *opts)
     }
     for (int i = 0; rc == TRZ_CODEC_OK && i < S_COUNT; i++)
         if (a->streams[i].oom) rc = TRZ_CODEC_NOMEM;
-    if (rc == TRZ_CODEC_OK && feed && byu_match_feed(o->m, a->in, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && feed && match_feed(o->m, a->in, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }
@@ -795,7 +811,7 @@ static int zs_decode(const trz_dec_args *a, trz_model *tm)
     if (rc == TRZ_CODEC_OK && st_cache(s, named, g) != 0) rc = TRZ_CODEC_NOMEM;
     if (rc == TRZ_CODEC_OK && trz_rd_left(&d.r[S_LAYOUT])) rc = dec_layout(s, &d, a->chain, &feed);
     if (rc == TRZ_CODEC_OK) rc = s->lean ? ln_dec_all(s, &d, a) : dec_all(s, &d, a);
-    if (rc == TRZ_CODEC_OK && feed && byu_match_feed(m, a->out, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
+    if (rc == TRZ_CODEC_OK && feed && match_feed(m, a->out, a->nrec, fresh) != 0) rc = TRZ_CODEC_NOMEM;
     st_close(s, a->chain && rc == TRZ_CODEC_OK);
     return rc;
 }

@@ -61,14 +61,8 @@ static void cm_model_init(byu_cm *m)
 
 static int mt_guess(byu_cm *m, cm_coder *c, uint8_t *r) { return bus_match_guess(m->match, c, r, 12); }
 
-/* A record's hash, by which the match model finds it again. */
-static uint32_t mt_hash(const uint8_t *r)
-{
-    return cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
-}
-
 /* After each record r: the match model's history and guess. */
-static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 12, mt_hash(r)); }
+static void mt_next(byu_cm *m, const uint8_t *r) { bus_match_next(m->match, r, 12, byu_mt_hash(r)); }
 
 /* proc byte: "same as the last record" bit, else the byte. */
 static int cm_proc(byu_cm *m, cm_coder *c, uint8_t *r)
@@ -485,7 +479,7 @@ int mix_encode(const trz_enc_args *a, trz_model *tm)
     ot.m = t;
     o.feed = 1; /* the chunk's own stream path (the trials' is not kept) */
     /* in a chain, what its match model would predict of the chunk */
-    uint64_t seen = a->chain && m->st.live && m->mt_live ? bus_match_foresee(&m->match, a->in, a->nrec, 12, mt_hash) : 0;
+    uint64_t seen = a->chain && m->st.live && m->mt_live ? bus_match_foresee(&m->match, a->in, a->nrec, 12, byu_mt_hash) : 0;
     int pick = bus_pick_cm(a, 12, byu_zs_encode_opt, &ot, cm_trial, t, seen);
     return pick < 0 ? pick : pick ? cm_encode_to(a, m, 1, SIZE_MAX) : byu_zs_encode_opt(a, &o);
 }
@@ -500,22 +494,6 @@ int fm_decode_chunk(const trz_dec_args *a, trz_model *tm)
 {
     if (a->nrec > a->len / 12 || a->len != a->nrec * 12) return TRZ_CODEC_CORRUPT;
     return fm_decode(a, tm);
-}
-
-/* Layout flag 8 (byu.md, *Chains*): a stream-path chunk's records r go on
- * into the chain's match model, which starts empty at the chain's first
- * such chunk (or first mixed one), or at the chunk that started the
- * chain's state (fresh).  0, or -1 on no memory. */
-int byu_match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh)
-{
-    if (fresh) m->cm_live = m->hx_live = m->fm_live = m->mt_live = 0;
-    if (bus_match_alloc(&m->match, 12)) return -1;
-    if (!m->mt_live) {
-        bus_match_reset(&m->match);
-        m->mt_live = 1;
-    }
-    bus_match_feed(&m->match, r, nrec, 12, mt_hash);
-    return 0;
 }
 
 /* The arithmetic variants' tables in m, given back. */

@@ -178,6 +178,12 @@ int mix_encode(const trz_enc_args *a, trz_model *tm);
 int cm_decode_chunk(const trz_dec_args *a, trz_model *tm);
 int fm_decode_chunk(const trz_dec_args *a, trz_model *tm);
 void byu_arith_free(byu_model *m);
-int byu_match_feed(byu_model *m, const uint8_t *r, uint64_t nrec, int fresh);
+
+/* A record's hash, by which the match model finds it again (the feed in
+ * byu.c, the mixed model in byu_cm.c). */
+static inline uint32_t byu_mt_hash(const uint8_t *r)
+{
+    return cm_mix32(trz_ld_le32(r) * 0x9E3779B1u ^ trz_ld_le32(r + 4) * 0x85EBCA6Bu ^ trz_ld_le32(r + 8));
+}
 
 #endif
