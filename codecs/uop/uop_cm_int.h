@@ -80,7 +80,7 @@ typedef struct {
 } cstat;
 
 /* The blocks of the chunk-sized tables, kept from chunk to chunk. */
-enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_MHA, B_MHK, B_MHC, B_MT, B_N };
+enum { B_TAB, B_FOL, B_ITAB, B_BL, B_HT, B_AP, B_AR0, B_AR1, B_MHA, B_MHK, B_MHC, B_N };
 
 struct uop_cm {
     uop_block blk[B_N];

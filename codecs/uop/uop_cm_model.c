@@ -45,7 +45,11 @@ cm_t *uop_cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, i
     m->apmask = (1u << bits_for(nt / 2, 10, 18)) - 1;
     m->ap = uop_block_get(&m->blk[B_AP], ((size_t)m->apmask + 1) * sizeof(rc_prob), 0);
     m->tab = uop_block_get(&m->blk[B_TAB], ((size_t)m->emask + 1) * sizeof(cent), 1);
-    m->fol = uop_block_get(&m->blk[B_FOL], ((size_t)m->fmask + 1) * sizeof(uint64_t), 1);
+    /* fol and a chain's mt (1 MiB each at most) in one block: a huge page
+     * holds the two, where each alone would take one (uop.md, Design notes) */
+    size_t fsize = ((size_t)m->fmask + 1) * sizeof(uint64_t);
+    size_t tsize = chain ? ((size_t)1 << MT_BITS) * sizeof(uint32_t) : 0;
+    m->fol = uop_block_get(&m->blk[B_FOL], fsize + tsize, 1);
     m->itab = uop_block_get(&m->blk[B_ITAB], ((size_t)m->imask + 1) * sizeof(uint64_t), 1);
     m->bl = uop_block_get(&m->blk[B_BL], ((size_t)m->bmask + 1) * 3 * sizeof(rc_prob), 0);
     m->hshift = 32 - bits_for(nlines / 2, 12, kstream ? HT_BITS - 1 : HT_BITS);
@@ -56,7 +60,7 @@ cm_t *uop_cm_open(cm_t *m, uint64_t nlines, const trz_know *know, int kstream, i
         m->mh_addr = uop_block_get(&m->blk[B_MHA], ((size_t)1 << MH_BITS) * sizeof(uint64_t), 0);
         m->mh_key = uop_block_get(&m->blk[B_MHK], ((size_t)1 << MH_BITS) * sizeof(uint32_t), 0);
         m->mh_ctl = uop_block_get(&m->blk[B_MHC], (size_t)1 << MH_BITS, 0);
-        m->mt = uop_block_get(&m->blk[B_MT], ((size_t)1 << MT_BITS) * sizeof(uint32_t), 1);
+        m->mt = m->fol ? (uint32_t *)(void *)((uint8_t *)m->fol + fsize) : NULL;
         if (!m->mh_addr || !m->mh_key || !m->mh_ctl || !m->mt) {
             cm_free(m);
             return NULL;

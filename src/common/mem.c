@@ -123,7 +123,12 @@ void *trz_big_realloc(void *p, size_t n)
 void *trz_big_malloc_sparse(size_t n)
 {
     if (n < HUGE_PAGE / 2) return malloc(n ? n : 1);
-    return map_block(huge_round(n), 0);
+    void *p = map_block(huge_round(n), 0);
+#ifdef MADV_NOHUGEPAGE
+    /* also where the kernel gives huge pages unasked (THP "always") */
+    if (p) (void)madvise(p, huge_round(n), MADV_NOHUGEPAGE); /* a hint: failure is harmless */
+#endif
+    return p;
 }
 
 void trz_big_release(void *p, size_t n)
