@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # flip_cost.sh - what one flipped byte costs: for each trace, the archive at
-# the default level (chains where the codec has them) and with --no-chain;
+# the default level (chains where the codec has them, parity), without
+# parity (--no-parity) and with --no-chain --no-parity;
 # one byte flipped in the middle of a chunk's stored data, at several chunks
 # spread over the archive, each time alone; `trz -dc --salvage` then gives
 # back the rest, and the records lost are the trace's size less that.
@@ -29,8 +30,8 @@ for t in "${traces[@]}"; do
     name=$(basename "$t"); name=${name%.xz}
     case $t in *.xz) xz -dc "$t" > "$W/src" ;; *.zip) "$TRZ" -q -c "$t" | "$TRZ" -dc > "$W/src" ;; *) cp "$t" "$W/src" ;; esac
     size=$(stat -c %s "$W/src")
-    for mode in default no-chain; do
-        opt=; [ $mode = no-chain ] && opt=--no-chain
+    for mode in default no-parity no-chain; do
+        opt=; [ $mode = no-parity ] && opt=--no-parity; [ $mode = no-chain ] && opt="--no-chain --no-parity"
         "$TRZ" -q -f -c $opt "$W/src" > "$W/a.trz" || continue
         fmt=$("$TRZ" -l "$W/a.trz" | awk 'NR == 2 {print $1}')
         "$TRZ" -l -v "$W/a.trz" > "$W/list"

@@ -56,7 +56,7 @@ extern "C" {
 #endif
 
 #define TRZ_VERSION_MAJOR 0
-#define TRZ_VERSION_MINOR 21
+#define TRZ_VERSION_MINOR 22
 #define TRZ_VERSION_PATCH 0
 #define TRZ_VERSION_NUMBER (TRZ_VERSION_MAJOR * 10000 + TRZ_VERSION_MINOR * 100 + TRZ_VERSION_PATCH)
 
@@ -164,6 +164,12 @@ typedef enum trz_cparam {
                               trz 0.16 and later read).  0: each chunk starts
                               from the carried knowledge alone (archives that
                               trz 0.12 reads) */
+    TRZ_C_PARITY = 10,     /* 1 (default): every 32 MiB of trace the member
+                              states the parity of its chunks' data, about
+                              1/256 of it, so that a reader mends one
+                              damaged stretch in it (a flipped byte) and
+                              loses nothing (archives that trz 0.22 and
+                              later read).  0: no parity */
 } trz_cparam;
 
 enum { TRZ_BACKEND_STORE = 0, TRZ_BACKEND_ZSTD = 1, TRZ_BACKEND_GZIP = 2 };
@@ -581,6 +587,14 @@ enum {
 };
 /* (TRZ_ERR_PARAM past the last range and for a NULL reader.) */
 TRZ_API int trz_reader_lost_kind(const trz_reader *reader, size_t i);
+
+/* Chunks whose stored data was damaged and that the reader mended from
+ * their parity set (FORMAT.md, "Parity"; reading through the index), so
+ * that their records came out as written: how many so far, and in *first
+ * (when not NULL) the lowest chunk number among them, UINT64_MAX when
+ * none.  The archive is damaged all the same: copy it again, or
+ * recompress what it decodes to.  0 for a NULL reader. */
+TRZ_API uint64_t trz_reader_mended(const trz_reader *reader, uint64_t *first);
 
 /* ---- the original file of a container --------------------------------------
  * An archive made from a drmemtrace .zip, .gz, .lz4 or .sz file that could

@@ -320,7 +320,11 @@ cp "$W/t.trz" "$W/badmagic.trz"; printf 'X' | dd of="$W/badmagic.trz" bs=1 seek=
 expect "dump of an archive with a damaged magic" 1 "damaged file header at byte 0 \\(bad magic\\)" -- "$TRZ" dump "$W/badmagic.trz"
 read off8 st8 < <("$TRZ" -l -v "$W/t.trz" | awk 'NF == 8 && $1 == 8 { print $5, $6 }')
 cp "$W/t.trz" "$W/flip.trz"; printf '\377' | dd of="$W/flip.trz" bs=1 seek=$((off8 + st8 - 2)) conv=notrunc status=none  # a payload byte of chunk 8
-expect "-l -v on a damaged chunk" 1 "chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" -l -v "$W/flip.trz"
+expect "-l -v on a damaged chunk" 1 "chunk 8: damaged stored data, mended from its parity set" -- "$TRZ" -l -v "$W/flip.trz"
+"$TRZ" -q -c --no-parity --chunk-size=4K "$ROOT/corpus/sjeng-like.trace" > "$W/flip0.trz"
+read off8 st8 < <("$TRZ" -l -v "$W/flip0.trz" | awk 'NF == 8 && $1 == 8 { print $5, $6 }')
+printf '\377' | dd of="$W/flip0.trz" bs=1 seek=$((off8 + st8 - 2)) conv=notrunc status=none
+expect "-l -v on a damaged chunk without parity" 1 "chunk [0-9]+: stored data checksum mismatch" -- "$TRZ" -l -v "$W/flip0.trz"
 
 # ---- files that are not regular: skipped (never blocking on a FIFO), read
 # as a stream with -f, never removed (timeout: a hang fails, as 124) ----

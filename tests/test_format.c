@@ -26,7 +26,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0, 0 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0, 0, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -50,7 +50,7 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0, 0 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0, 0, 0 }, g;
     size_t len;
     /* versions 1, 3 and 4: chains (4) and knowledge (3) as written */
     for (int v = 0; v < 3; v++) {
@@ -69,8 +69,19 @@ static void file_header(void)
                   g.know == f.know && g.chain == f.chain,
               "header of version 5, mode %d: written and parsed", v);
     }
+    /* and with parity (flag bit 2), each of the three */
+    f.parity = 1;
+    for (int v = 0; v < 3; v++) {
+        f.know = v == 1, f.chain = v == 2;
+        trz_file_hdr_write(h, &f);
+        check(h[4] == 5 && h[7] == (4 | v) && trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_OK && g.parity &&
+                  g.know == f.know && g.chain == f.chain,
+              "header of version 5, mode %d with parity: written and parsed", v);
+    }
+    f.parity = 0;
     f.know = f.chain = 0;
     for (int fl = 3; fl < 256; fl++) { /* modes of a later version */
+        if (fl >= 4 && fl <= 6) continue; /* (parity with each mode) */
         trz_file_hdr_write(h, &f);
         h[7] = (uint8_t)fl;
         reseal_hdr(h);
@@ -230,16 +241,22 @@ static void chunk_in_member(void)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         int tail = -1;
         int fits = trz_chunk_fits(t[i].m, t[i].m == byu ? TRZ_BO_LITTLE : TRZ_BO_NONE, t[i].codec, t[i].bo, t[i].flags,
-                                  t[i].nrec, t[i].raw, t[i].first, 0, 0, &tail);
+                                  t[i].nrec, t[i].raw, t[i].first, 0, 0, 0, &tail);
         check(fits == t[i].fits && tail == t[i].tail, "chunk in member: %s (fits %d, tail %d)", t[i].what, fits, tail);
     }
     /* placed chunks in members of version 5 only, and every chunk of one placed */
     int tail;
-    check(trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 1, &tail),
+    check(trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 1, 0, &tail),
           "a placed chunk in a member of version 5");
-    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 0, 10, 120, 0, 0, 1, &tail),
+    check(trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED | TRZ_CHUNK_PARITY, 10, 120,
+                         0, 0, 1, 1, &tail),
+          "a chunk that ends a parity set in a member with parity");
+    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED | TRZ_CHUNK_PARITY, 10, 120,
+                          0, 0, 1, 0, &tail),
+          "a chunk that ends a parity set in a member without parity");
+    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, 0, 10, 120, 0, 0, 1, 0, &tail),
           "a chunk not placed in a member of version 5");
-    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 0, &tail),
+    check(!trz_chunk_fits(byu, TRZ_BO_LITTLE, TRZ_CODEC_BYU, TRZ_BO_LITTLE, TRZ_CHUNK_PLACED, 10, 120, 0, 0, 0, 0, &tail),
           "a placed chunk in a member of an earlier version");
 }
 

@@ -159,6 +159,7 @@ static sink compress(const uint8_t *in, size_t n, int threads, int64_t restart)
     trz_cctx_set(c, TRZ_C_THREADS, threads);
     if (restart >= 0) trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
     trz_cctx_set(c, TRZ_C_CHAIN, 0); /* carried knowledge (version 3), not chains */
+    trz_cctx_set(c, TRZ_C_PARITY, 0); /* (damage a reader cannot mend: tests/parity.sh has what parity mends) */
     src s = { in, n, 0, 0 };
     trz_io iio = { &s, src_read, NULL, NULL, NULL }, oio = { &a, NULL, sink_write, NULL, NULL };
     if (trz_compress(c, &iio, &oio) != TRZ_OK) { free(a.p); a.p = NULL; a.n = 0; }

@@ -73,6 +73,9 @@ CHECK_STEPS += tests/guard.sh
 # chains: version 4 members round-trip, seek, salvage and join
 CHECK_STEPS += tests/chain.sh
 
+# parity: a damaged stretch of a set's stored data is mended through the index
+CHECK_STEPS += tests/parity.sh
+
 # damage: chunks and groups cut out, repeated and moved (index as it was and
 # rebuilt) never give wrong records with exit 0, on any read path; a sample
 # here, every place in `make check-damage` (CI)

@@ -8,7 +8,7 @@ enum { MODE_COMPRESS, MODE_DECOMPRESS, MODE_TEST, MODE_LIST };
 
 typedef struct cli_opts {
     int mode;
-    int to_stdout, force, keep, rm, verbose, quiet, salvage, verify, no_chain;
+    int to_stdout, force, keep, rm, verbose, quiet, salvage, verify, no_chain, no_parity;
     int original, records; /* -d: the file a container archive keeps, or its records */
     int no_original;       /* compressing: a container's records alone, its file not kept */
     int recursive;

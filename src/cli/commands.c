@@ -71,6 +71,14 @@ static int join_check(const char *path, char *why, size_t len)
         if (g < 0) rc = (int)g;
     }
     if (rc) snprintf(why, len, "%s", trz_reader_error(r));
+    /* a chunk mended from its parity decoded, but its bytes are damaged:
+     * join copies bytes, and never a damaged one */
+    uint64_t first;
+    if (!rc && trz_reader_mended(r, &first)) {
+        snprintf(why, len, "chunk %llu: stored data checksum mismatch (mendable from its parity: decompress the "
+                 "damaged input and compress it again)", (unsigned long long)first);
+        rc = TRZ_ERR_CHECKSUM;
+    }
     trz_reader_close(r);
     return rc;
 }

@@ -190,8 +190,10 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
             return 1;
         }
     }
+    /* (the listing read chunks: a damaged one it mended is damage all the same) */
+    int mended = msg_mended(name, r);
     trz_reader_close(r);
-    return 0;
+    return mended;
 }
 
 int list_file(const cli_opts *o, const char *name)

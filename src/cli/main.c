@@ -37,7 +37,7 @@ static void usage(FILE *f)
         "  --chunk-size S     4K..256M (16M)       --chunk-records N at most N records\n"
         "  --restart S        groups of S, to 1G   --no-chain        chunks not chained\n"
         "  --from N --count M -d: records N..N+M-1  --no-original  keep the records only\n"
-        "  --salvage          with -d: keep every intact chunk, report what was lost\n"
+        "  --salvage          -d: keep intact chunks --no-parity     no 1/256 to mend\n"
         "  --original, --records  with -d: the kept .zip .gz .lz4 .sz file, or records\n"
         "  -v, --verbose      more messages        -q, --quiet       fewer\n"
         "  -h, --help         this help; trz(1)    -V, --version     version\n"
@@ -111,6 +111,7 @@ static int long_opt(cli_opts *o, int argc, char **argv, int *i, int *exit_now)
     else if (IS("recursive")) o->recursive = 1;
     else if (IS("no-verify")) o->verify = 0;
     else if (IS("no-chain")) o->no_chain = 1;
+    else if (IS("no-parity")) o->no_parity = 1;
     else if (IS("fast")) o->level = TRZ_LEVEL_MIN;
     else if (IS("best")) o->level = TRZ_LEVEL_MAX;
     else if (IS("help")) { usage(stdout); *exit_now = 1; }

@@ -110,3 +110,16 @@ int msg_salvage(const char *name, trz_reader *r, uint64_t total, int failed)
     }
     return 0;
 }
+
+/* Chunks the reader mended from their parity: one line.  Returns 1 when
+ * there were any. */
+int msg_mended(const char *name, trz_reader *r)
+{
+    uint64_t first, n = trz_reader_mended(r, &first);
+    if (!n) return 0;
+    if (n == 1) msg_error("%s: chunk %llu: damaged stored data, mended from its parity set: records intact", name,
+                          (unsigned long long)first);
+    else msg_error("%s: chunks %llu and %llu more: damaged stored data, mended from their parity sets: records "
+                   "intact", name, (unsigned long long)first, (unsigned long long)(n - 1));
+    return 1;
+}

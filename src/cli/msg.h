@@ -15,5 +15,7 @@ extern int g_verbosity;
  * chunks lost alike on one), or the damage that cost nothing; total: the
  * bytes written.  Returns 1 when the archive was damaged at all. */
 int msg_salvage(const char *name, trz_reader *r, uint64_t total, int failed);
+/* The chunks r mended from their parity, in one line; 1 when any. */
+int msg_mended(const char *name, trz_reader *r);
 
 #endif

@@ -19,6 +19,7 @@ trz_cctx *trz_cctx_create(void)
     c->chunk_bytes = TRZ_DEFAULT_CHUNK_RAW;
     c->restart_bytes = TRZ_KNOW_PERIOD;
     c->chain = 1;
+    c->parity = 1;
     return c;
 }
 
@@ -76,6 +77,10 @@ int trz_cctx_set(trz_cctx *c, trz_cparam p, int64_t v)
     case TRZ_C_CHAIN:
         if (!flag) return bad(c, "TRZ_C_CHAIN", v, "0 or 1");
         c->chain = (int)v;
+        return TRZ_OK;
+    case TRZ_C_PARITY:
+        if (!flag) return bad(c, "TRZ_C_PARITY", v, "0 or 1");
+        c->parity = (int)v;
         return TRZ_OK;
     }
     snprintf(c->err, sizeof c->err, "unknown compression parameter %d", (int)p);

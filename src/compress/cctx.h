@@ -13,6 +13,7 @@ struct trz_cctx {
     int chunk_set;          /* chunk_bytes was set: its codec's size does not apply */
     int restart_set;        /* restart_bytes was set: chains take it, not their codec's length */
     int chain;              /* chain the groups of codecs that can */
+    int parity;             /* state parity sets (TRZ_C_PARITY) */
     const trz_codec *forced; /* NULL = auto */
     const trz_codec *chosen;
     const trz_codec *detected; /* what auto-detection picks */

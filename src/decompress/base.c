@@ -122,6 +122,8 @@ int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
                       "lists chunk %lu (record %llu): chunks are missing, repeated or out of order",
                       (unsigned long long)n, (unsigned long)d->h.place_no, (unsigned long long)d->h.place_rec,
                       (unsigned long)c->mno, (unsigned long long)c->mrec);
+    /* a chunk of a member with parity that fails its check: mended when its set allows */
+    if (c->mparity && !trz_chunk_payload_ok(&d->h, d->raw)) (void)rd_repair(r, n, d);
     d->raw_len = c->stored;
     d->mcodec = trz_codec_by_id(c->mcodec);
     d->mbo = c->mbo;

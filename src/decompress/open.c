@@ -178,6 +178,7 @@ void trz_reader_close(trz_reader *r)
     free(r->seq_list);
     free(r->look);
     free(r->restore_buf);
+    free(r->rep_seen);
     free(r);
     trz_big_trim(); /* the model tables kept for the next chunk */
 }
@@ -286,4 +287,9 @@ int trz_reader_cpus(trz_reader *r)
     return n;
 }
 
+uint64_t trz_reader_mended(const trz_reader *r, uint64_t *first)
+{
+    if (first) *first = r && r->repaired ? r->repaired_first : UINT64_MAX;
+    return r ? r->repaired : 0;
+}
 uint64_t trz_reader_chunks_decoded(const trz_reader *r) { return r ? __atomic_load_n(&r->decoded, __ATOMIC_RELAXED) : 0; }

@@ -19,6 +19,7 @@ typedef struct rchunk {
     uint8_t mfirst;       /* the member's first chunk */
     uint8_t mknow;        /* the member carries knowledge */
     uint8_t mchain;       /* the member's groups are chains */
+    uint8_t mparity;      /* the member may carry parity sets (FORMAT.md, "Parity") */
     uint8_t mplaced;      /* the member is of version 5: the chunk states its place, */
     uint8_t mlast;        /* (the member's last chunk, which holds its member hash) */
     uint32_t mno;         /* which must be: its number in the member, */
@@ -115,6 +116,7 @@ struct trz_reader {
     int seq_mknow;               /* it carries knowledge */
     int seq_mchain;              /* its groups are chains */
     int seq_mplaced;             /* its chunks state their place (version 5) */
+    int seq_mparity;             /* they may end parity sets */
     /* a member of version 5: the place the next chunk must state (mrel_ok:
      * known), and the member hash of its chunks so far (mh_ok: every chunk,
      * in order, nothing lost) */
@@ -193,6 +195,10 @@ struct trz_reader {
     uint64_t restore_off, restore_size;
     int restore_kind, restore_blocks;
     uint8_t *restore_buf;
+    /* chunks mended from their parity (repair.c); the first of them */
+    uint64_t repaired, repaired_first;
+    uint64_t rep_bad; /* the set (its last chunk + 1) found beyond mending last */
+    uint8_t *rep_seen; /* a bit per chunk: mended (counted once) */
 };
 
 /* A restore block read sequentially is kept in memory up to this size, so
@@ -206,6 +212,9 @@ int rd_push_back(trz_reader *r, const uint8_t *p, size_t n); /* give back the n 
 /* n bytes from the look-ahead, then the input (*got: how many came). */
 int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got);
 int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n);
+/* repair.c: mend chunk n, fetched into d through the index with its payload
+ * check failing, from its parity set; 0 (d mended, counted) or -1. */
+int rd_repair(trz_reader *r, uint64_t n, dchunk *d);
 /* Parse a member header and note its format (mixed when members differ). */
 int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f);
 /* Note a member's restore block (its header at `start`, the block at `at`). */

@@ -171,6 +171,7 @@ void rd_begin_member(trz_reader *r, uint64_t start, const trz_codec *codec, int 
     r->seq_mknow = know;
     r->seq_mchain = chain;
     r->seq_mplaced = placed;
+    r->seq_mparity = 1; /* (a member whose header is lost may have had them; the caller knows better) */
     /* a member whose header was read starts at chunk 0; one whose header is
      * lost takes its place from its first placed chunk */
     r->mrel_ok = codec != NULL;

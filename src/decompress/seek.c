@@ -63,6 +63,7 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         k->mknow = fh.know;
         k->mchain = fh.chain;
         k->mplaced = fh.placed;
+        k->mparity = fh.parity;
         k->mno = (uint32_t)i;
         k->mrec = rec;
         k->mbyte = byte;
@@ -73,7 +74,7 @@ static int load_member_index(trz_reader *r, uint64_t end, uint64_t *start_out, r
         if (k->offset != pos || k->first_record != rec || k->first_byte != byte || !kc ||
             k->raw > TRZ_MAX_CHUNK_RAW || !trz_nrec_ok(kc, k->nrec, k->raw) ||
             !trz_chunk_fits(mc, fh.byte_order, k->codec, fh.byte_order, k->flags, k->nrec, k->raw, i == 0,
-                            fh.know || fh.chain, fh.placed, &tail) ||
+                            fh.know || fh.chain, fh.placed, fh.parity, &tail) ||
             (tail && i + 1 != n) || k->stored < TRZ_CHUNK_HDR_FIXED + 4)
             rc = TRZ_ERR_CORRUPT;
         pos += k->stored;
@@ -328,6 +329,7 @@ int trz_reader_streams(trz_reader *r, trz_stream_fn fn, void *ctx)
             if (acc[c][s][0]) {
                 const char *nm = k->stream_name ? k->stream_name(s) : NULL;
                 if (!nm && s == TRZ_KNOW_STREAM) nm = "knowledge"; /* the container's (FORMAT.md) */
+                if (!nm && s == TRZ_PARITY_STREAM) nm = "parity";
                 fn(ctx, k->name, s, nm ? nm : "?", acc[c][s][0], acc[c][s][1]);
             }
     }

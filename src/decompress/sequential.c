@@ -103,6 +103,7 @@ int rd_seq_member_header(trz_reader *r, int first)
         return rd_err(r, rc, "damaged file header at byte %llu: %s", (unsigned long long)start, trz_strerror(rc));
     }
     rd_begin_member(r, start, trz_codec_by_id(f.codec), f.byte_order, f.know, f.chain, f.placed);
+    r->seq_mparity = f.parity;
     return f.restore_size ? seq_restore_block(r, start, &f) : TRZ_OK;
 }
 
@@ -265,7 +266,7 @@ int rd_seq_fetch(trz_reader *r, dchunk *d)
         int first = d->h.flags & TRZ_CHUNK_PLACED ? d->h.place_no == 0 : r->member_chunks == 0;
         if (!rc && r->seq_mcodec &&
             (r->seq_tail || !trz_chunk_fits(r->seq_mcodec, r->seq_mbo, d->h.codec, d->h.byte_order, d->h.flags, d->h.nrec,
-                                        d->h.raw, first, r->seq_mknow || r->seq_mchain, r->seq_mplaced, &tail)))
+                                        d->h.raw, first, r->seq_mknow || r->seq_mchain, r->seq_mplaced, r->seq_mparity, &tail)))
             rc = rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu at byte %llu: %s", (unsigned long long)r->seq_chunk_no,
                       (unsigned long long)at, r->seq_tail ? "a chunk after the member's partial last record"
                                                           : "its record count or flags do not fit the member's format");

@@ -223,9 +223,12 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw)
 }
 
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int groups, int placed, int *tail)
+                   uint64_t raw, int first, int groups, int placed, int parity, int *tail)
 {
     *tail = 0;
+    /* a member with parity: any chunk may end a set */
+    if (!parity && (flags & TRZ_CHUNK_PARITY)) return 0;
+    flags &= ~(unsigned)TRZ_CHUNK_PARITY;
     /* a member of groups starts one at its first chunk */
     if (groups ? first && !(flags & TRZ_CHUNK_RESTART) : (flags & TRZ_CHUNK_RESTART) != 0) return 0;
     if (!placed != !(flags & TRZ_CHUNK_PLACED)) return 0;
@@ -261,7 +264,8 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
     if (n < h->hdr_len) return TRZ_ERR_TRUNCATED;
     if (trz_ld_le32(p + chk) != trz_xxh32low(p, chk)) return TRZ_ERR_CORRUPT;
     if (h->raw > TRZ_MAX_CHUNK_RAW) return TRZ_ERR_LIMIT;
-    if (h->byte_order > TRZ_BO_BIG || (h->flags & ~(TRZ_CHUNK_MIDLINE | TRZ_CHUNK_RESTART | TRZ_CHUNK_PLACED)))
+    if (h->byte_order > TRZ_BO_BIG ||
+        (h->flags & ~(TRZ_CHUNK_MIDLINE | TRZ_CHUNK_RESTART | TRZ_CHUNK_PLACED | TRZ_CHUNK_PARITY)))
         return TRZ_ERR_CORRUPT;
     h->place_no = 0;
     h->place_rec = h->place_byte = 0;
@@ -288,6 +292,11 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
         payload += h->csize[k];
     }
     if (total > TRZ_STREAMS_RAW_LIMIT(h->raw)) return TRZ_ERR_LIMIT;
+    /* a chunk that ends a parity set: the parity is its last stream, stored */
+    if ((h->flags & TRZ_CHUNK_PARITY) &&
+        (!h->nstreams || h->sid[h->nstreams - 1] != TRZ_PARITY_STREAM ||
+         h->backend[h->nstreams - 1] != TRZ_BACKEND_STORE || h->csize[h->nstreams - 1] != h->rsize[h->nstreams - 1]))
+        return TRZ_ERR_CORRUPT;
     /* Compressed data is never larger than what store would take. */
     if (payload > total) return TRZ_ERR_CORRUPT;
     h->payload = payload;
@@ -318,6 +327,46 @@ void trz_chunk_set_place(uint8_t *p, trz_chunk_hdr *h, uint32_t no, uint64_t rec
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p)
 {
     return trz_xxh32low(p + h->hdr_len, h->payload) == h->pcheck;
+}
+
+/* Stream k of the chunk is the parity of its set (the container's), which
+ * no codec reads. */
+static int is_parity(const trz_chunk_hdr *h, unsigned k)
+{
+    return (h->flags & TRZ_CHUNK_PARITY) && k + 1 == h->nstreams;
+}
+
+size_t trz_chunk_parity_at(const trz_chunk_hdr *h, size_t *len)
+{
+    *len = 0;
+    if (!(h->flags & TRZ_CHUNK_PARITY)) return h->payload;
+    *len = h->csize[h->nstreams - 1];
+    return h->payload - *len;
+}
+
+int trz_chunk_add_parity(trz_buf *o, const uint8_t *par, size_t n)
+{
+    trz_chunk_hdr h;
+    size_t need;
+    if (trz_chunk_parse_hdr(o->p, o->n, &h, &need) || need != o->n || h.nstreams >= TRZ_MAX_STREAMS ||
+        (h.flags & TRZ_CHUNK_PARITY))
+        return TRZ_ERR_CODEC;
+    if (trz_buf_reserve(o, o->n + TRZ_STREAM_ENTRY + n)) return TRZ_ERR_NOMEM;
+    uint8_t *p = o->p;
+    size_t chk = h.hdr_len - 4; /* the new entry goes where the header check was */
+    memmove(p + h.hdr_len + TRZ_STREAM_ENTRY, p + h.hdr_len, h.payload);
+    p[chk] = TRZ_PARITY_STREAM;
+    p[chk + 1] = TRZ_BACKEND_STORE;
+    trz_st_le32(p + chk + 2, (uint32_t)n);
+    trz_st_le32(p + chk + 6, (uint32_t)n);
+    size_t data = h.hdr_len + TRZ_STREAM_ENTRY;
+    memcpy(p + data + h.payload, par, n);
+    o->n = data + h.payload + n;
+    p[6] = (uint8_t)(h.nstreams + 1);
+    p[7] = (uint8_t)(h.flags | TRZ_CHUNK_PARITY);
+    trz_st_le32(p + 24, trz_xxh32low(p + data, o->n - data));
+    trz_st_le32(p + chk + TRZ_STREAM_ENTRY, trz_xxh32low(p, chk + TRZ_STREAM_ENTRY));
+    return TRZ_OK;
 }
 
 /* trz_chunk_decode; with `expect` (the encoder's self-check), the output is
@@ -352,7 +401,7 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
     uint64_t total = 0;
     for (unsigned k = 0; k < h->nstreams; k++)
         if (h->backend[k] != TRZ_BACKEND_STORE && !own_room(own, h->sid[k], h->rsize[k]) &&
-            !(know && h->sid[k] == TRZ_KNOW_STREAM))
+            !(know && h->sid[k] == TRZ_KNOW_STREAM) && !is_parity(h, k))
             total += h->rsize[k];
     uint8_t *mem = total ? trz_zctx_scratch(z, TRZ_SCRATCH_STREAMS, (size_t)total) : NULL;
     if (total && !mem) { snprintf(err, errlen, "out of memory"); return TRZ_ERR_NOMEM; }
@@ -366,7 +415,7 @@ static int chunk_decode(const trz_chunk_hdr *h, const uint8_t *p, size_t n, uint
     uint8_t *dst = mem ? mem : none, *o;
     int rc = TRZ_OK;
     for (unsigned k = 0; k < h->nstreams && rc == TRZ_OK; k++) {
-        if (know && h->sid[k] == TRZ_KNOW_STREAM) {
+        if ((know && h->sid[k] == TRZ_KNOW_STREAM) || is_parity(h, k)) {
             src += h->csize[k];
             continue;
         }

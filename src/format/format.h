@@ -21,6 +21,7 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_FORMAT_VERSION_PLACED 5 /* chunks that state their place; the mode in the header's flags (FORMAT.md) */
 #define TRZ_MODE_KNOW 0x01  /* version 5 header flags: the chunks carry knowledge */
 #define TRZ_MODE_CHAIN 0x02 /* the groups are chains */
+#define TRZ_MODE_PARITY 0x04 /* chunks may end a parity set (FORMAT.md, "Parity") */
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
@@ -57,6 +58,17 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_CHUNK_MIDLINE 0x01 /* text chunk that starts inside a line */
 #define TRZ_CHUNK_RESTART 0x02 /* a group starts at this chunk (members of versions 3, 4 and 5) */
 #define TRZ_CHUNK_PLACED 0x04  /* the header states the chunk's place (members of version 5, all chunks) */
+#define TRZ_CHUNK_PARITY 0x08  /* the chunk ends a parity set: its last stream is the set's parity */
+
+/* Parity (FORMAT.md, "Parity"): stream 62 of a chunk flagged
+ * TRZ_CHUNK_PARITY; a writer ends a set once it holds TRZ_PARITY_SET raw
+ * bytes, and its parity block is about 1/TRZ_PARITY_DIV of the set's data
+ * (a power of two, at least TRZ_PARITY_MIN, at most TRZ_PARITY_MAX). */
+#define TRZ_PARITY_STREAM 62
+#define TRZ_PARITY_SET (32u << 20)
+#define TRZ_PARITY_DIV 256u
+#define TRZ_PARITY_MIN 16u
+#define TRZ_PARITY_MAX (1u << 20)
 
 /* ---- file header (header.c) ---- */
 typedef struct trz_file_hdr {
@@ -67,6 +79,7 @@ typedef struct trz_file_hdr {
     uint8_t chain; /* version 4: the member's groups are chains */
     uint8_t placed; /* version 5: its chunks state their place, its index the member hash (know
                        and chain then come from the header's flags) */
+    uint8_t parity; /* version 5: its chunks may carry parity (TRZ_MODE_PARITY) */
     uint8_t restore_kind;  /* parameter 2: the container a restore block rebuilds, */
     uint64_t restore_size; /* and the block's size; 0 = no block */
 } trz_file_hdr;
@@ -209,10 +222,11 @@ int trz_nrec_ok(const trz_codec *c, uint64_t nrec, uint64_t raw);
  * member's codec and byte order, first says it is the member's first
  * chunk, groups that the member's chunks form groups (versions 3 and 4, 5
  * with a mode), placed that the member is of version 5 (its chunks, and
- * only its, state their place); *tail is set for a partial last record,
- * which must end the member. */
+ * only its, state their place), parity that its chunks may end parity
+ * sets; *tail is set for a partial last record, which must end the
+ * member. */
 int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, unsigned flags, uint64_t nrec,
-                   uint64_t raw, int first, int groups, int placed, int *tail);
+                   uint64_t raw, int first, int groups, int placed, int parity, int *tail);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx.  In
  * two steps for a chain's pipeline: trz_chunk_model codes the records with
@@ -236,6 +250,34 @@ void trz_chunk_set_count(uint8_t *p, const trz_chunk_hdr *h, uint32_t nrec, uint
 /* Give a placed chunk (header at p, parsed into h) another place, and
  * reseal its header check (trz join: the chunk lands elsewhere). */
 void trz_chunk_set_place(uint8_t *p, trz_chunk_hdr *h, uint32_t no, uint64_t rec, uint64_t byte);
+
+/* Parity (FORMAT.md, "Parity").  Where the chunk's data ends in its payload
+ * (its payload less the parity it carries, *len bytes, which follow). */
+size_t trz_chunk_parity_at(const trz_chunk_hdr *h, size_t *len);
+/* Make the serialized chunk in o (whole, without parity) end a parity set:
+ * the n bytes at par become its last stream, its flag and checks follow. */
+int trz_chunk_add_parity(trz_buf *o, const uint8_t *par, size_t n);
+/* Fold the XOR of a set's data, accumulated at positions modulo
+ * TRZ_PARITY_MAX in acc, into the set's parity stream (its header and its
+ * block) in out: len data bytes in the set, nchunks chunks. */
+int trz_parity_stream(const uint8_t *acc, uint64_t len, uint32_t nchunks, trz_buf *out);
+/* The block size of a set holding len data bytes. */
+uint32_t trz_parity_block(uint64_t len);
+/* A parity stream, parsed: the set's last nchunks chunks (the one that
+ * carries it included) hold len data bytes, whose XOR folded to `block`
+ * bytes is at `bytes`. */
+typedef struct trz_parity {
+    uint32_t nchunks, block;
+    uint64_t len;
+    const uint8_t *bytes;
+} trz_parity;
+int trz_parity_parse(const uint8_t *p, size_t n, trz_parity *par);
+/* Mend the chunk at p (parsed into h, its payload check failing) whose data
+ * starts at offset o of its set's, given the syndrome (the parity stated
+ * XOR the parity of the data as read, b bytes): try each place a stretch
+ * shorter than b could lie, keep the one that passes the payload check.
+ * TRZ_OK (p mended), TRZ_ERR_CHECKSUM (no place does), TRZ_ERR_NOMEM. */
+int trz_parity_mend(const trz_chunk_hdr *h, uint8_t *p, uint64_t o, const uint8_t *syn, uint32_t b);
 
 /* Whether the payload of a chunk (header + payload at p) matches its check. */
 int trz_chunk_payload_ok(const trz_chunk_hdr *h, const uint8_t *p);

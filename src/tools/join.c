@@ -99,6 +99,7 @@ static int member_begin(joiner *j, int kind, int placed)
     j->fh.know = kind == 1;
     j->fh.chain = kind == 2;
     j->fh.placed = (uint8_t)placed;
+    j->fh.parity = (uint8_t)placed; /* (its chunks may end parity sets, as their inputs' did) */
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
@@ -204,7 +205,7 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
     }
     if (placed) trz_chunk_set_place(buf, h, (uint32_t)j->nix, j->rec, j->byte); /* where it lands now */
     if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->kind != 0,
-                        j->placed, &tail))
+                        j->placed, j->placed, &tail))
         return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
                     "format (a damaged input)", path, (long long)i);
     if (j->nix == j->cap) {
