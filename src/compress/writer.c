@@ -59,13 +59,9 @@ struct trz_writer {
     int chain;
     uint64_t chain_bytes; /* a group's length in trace bytes (chains and knowledge) */
     trz_model *em, *dm;
-    /* parity (FORMAT.md, "Parity"): the XOR of the set's data so far, at
-     * positions modulo TRZ_PARITY_MAX; its data and trace bytes, its chunks */
+    /* parity (FORMAT.md, "Parity"): the set being written */
     int parity;
-    uint8_t *pacc;
-    uint64_t plen, praw;
-    uint32_t pn;
-    trz_buf pstream;
+    trz_parity_set pset;
     /* trz_compress of a container: the restore block after the header */
     uint8_t restore_kind;
     uint64_t restore_size;
@@ -196,42 +192,6 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
     return len;
 }
 
-/* Parity: take the chunk's data into its set; at the set's end (32 MiB of
- * trace, or the member's last chunk) the chunk carries the set's parity,
- * unless the set does not compress (the archive is never larger than its
- * input) or the chunk's limits leave it no room. */
-static int parity_step(wstate *w, trz_chunk_job *j, int last)
-{
-    trz_chunk_hdr h;
-    size_t need;
-    if (trz_chunk_parse_hdr(j->out.p, j->out.n, &h, &need) || need != j->out.n) return fail(w, TRZ_ERR_CODEC, "parity");
-    if (!w->pacc && !(w->pacc = calloc(1, TRZ_PARITY_MAX))) return fail(w, TRZ_ERR_NOMEM, "parity");
-    const uint8_t *d = j->out.p + h.hdr_len;
-    for (size_t i = 0; i < h.payload;) {
-        size_t at = (size_t)(w->plen % TRZ_PARITY_MAX), n = TRZ_PARITY_MAX - at;
-        if (n > h.payload - i) n = h.payload - i;
-        for (size_t k = 0; k < n; k++) w->pacc[at + k] ^= d[i + k];
-        i += n;
-        w->plen += n;
-    }
-    w->praw += j->raw_len;
-    w->pn++;
-    if (w->praw < TRZ_PARITY_SET && !last) return TRZ_OK;
-    int rc = trz_parity_stream(w->pacc, w->plen, w->pn, &w->pstream);
-    if (rc) return fail(w, rc, "parity");
-    uint64_t total = w->pstream.n;
-    for (unsigned k = 0; k < h.nstreams; k++) total += h.rsize[k];
-    if (w->plen + w->pstream.n + TRZ_STREAM_ENTRY <= w->praw && h.nstreams < TRZ_MAX_STREAMS &&
-        w->pstream.n <= TRZ_STREAM_RAW_LIMIT(j->raw_len) && total <= TRZ_STREAMS_RAW_LIMIT(j->raw_len)) {
-        if ((rc = trz_chunk_add_parity(&j->out, w->pstream.p, w->pstream.n))) return fail(w, rc, "parity");
-        j->flags |= TRZ_CHUNK_PARITY;
-    }
-    memset(w->pacc, 0, TRZ_PARITY_MAX);
-    w->plen = w->praw = 0;
-    w->pn = 0;
-    return TRZ_OK;
-}
-
 /* Write out the oldest job once it is done and recycle its slot. */
 static int write_oldest(wstate *w)
 {
@@ -243,8 +203,9 @@ static int write_oldest(wstate *w)
     if (j->result) {
         snprintf(w->c->err, sizeof w->c->err, "chunk %zu: %s", w->nindex, j->err);
         rc = j->result;
-    } else if (w->parity && (rc = parity_step(w, j, w->eof && !w->pend_len && r->head + 1 == r->tail))) {
-        /* (the message is set) */
+    } else if (w->parity && (rc = trz_parity_take(&w->pset, &j->out, j->raw_len,
+                                                  w->eof && !w->pend_len && r->head + 1 == r->tail))) {
+        fail(w, rc, "parity");
     } else if (w->nindex == w->capindex) {
         size_t nc = w->capindex ? 2 * w->capindex : 64;
         index_entry *ni = realloc(w->index, nc * sizeof *ni);
@@ -260,7 +221,7 @@ static int write_oldest(wstate *w)
         e->raw = (uint32_t)j->raw_len;
         e->stored = (uint32_t)j->out.n;
         e->codec = j->out.p[4];
-        e->flags = j->flags;
+        e->flags = j->out.p[7]; /* (as written: a set's last chunk gained its parity flag) */
         w->mhash = trz_member_hash_step(w->mhash, trz_ld_le64(j->out.p + 16), e->raw, e->nrec);
         rc = emit(w, j->out.p, j->out.n);
         w->records += j->nrec;
@@ -520,8 +481,7 @@ static void writer_free(trz_writer *w)
     trz_kstore_free(w->ks[0]);
     trz_kstore_free(w->ks[1]);
     trz_kdelta_free(&w->kd);
-    free(w->pacc);
-    free(w->pstream.p);
+    trz_parity_set_free(&w->pset);
     if (w->c->chosen) {
         trz_model_free(w->c->chosen, w->dm); /* (first: it may read em's window) */
         trz_model_free(w->c->chosen, w->em);

@@ -261,6 +261,20 @@ int trz_chunk_add_parity(trz_buf *o, const uint8_t *par, size_t n);
  * TRZ_PARITY_MAX in acc, into the set's parity stream (its header and its
  * block) in out: len data bytes in the set, nchunks chunks. */
 int trz_parity_stream(const uint8_t *acc, uint64_t len, uint32_t nchunks, trz_buf *out);
+/* The writer's set: the XOR of its data so far (positions modulo
+ * TRZ_PARITY_MAX), its data and trace bytes, its chunks. */
+typedef struct trz_parity_set {
+    uint8_t *acc;
+    uint64_t len, raw;
+    uint32_t n;
+    trz_buf stream;
+} trz_parity_set;
+/* Take the serialized chunk in out (raw trace bytes) into the set; when
+ * the set ends there (TRZ_PARITY_SET bytes of trace, or last: the member's
+ * last chunk) the chunk carries the set's parity, unless the set does not
+ * compress or the chunk's limits leave no room.  A trz_result. */
+int trz_parity_take(trz_parity_set *s, trz_buf *out, size_t raw, int last);
+void trz_parity_set_free(trz_parity_set *s);
 /* The block size of a set holding len data bytes. */
 uint32_t trz_parity_block(uint64_t len);
 /* A parity stream, parsed: the set's last nchunks chunks (the one that

@@ -38,6 +38,43 @@ int trz_parity_stream(const uint8_t *acc, uint64_t len, uint32_t nchunks, trz_bu
     return out->oom ? TRZ_ERR_NOMEM : TRZ_OK;
 }
 
+int trz_parity_take(trz_parity_set *s, trz_buf *out, size_t raw, int last)
+{
+    trz_chunk_hdr h;
+    size_t need;
+    if (trz_chunk_parse_hdr(out->p, out->n, &h, &need) || need != out->n) return TRZ_ERR_CODEC;
+    if (!s->acc && !(s->acc = calloc(1, TRZ_PARITY_MAX))) return TRZ_ERR_NOMEM;
+    const uint8_t *d = out->p + h.hdr_len;
+    for (size_t i = 0; i < h.payload;) {
+        size_t at = (size_t)(s->len % TRZ_PARITY_MAX), n = TRZ_PARITY_MAX - at;
+        if (n > h.payload - i) n = h.payload - i;
+        for (size_t k = 0; k < n; k++) s->acc[at + k] ^= d[i + k];
+        i += n;
+        s->len += n;
+    }
+    s->raw += raw;
+    s->n++;
+    if (s->raw < TRZ_PARITY_SET && !last) return TRZ_OK;
+    int rc = trz_parity_stream(s->acc, s->len, s->n, &s->stream);
+    uint64_t total = s->stream.n;
+    for (unsigned k = 0; k < h.nstreams; k++) total += h.rsize[k];
+    /* a set that does not compress goes without: never larger than the input */
+    if (rc == TRZ_OK && s->len + s->stream.n + TRZ_STREAM_ENTRY <= s->raw && h.nstreams < TRZ_MAX_STREAMS &&
+        s->stream.n <= TRZ_STREAM_RAW_LIMIT(raw) && total <= TRZ_STREAMS_RAW_LIMIT(raw))
+        rc = trz_chunk_add_parity(out, s->stream.p, s->stream.n);
+    memset(s->acc, 0, TRZ_PARITY_MAX);
+    s->len = s->raw = 0;
+    s->n = 0;
+    return rc;
+}
+
+void trz_parity_set_free(trz_parity_set *s)
+{
+    free(s->acc);
+    free(s->stream.p);
+    memset(s, 0, sizeof *s);
+}
+
 int trz_parity_parse(const uint8_t *p, size_t n, trz_parity *par)
 {
     trz_rd r;
