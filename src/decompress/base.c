@@ -1,8 +1,8 @@
 /* base.c - the bottom of the decompress room: what its other files share
  * and call, calling none of them.  The reader's message; its input (a
  * look-ahead served before it, bytes given back, reads at an offset);
- * member headers and restore blocks noted; a chunk's bytes fetched
- * through the index; a decoded chunk's memory given back. */
+ * member headers and restore blocks noted; a decoded chunk's memory
+ * given back. */
 #include <errno.h>
 #include <stdarg.h>
 
@@ -97,48 +97,6 @@ void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_
 }
 
 /* ---- chunks ---- */
-/* Read chunk number n's bytes through the index. */
-int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d)
-{
-    rchunk *c = &r->chunks[n];
-    if (d->raw_cap < c->stored) {
-        size_t want = (size_t)c->stored + c->stored / 4; /* stored sizes vary: room to grow */
-        free(d->raw);
-        d->raw = trz_big_realloc(NULL, want); /* grown in place by sequential reading */
-        d->raw_cap = d->raw ? want : 0;
-        if (!d->raw) return rd_err(r, TRZ_ERR_NOMEM, "chunk %llu: out of memory", (unsigned long long)n);
-    }
-    int rc = rd_read_at(r, c->offset, d->raw, c->stored);
-    if (rc) return rd_err(r, rc, "chunk %llu: %s", (unsigned long long)n, rc == TRZ_ERR_IO ? strerror(errno) : "truncated");
-    size_t need;
-    rc = trz_chunk_parse_hdr(d->raw, c->stored, &d->h, &need);
-    if (rc) return rd_err(r, rc, "chunk %llu: damaged header (%s)", (unsigned long long)n, trz_strerror(rc));
-    if (need != c->stored || d->h.nrec != c->nrec || d->h.raw != c->raw || d->h.codec != c->codec ||
-        d->h.flags != c->flags || (c->codec == c->mcodec && c->codec != TRZ_CODEC_RAW && d->h.byte_order != c->mbo))
-        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: its header disagrees with the index", (unsigned long long)n);
-    /* a chunk of version 5 states its place: the index must put it there */
-    if (c->mplaced && (d->h.place_no != c->mno || d->h.place_rec != c->mrec || d->h.place_byte != c->mbyte))
-        return rd_err(r, TRZ_ERR_CORRUPT, "chunk %llu: it is chunk %lu of its member (record %llu), where the index "
-                      "lists chunk %lu (record %llu): chunks are missing, repeated or out of order",
-                      (unsigned long long)n, (unsigned long)d->h.place_no, (unsigned long long)d->h.place_rec,
-                      (unsigned long)c->mno, (unsigned long long)c->mrec);
-    /* a chunk of a member with parity that fails its check: mended when its set allows */
-    if (c->mparity && !trz_chunk_payload_ok(&d->h, d->raw)) (void)rd_repair(r, n, d);
-    d->raw_len = c->stored;
-    d->mcodec = trz_codec_by_id(c->mcodec);
-    d->mbo = c->mbo;
-    d->mfirst = c->mfirst;
-    d->mknow = c->mknow;
-    d->mchain = c->mchain;
-    d->no = n;
-    d->first_record = c->first_record;
-    d->first_byte = c->first_byte;
-    d->off = c->offset;
-    d->stored = c->stored;
-    d->numbers_ok = 1;
-    return 1;
-}
-
 void rd_dchunk_free(dchunk *d)
 {
     trz_big_release(d->data, d->cap);

@@ -10,9 +10,9 @@
  * threads); sequential.c (reading without an index) and seek.c (the
  * index); salvage.c (reading past damage); knowledge.c (carried
  * knowledge) and chain.c (chains: a group's chunks decoded in order, from
- * the group's start after a seek); base.c (errors, the raw input, member
- * headers, a chunk
- * fetched through the index).  reader.h holds what they share. */
+ * the group's start after a seek); fetch.c (a chunk fetched through the
+ * index, mended from its parity when damaged); base.c (errors, the raw
+ * input, member headers).  reader.h holds what they share. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>

@@ -212,16 +212,16 @@ int rd_push_back(trz_reader *r, const uint8_t *p, size_t n); /* give back the n 
 /* n bytes from the look-ahead, then the input (*got: how many came). */
 int rd_read_exact(trz_reader *r, void *buf, size_t n, size_t *got);
 int rd_read_at(trz_reader *r, uint64_t off, void *buf, size_t n);
-/* repair.c: mend chunk n, fetched into d through the index with its payload
- * check failing, from its parity set; 0 (d mended, counted) or -1. */
-int rd_repair(trz_reader *r, uint64_t n, dchunk *d);
 /* Parse a member header and note its format (mixed when members differ). */
 int rd_parse_member_header(trz_reader *r, const uint8_t *h, size_t n, size_t *len, trz_file_hdr *f);
 /* Note a member's restore block (its header at `start`, the block at `at`). */
 void rd_note_restore(trz_reader *r, uint64_t start, uint64_t at, const trz_file_hdr *f);
-/* Chunk n's stored bytes into d, its header checked against its entry. */
-int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 void rd_dchunk_free(dchunk *d);
+
+/* ---- fetch.c: chunks through the index ---- */
+/* Chunk n's stored bytes into d, its header checked against its entry, its
+ * data mended from its parity set when damaged and the set allows. */
+int rd_idx_fetch(trz_reader *r, uint64_t n, dchunk *d);
 
 /* ---- knowledge.c ---- */
 /* Chunk d was just fetched, in order: apply its knowledge (after replaying
