@@ -45,16 +45,22 @@ tail -c 2882 "$S/bus-2cpu.byu" > "$W/byu"              # ends in the 2-byte tail
 slice "$S/bus-1cpu.pbus" 6000 3000 > "$W/pbus"
 head -c 1700 "$S/tabs-variant.trace" > "$W/uop"
 slice "$S/sjeng-like.trace" 1000 2000 > "$W/raw"
-"$TRZ" -q --no-chain --chunk-records=40 "$W/rst"  # (the sweeps expect chunks alone or knowledge; chains: tests/chain.sh)
-"$TRZ" -q --no-chain -1 --backend=gzip --chunk-records=30 "$W/rst-le"
-"$TRZ" -q --no-chain --chunk-records=60 "$W/byu"
-"$TRZ" -q --no-chain --chunk-records=100 "$W/pbus"
-"$TRZ" -q --no-chain --chunk-records=8 "$W/uop"
-"$TRZ" -q --format=raw --chunk-records=500 "$W/raw"
+# (the sweeps expect chunks alone or knowledge, chains: tests/chain.sh; and
+# damage that is reported, not mended: parity, tests/parity.sh and the
+# in-process sweeps of the parity samples below, which must never give
+# wrong data)
+"$TRZ" -q --no-chain --no-parity --chunk-records=40 "$W/rst"
+"$TRZ" -q --no-chain --no-parity -1 --backend=gzip --chunk-records=30 "$W/rst-le"
+"$TRZ" -q --no-chain --no-parity --chunk-records=60 "$W/byu"
+"$TRZ" -q --no-chain --no-parity --chunk-records=100 "$W/pbus"
+"$TRZ" -q --no-chain --no-parity --chunk-records=8 "$W/uop"
+"$TRZ" -q --format=raw --no-parity --chunk-records=500 "$W/raw"
+"$TRZ" -q -c --no-chain --chunk-records=40 "$W/rst" > "$W/rst-parity.trz"
+"$TRZ" -q -c --no-chain --chunk-records=8 "$W/uop" > "$W/uop-parity.trz"
 cat "$W/pbus" "$W/raw" > "$W/concat"
 cat "$W/pbus.trz" "$W/raw.trz" > "$W/concat.trz"
 slice "$S/sjeng-like.trace" 0 400000 > "$W/big"          # the bigger archive: spread positions
-"$TRZ" -q --format=raw --chunk-size=64K "$W/big"
+"$TRZ" -q --format=raw --no-parity --chunk-size=64K "$W/big"
 SET=()
 for f in rst rst-le byu pbus uop raw; do SET+=("$W/$f" "$W/$f.trz"); done
 for f in rst rst-le byu pbus uop raw concat big; do
@@ -76,6 +82,8 @@ sweep "every byte of each format, one bit each, in process" "$REL/sweep_fast" --
 sweep "two members, every third byte and cut" "$REL/sweep_fast" --reads=2 --stride=3 "$W/concat" "$W/concat.trz"
 sweep "bigger archive, 5000 spread positions" "$REL/sweep_fast" --flip --reads=2 --spread=5000 "$W/big" "$W/big.trz"
 sweep "ASan+UBSan, every 5th byte" "$REL/sweep" --flip --reads=2 --stride=5 --offset=2 "${SET[@]}"
+sweep "parity archives, every byte, in process (mended or reported, never wrong)" "$REL/sweep_fast" --reads=2 \
+    "$W/rst" "$W/rst-parity.trz" "$W/uop" "$W/uop-parity.trz"
 sweep "ASan+UBSan, every 11th cut" "$REL/sweep" --cut --reads=2 --stride=11 --offset=3 "${SET[@]}" "$W/concat" "$W/concat.trz"
 sweep "./trz -d and -t, 25 spread positions per archive" "$REL/sweep_fast" --flip --spread=25 --cli="$TRZ" "${SET[@]}" "$W/concat" "$W/concat.trz"
 sweep "./trz -d and -t, cuts at chunk boundaries, middles, index, footer, 0..40" "$REL/sweep_fast" --cut --cut-points --cli="$TRZ" "${SET[@]}"
@@ -84,7 +92,7 @@ sweep "build/san/trz -d and -t, a few cut points of the RST archive" "$REL/sweep
 
 # ---- 2. --salvage on a 6-chunk archive ----
 head -c 14400 "$S/loops-4cpu.rst" > "$W/six"
-"$TRZ" -q --no-chain --chunk-records=100 "$W/six"  # (chains lose the rest of a group: tests/chain.sh)
+"$TRZ" -q --no-chain --no-parity --chunk-records=100 "$W/six"  # (chains lose the rest of a group: tests/chain.sh; parity mends)
 "$TRZ" -l -v "$W/six.trz" | awk 'NF == 8 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5, $6 }' > "$W/six.chunks"
 field() { awk -v c="$1" -v k="$2" '$1 == c { print $k }' "$W/six.chunks"; } # CHUNK COLUMN (4 raw, 5 offset, 6 stored)
 flip() { # FILE POS: xor one byte with 0x10

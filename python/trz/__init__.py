@@ -168,6 +168,13 @@ class Reader:
     def closed(self):
         return not self._r
 
+    @property
+    def mended(self):
+        """Chunks whose stored data was damaged and that the reader mended
+        from their parity set so far (their records came out as written;
+        the file itself is damaged all the same)."""
+        return int(lib.trz_reader_mended(self._live(), None))
+
     def close(self):
         if self._r:
             lib.trz_reader_close(self._r)
@@ -500,7 +507,7 @@ _BACKENDS = {"zstd": _lib.BACKEND_ZSTD, "zlib": _lib.BACKEND_GZIP, "gzip": _lib.
 
 
 def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-          unwrap=True, verify=True, restart_bytes=None, chain=True):
+          unwrap=True, verify=True, restart_bytes=None, chain=True, parity=True):
     c = lib.trz_cctx_create()
     if not c:
         raise MemoryError("trz_cctx_create")
@@ -508,7 +515,7 @@ def _cctx(level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, 
         settings = [(_lib.C_LEVEL, level, "level"), (_lib.C_THREADS, threads, "threads"),
                     (_lib.C_CHUNK_RECORDS, chunk_records, "chunk_records"),
                     (_lib.C_UNWRAP, int(bool(unwrap)), "unwrap"), (_lib.C_VERIFY, int(bool(verify)), "verify"),
-                    (_lib.C_CHAIN, int(bool(chain)), "chain")]
+                    (_lib.C_CHAIN, int(bool(chain)), "chain"), (_lib.C_PARITY, int(bool(parity)), "parity")]
         if chunk_bytes is not None:
             settings.append((_lib.C_CHUNK_BYTES, chunk_bytes, "chunk_bytes"))
         if restart_bytes is not None:
@@ -538,7 +545,7 @@ def _cctx_fail(c, rc, what):
 
 
 def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk_bytes=None, backend="zstd",
-             unwrap=True, verify=True, restart_bytes=None, chain=True):
+             unwrap=True, verify=True, restart_bytes=None, chain=True, parity=True):
     """Compress the file src into the archive dst (created or replaced;
     removed on failure).  Returns {'format', 'byte_order'} as chosen.
     chunk_bytes: raw bytes per chunk (default 16 MiB, drmemtrace 6 MiB); chunk_records caps
@@ -547,11 +554,15 @@ def compress(src, dst, level=9, threads=1, format="auto", chunk_records=0, chunk
     restart_bytes: the chunks' models start afresh every this many bytes
     of trace (default 256 MiB; 0: every chunk on its own); chain: within
     such a group each chunk continues the models of the chunk before, for
-    the formats whose models chain (False: archives trz 0.12-0.15 read)."""
+    the formats whose models chain (False: archives trz 0.12-0.15 read);
+    parity: every 32 MiB of trace the parity of the chunks' stored data,
+    from which a reader mends a damaged stretch (False: archives trz
+    0.18-0.21 read)."""
     for p in (src,):
         if not os.path.exists(p):
             raise TrzError("%s: %s" % (p, os.strerror(2)), _lib.ERR_IO)
-    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify, restart_bytes, chain)
+    c = _cctx(level, threads, format, chunk_records, chunk_bytes, backend, unwrap, verify, restart_bytes, chain,
+              parity)
     try:
         ctypes.set_errno(0)
         rc = lib.trz_compress_path(c, _path(src), _path(dst))
@@ -662,6 +673,9 @@ def join(parts, dst):
             with Reader(tmp) as r:
                 while r.read_bytes(1 << 24):
                     pass
+                if r.mended:  # join copies bytes, and never a damaged one
+                    _fail(-6, "%s: chunk damaged (mendable from its parity: decompress the damaged input and "
+                          "compress it again)" % (tmp,))
         except TrzError as e:
             _fail(e.code, "%s: the joined archive does not decode (%s)" % (os.fspath(dst), str(e).split(": ", 1)[-1]))
         os.chmod(tmp, 0o644)

@@ -42,6 +42,7 @@ ERR_IO, ERR_PARAM, ERR_UNSUPPORTED, ERR_RANGE = -1, -9, -10, -11
 BYTE_ORDER_NONE, BYTE_ORDER_LITTLE, BYTE_ORDER_BIG = 0, 1, 2
 C_LEVEL, C_THREADS, C_BACKEND, C_CHUNK_BYTES, C_CHUNK_RECORDS, C_UNWRAP, C_VERIFY, C_RESTART_BYTES = 1, 2, 3, 4, 5, 6, 7, 8
 C_CHAIN = 9
+C_PARITY = 10
 R_THREADS, R_HOST_ORDER, R_SALVAGE, R_OVERLAP = 1, 2, 3, 4
 BACKEND_ZSTD, BACKEND_GZIP = 1, 2
 
@@ -68,6 +69,7 @@ _PROTOS = {
     "trz_reader_set": (c_int, [c_void_p, c_int, c_int64]),
     "trz_reader_info": (c_int, [c_void_p, POINTER(Info)]),
     "trz_reader_cpus": (c_int, [c_void_p]),
+    "trz_reader_mended": (c_uint64, [c_void_p, POINTER(c_uint64)]),
     "trz_reader_chunk": (c_int, [c_void_p, c_uint64, POINTER(ChunkInfo)]),
     "trz_reader_chunk_group": (c_int64, [c_void_p, c_uint64, POINTER(c_int)]),
     "trz_read": (c_int64, [c_void_p, c_void_p, c_size_t]),

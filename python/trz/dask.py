@@ -172,8 +172,9 @@ def _read_range(rng, fields, filter):
 
 # ---- compressing in parts --------------------------------------------------------------
 _OPTS = ("level", "threads", "format", "chunk_records", "chunk_bytes", "backend", "unwrap", "verify",
-         "restart_bytes", "chain")
+         "restart_bytes", "chain", "parity")
 _DEFAULT_CHUNK_BYTES = 16 << 20
+_PARITY_SET = 32 << 20  # a writer ends a parity set once it holds this much trace (format.h TRZ_PARITY_SET)
 # what the library unwraps whole (unwrap.c, drfile.c): gzip, zstd, xz,
 # bzip2, zip, lz4, snappy; a part of such a file is no such file
 _WRAPPED = (b"\x1f\x8b\x08", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ\x00", b"BZh", b"PK\x03\x04", b"PK\x05\x06",
@@ -235,7 +236,7 @@ def _text_chunks(src, chunk_bytes, chunk_records):
 
 
 def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=None, chunk_records=0,
-               group_bytes=0):
+               group_bytes=0, parity=True):
     """Byte ranges [(offset, length)] to compress separately so that, joined,
     they are the archive a one-process run writes: every part but the last
     is a whole number of chunks (records or lines) ending at a line end,
@@ -243,7 +244,10 @@ def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=No
     groups carry knowledge or chain) every part starts where that run
     starts a group and holds two chunks or more (a member of one chunk
     has no groups).  So an input of fewer groups than n_parts gets fewer
-    parts, and one of one group a single part."""
+    parts, and one of one group a single part.  With parity (the default)
+    every part also starts a parity set (FORMAT.md, "Parity": a set ends
+    once it holds 32 MiB of trace, and before each group), so without
+    groups parts are whole sets."""
     size = os.path.getsize(src)
     chunk_bytes = chunk_bytes or _DEFAULT_CHUNK_BYTES
     if record_size == 0:
@@ -262,7 +266,7 @@ def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=No
         return [(0, size)]
     # where the one-process run starts groups (writer.c: at the first chunk
     # and at each chunk that would take its group past group_bytes)
-    cut_ok, start, have = [], 0, 0
+    cut_ok, start, have, sraw = [], 0, 0, 0
     for i, end in enumerate(ends):
         n = end - start
         if group_bytes:
@@ -270,6 +274,10 @@ def plan_parts(src, record_size, n_parts=None, part_records=None, chunk_bytes=No
             have = n if new else have + n
         else:
             new = True
+        if parity:  # (writer.c, parity.c: where a one-process run ends its parity sets)
+            set_start = i == 0 or sraw >= _PARITY_SET or (group_bytes and new)
+            sraw = n if set_start else sraw + n
+            new = new and set_start
         cut_ok.append(i > 0 and new and at_nl[i - 1])
         start = end
     if part_records is None:
@@ -312,7 +320,7 @@ def compress_parallel(src, dst, client, part_records=None, **opts):
     part_records: records (lines) per part,
     rounded up to whole groups (default: about two parts per worker).
     opts: as trz.compress (level, threads per part, format, chunk_records,
-    chunk_bytes, backend, verify, restart_bytes, chain); a shorter
+    chunk_bytes, backend, verify, restart_bytes, chain, parity); a shorter
     restart_bytes gives more, smaller groups to spread.  Returns
     {'format', 'byte_order', 'parts'} (and 'note' when in one task)."""
     bad = [k for k in opts if k not in _OPTS]
@@ -330,7 +338,7 @@ def compress_parallel(src, dst, client, part_records=None, **opts):
         fmt, rs, group = _probe(src, opts, tmpdir)
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         ranges = plan_parts(src, rs, 2 * nworkers, part_records, opts.get("chunk_bytes"),
-                            opts.get("chunk_records", 0), group)
+                            opts.get("chunk_records", 0), group, opts.get("parity", True))
         if len(ranges) == 1:
             return _whole(client, src, dst, opts, "one group of chunks, or one chunk")
         names = [os.path.join(tmpdir, "part%06d.trz" % i) for i in range(len(ranges))]

@@ -192,8 +192,18 @@ static size_t cut(wstate *w, const trz_codec *k, int *is_tail)
     return len;
 }
 
-/* Write out the oldest job once it is done and recycle its slot. */
-static int write_oldest(wstate *w)
+/* Whether the chunk that comes next (number seq, take bytes) starts a
+ * group: learn_chunk's and chain_chunk's rule, known before it is cut. */
+static int starts_group(const wstate *w, uint64_t seq, size_t take)
+{
+    return (w->know || w->chain) && (seq == 0 || w->kbytes + take > w->chain_bytes);
+}
+
+/* Write out the oldest job once it is done and recycle its slot.
+ * next_starts: the chunk after the ring's last starts a group (a parity
+ * set ends before a group starts, so that parts cut at groups and joined
+ * are the archive one run writes). */
+static int write_oldest(wstate *w, int next_starts)
 {
     ring *r = w->r;
     size_t slot = r->head % r->q;
@@ -203,8 +213,11 @@ static int write_oldest(wstate *w)
     if (j->result) {
         snprintf(w->c->err, sizeof w->c->err, "chunk %zu: %s", w->nindex, j->err);
         rc = j->result;
-    } else if (w->parity && (rc = trz_parity_take(&w->pset, &j->out, j->raw_len,
-                                                  w->eof && !w->pend_len && r->head + 1 == r->tail))) {
+    } else if (w->parity &&
+               (rc = trz_parity_take(&w->pset, &j->out, j->raw_len,
+                                     (w->eof && !w->pend_len && r->head + 1 == r->tail) ||
+                                         (r->head + 1 < r->tail ? (r->job[(r->head + 1) % r->q].flags & TRZ_CHUNK_RESTART) != 0
+                                                                : next_starts)))) {
         fail(w, rc, "parity");
     } else if (w->nindex == w->capindex) {
         size_t nc = w->capindex ? 2 * w->capindex : 64;
@@ -304,7 +317,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
     if (seq == 0 || w->kbytes + j->raw_len > period) {
         int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
         while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */
-            int rc = write_oldest(w);
+            int rc = write_oldest(w, 1); /* (the chunk being cut starts a group) */
             if (rc) return rc;
         }
         if (!w->ks[next] && !(w->ks[next] = trz_kstore_create())) return fail(w, TRZ_ERR_NOMEM, "knowledge");
@@ -359,10 +372,10 @@ static int next_chunk(wstate *w)
     trz_cctx *c = w->c;
     ring *r = w->r;
     int rc;
-    if (r->tail - r->head == r->q && (rc = write_oldest(w))) return rc;
     int is_tail;
     const trz_codec *k = c->chosen;
     size_t take = cut(w, k, &is_tail);
+    if (r->tail - r->head == r->q && (rc = write_oldest(w, starts_group(w, r->tail, take)))) return rc;
     size_t slot = r->tail % r->q;
     trz_chunk_job *j = &r->job[slot];
     trz_buf keep = j->out;
@@ -457,7 +470,7 @@ int trz_writer_finish(trz_writer *w)
     w->eof = 1;
     int rc = w->started ? TRZ_OK : start(w);
     while (rc == TRZ_OK && w->pend_len > 0) rc = next_chunk(w);
-    while (rc == TRZ_OK && w->r->head < w->r->tail) rc = write_oldest(w);
+    while (rc == TRZ_OK && w->r->head < w->r->tail) rc = write_oldest(w, 0);
     if (rc == TRZ_OK) rc = write_index(w);
     ring_stop(w->r);
     if (w->has_file) {

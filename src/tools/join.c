@@ -81,6 +81,7 @@ typedef struct joiner {
     int tail;                      /* its last chunk is a partial record */
     int midline;                   /* text: an input member ended inside a line */
     int text_know;                 /* text: some input carries knowledge */
+    int parity;                    /* some input's chunks may end parity sets */
     trz_zctx *z;                   /* for decoding those last chunks */
     trz_kstore *ks;                /* and the knowledge they decode with */
     trz_buf ktmp;
@@ -99,7 +100,7 @@ static int member_begin(joiner *j, int kind, int placed)
     j->fh.know = kind == 1;
     j->fh.chain = kind == 2;
     j->fh.placed = (uint8_t)placed;
-    j->fh.parity = (uint8_t)placed; /* (its chunks may end parity sets, as their inputs' did) */
+    j->fh.parity = (uint8_t)(placed && j->parity); /* (its chunks may end parity sets, as an input's did) */
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
@@ -205,7 +206,7 @@ static int join_chunk(joiner *j, const char *path, int64_t i, uint8_t *buf, size
     }
     if (placed) trz_chunk_set_place(buf, h, (uint32_t)j->nix, j->rec, j->byte); /* where it lands now */
     if (!trz_chunk_fits(j->codec, j->bo, h->codec, h->byte_order, h->flags, h->nrec, h->raw, j->nix == 0, j->kind != 0,
-                        j->placed, j->placed, &tail))
+                        j->placed, j->fh.parity, &tail))
         return jerr(j->err, j->errlen, TRZ_ERR_CORRUPT, "%s: chunk %lld: its record count or flags do not fit its "
                     "format (a damaged input)", path, (long long)i);
     if (j->nix == j->cap) {
@@ -289,6 +290,25 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
     return TRZ_OK;
 }
 
+/* Whether an input's first member has parity (its header's flag): the
+ * joined member then has it, and keeps every set whole.  An input that
+ * does not open is reported later. */
+static int has_parity(const char *const *inputs, size_t n)
+{
+    int yes = 0;
+    for (size_t k = 0; k < n && !yes; k++) {
+        int fd = open(inputs[k], O_RDONLY);
+        if (fd < 0) continue;
+        uint8_t hdr[TRZ_FILE_HDR_MAX];
+        size_t hlen;
+        trz_file_hdr f;
+        ssize_t got = pread(fd, hdr, sizeof hdr, 0);
+        yes = got > 0 && trz_file_hdr_parse(hdr, (size_t)got, &f, &hlen) == TRZ_OK && f.parity;
+        close(fd);
+    }
+    return yes;
+}
+
 /* Whether a text input has a member of version 3 (its first chunk restarts
  * the knowledge).  An input that does not open is reported later. */
 static int text_knows(const char *const *inputs, size_t n)
@@ -319,6 +339,7 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
                                                           : "the output is NULL");
     joiner j = { .out = out, .err = err, .errlen = errlen };
     j.text_know = text_knows(inputs, n);
+    j.parity = has_parity(inputs, n);
     int rc = TRZ_OK;
     for (size_t k = 0; k < n && rc == TRZ_OK; k++) {
         int fd = open(inputs[k], O_RDONLY);

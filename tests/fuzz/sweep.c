@@ -50,7 +50,7 @@ typedef struct layout {
 } layout;
 
 typedef struct counts {
-    long copies, reads, named_chunk, named_other, misnamed, undetected, wrong_data, multiline;
+    long copies, reads, named_chunk, named_other, misnamed, undetected, wrong_data, multiline, mended;
     long salv_exact, salv_wrong, valid_cut, crash, hang;
 } counts;
 
@@ -155,6 +155,7 @@ typedef struct res {
     fz_out out;
     size_t nlost;
     trz_lost_range lost[8];
+    uint64_t mended; /* chunks the reader mended from their parity */
 } res;
 
 static void read_copy(const uint8_t *buf, size_t n, int pipe, int salvage, res *o)
@@ -179,6 +180,7 @@ static void read_copy(const uint8_t *buf, size_t n, int pipe, int salvage, res *
         if (salvage) trz_reader_set(r, TRZ_R_SALVAGE, 1);
         o->rc = fz_read_all(r, &o->out, 0, NULL);
         o->nlost = trz_reader_lost(r, o->lost, 8);
+        o->mended = trz_reader_mended(r, NULL);
     }
     snprintf(o->msg, sizeof o->msg, "%s", r ? trz_reader_error(r) : "out of memory");
     trz_reader_close(r);
@@ -204,11 +206,24 @@ static int names_region(const char *msg, const region *g)
     }
 }
 
+/* The damage was mended from its parity: the whole original came out,
+ * nothing was lost (FORMAT.md, "Parity"). */
+static int mended_whole(const res *o, const fz_out *orig)
+{
+    return o->mended && !o->open_failed && o->rc == 0 && !o->nlost && o->out.n == orig->n &&
+           (!orig->n || memcmp(o->out.p, orig->p, orig->n) == 0);
+}
+
 /* A plain read of a damaged copy: it must fail, name the place, and hand out
- * only a prefix of the original. */
+ * only a prefix of the original, unless its parity mended it (the whole
+ * original, exactly). */
 static void check_plain(const res *o, const fz_out *orig, const region *g, int cut, counts *c)
 {
     c->reads++;
+    if (mended_whole(o, orig)) {
+        c->mended++;
+        return;
+    }
     if (o->out.n > orig->n || (o->out.n && memcmp(o->out.p, orig->p, o->out.n) != 0)) {
         c->wrong_data++;
         fail("wrong bytes handed out (%s%s)", o->msg, "");
@@ -256,6 +271,10 @@ static void check_salvage(const res *o, const fz_out *orig, const layout *L, lon
                           int open_end, counts *c)
 {
     c->reads++;
+    if (mended_whole(o, orig)) {
+        c->salv_exact++;
+        return;
+    }
     int ok = !o->open_failed && o->rc == 0;
     /* a damaged chunk of a member with knowledge may cost the rest of its
      * group: certainly when it states facts, else when its stream table
@@ -509,6 +528,7 @@ static void print_counts(const char *what, const char *name, size_t size, const 
            what, name, size, c->copies, c->reads, c->named_chunk, c->named_other, c->misnamed, c->undetected,
            c->wrong_data, c->multiline, c->crash, c->hang);
     if (!opt.cli) printf("; salvage exact %ld, wrong %ld", c->salv_exact, c->salv_wrong);
+    if (c->mended) printf("; mended from parity %ld", c->mended);
     if (c->valid_cut) printf("; member-boundary cuts read back %ld", c->valid_cut);
     printf("\n");
 }
