@@ -88,7 +88,7 @@ static int mend(trz_reader *r, uint64_t n, dchunk *d)
     if (r->rep_bad == e + 1) return -1;
     uint8_t *buf = NULL, *syn = NULL;
     size_t cap = 0;
-    int ok = 0;
+    int ok = 0, other = 0;
     trz_chunk_hdr eh, h;
     const uint8_t *ep = d->raw;
     if (e != n) {
@@ -99,9 +99,11 @@ static int mend(trz_reader *r, uint64_t n, dchunk *d)
     }
     size_t plen, at = trz_chunk_parity_at(&eh, &plen);
     trz_parity par;
-    if (trz_parity_parse(ep + eh.hdr_len + at, plen, &par) || par.nchunks > r->chunks[e].mno + 1 ||
-        e - n >= par.nchunks) {
+    int parsed = trz_parity_parse(ep + eh.hdr_len + at, plen, &par) == TRZ_OK;
+    if (!parsed || par.nchunks > r->chunks[e].mno + 1 || e - n >= par.nchunks) {
         ok = e == n && rebuild(r, n, d) == 0;
+        /* (n before e's set: a set left without parity, not e's to give up on) */
+        if (parsed && e - n >= par.nchunks && par.nchunks <= r->chunks[e].mno + 1) other = 1;
         goto done;
     }
     /* a writer ends a set once it holds TRZ_PARITY_SET bytes of trace: a
@@ -130,7 +132,7 @@ done:
     free(buf);
     free(syn);
     if (!ok) {
-        r->rep_bad = e + 1;
+        if (!other) r->rep_bad = e + 1;
         return -1;
     }
     /* each chunk counted once, however often it is read (seeks, listings) */
