@@ -313,8 +313,8 @@ static int start(wstate *w)
 static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, int is_tail)
 {
     ring *r = w->r;
-    uint64_t period = w->chain_bytes; /* at most TRZ_KNOW_PERIOD: the store's bound */
-    if (seq == 0 || w->kbytes + j->raw_len > period) {
+    /* (w->chain_bytes is at most TRZ_KNOW_PERIOD here: the store's bound) */
+    if (starts_group(w, seq, j->raw_len)) {
         int next = seq == 0 ? 0 : r->nworkers ? w->kcur ^ 1 : w->kcur;
         while (w->klast[next] > r->head) { /* a job in flight reads it: let it finish */
             int rc = write_oldest(w, 1); /* (the chunk being cut starts a group) */
@@ -355,7 +355,7 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
  * models are reset there (the tail, a partial record, goes out raw). */
 static void chain_chunk(wstate *w, trz_chunk_job *j, uint64_t seq, int is_tail)
 {
-    if (seq == 0 || w->kbytes + j->raw_len > w->chain_bytes) {
+    if (starts_group(w, seq, j->raw_len)) {
         w->kbytes = 0;
         j->flags |= TRZ_CHUNK_RESTART;
         trz_model_reset(w->c->chosen, w->em); /* (the decoder's: trz_chunk_finish) */
