@@ -2,9 +2,9 @@
 # group_lengths.sh - what a group's length buys (issue: groups chosen by
 # measuring): for one trace and several lengths (--restart), the archive's
 # size, the worst-place seek (1,000 records from the first record of the
-# chunk that ends the longest group: a seek decodes every chunk of the
-# group before it; wall time of the whole process, median of N runs, warm
-# page cache), what a flipped byte in the middle of a group's first chunk
+# chunk that ends the longest group, as `trz -l` names it: a seek decodes
+# every chunk of the group before it; wall time of the whole process,
+# median of N runs, warm page cache), what a flipped byte in the middle of a group's first chunk
 # costs --salvage (with the default parity, and without), and the peak
 # memory of a decode into a pipe.  Prints a Markdown table.
 #   bench/group_lengths.sh [--trz PATH] [--runs N] [--level L] TRACE LENGTH...
@@ -36,16 +36,11 @@ for len in "$@"; do
     "$TRZ" -q -f -T1 -$level -c $opt "$t" > "$W/a.trz"
     "$TRZ" -q -f -T1 -$level -c $opt --no-parity "$t" > "$W/n.trz"
     "$TRZ" -l -v "$W/a.trz" > "$W/list"
-    # each chunk: number, first record, offset, stored; a group starts where
-    # trz_reader_chunk_group says: here, the listing's group count and the
-    # chunks' raw sizes give the groups as the writer cut them
     groups=$(sed -n 's/.*groups: \([0-9]*\).*/\1/p' "$W/list"); groups=${groups:-1}
-    # the worst place: the last chunk of the group with the most trace before
-    # its last chunk; groups are cut where the next chunk would pass the
-    # length, so with equal chunks every full group's last chunk is as bad
-    nc=$(awk 'NF == 8 && $1 ~ /^[0-9]+$/' "$W/list" | wc -l)
-    per=$(( (nc + groups - 1) / groups ))
-    last=$(( per - 1 < nc - 1 ? per - 1 : nc - 1 ))
+    # the worst place: the last chunk of the longest chain, which the
+    # listing names (a seek there decodes every chunk of the chain before it)
+    read -r per from < <(sed -n 's/.*the longest: \([0-9]*\) chunks from chunk \([0-9]*\),.*/\1 \2/p' "$W/list") || true
+    last=$(( ${from:-0} + ${per:-1} - 1 ))
     first=$(awk -v n=$last 'NF == 8 && $1 == n { print $2 }' "$W/list")
     "$TRZ" -dc --from="$first" --count=1000 "$W/a.trz" > /dev/null   # warm the page cache
     seek=$(for i in $(seq "$runs"); do ms "$TRZ" -dc --from="$first" --count=1000 "$W/a.trz"; done | median)

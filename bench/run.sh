@@ -99,17 +99,46 @@ by_name() { # PATTERN FILE...: the files whose name matches
     local p=$1 f; shift
     for f in "$@"; do case ${f##*/} in $p) echo "$f" ;; esac; done
 }
+# group_lengths NAME MB LEVEL "LENGTHS" FILE...: FILE... repeated to about MB
+# megabytes into one trace, then bench/group_lengths.sh at LEVEL for each
+# length (size, worst-place seek, what a flipped byte costs, memory),
+# appended to glen.md
+glen_runs=7; [ $quick = 1 ] && glen_runs=3
+group_lengths() {
+    local name=$1 mb=$2 level=$3 lens=$4; shift 4
+    local f=$work/$name
+    [ -f "$f" ] || { while [ $(( $(stat -c %s "$f" 2> /dev/null || echo 0) / 1000000 )) -lt "$mb" ]; do cat "$@" >> "$f"; done; }
+    chains_run glen.part bench/group_lengths.sh --trz "$TRZ" --runs "$glen_runs" --level "$level" "$f" $lens
+    if [ -s "$work/glen.md" ]; then tail -n +3 "$work/glen.part" >> "$work/glen.md"; else cat "$work/glen.part" > "$work/glen.md"; fi
+}
 chains_cs() { # the ChampSim traces
     mapfile -t pick < <(by_name 'cc1*' "$@"; by_name 'python3*' "$@")
     [ ${#pick[@]} -gt 0 ] && chains_run chains_cs.md bench/chains.sh --trz "$TRZ" --runs "$chain_runs" --lengths "$lengths" "${pick[@]}"
     chains_run scale_cs.md bench/chains_scale.sh --trz "$TRZ" --runs "$scale_runs" --levels "$scale_levels" \
         "$(IFS=,; echo "$*")=champsim-$#-traces.champsimtrace"
+    if [ $quick = 1 ]; then
+        group_lengths champsim-1GB.champsimtrace 1000 9 default "$@"
+    else
+        group_lengths champsim-1GB.champsimtrace 1000 9 "64M 128M default" "$@"
+        group_lengths champsim-1GB.champsimtrace 1000 19 "default" "$@"
+    fi
+    rm -f "$work/champsim-1GB.champsimtrace"
 }
 chains_other() { # RST, uop and BYU traces
     mapfile -t pick < <(by_name '*minigzip*' "${rst_files[@]}"; by_name '*gzip6*' "${uop_files[@]}"; by_name 'lackey*' "${bus_files[@]}")
     [ ${#pick[@]} -gt 0 ] && chains_run chains_other.md bench/chains.sh --trz "$TRZ" --runs "$chain_runs" --lengths "$lengths" "${pick[@]}"
     [ ${#rst_files[@]} -gt 0 ] && chains_run scale_rst.md bench/chains_scale.sh --trz "$TRZ" --runs "$scale_runs" \
         --levels "$scale_levels" "$(IFS=,; echo "${rst_files[*]}")=rst-$((${#rst_files[@]}))-traces.rst"
+    local l9="16M 32M default 128M" l19=default other="32M default 128M" f
+    [ $quick = 1 ] && { l9=default; l19=; other=default; }
+    if [ ${#rst_files[@]} -gt 0 ]; then
+        group_lengths rst-1GB.rst 1000 9 "$l9" "${rst_files[@]}"
+        [ -n "$l19" ] && group_lengths rst-1GB.rst 1000 19 "$l19" "${rst_files[@]}"
+        rm -f "$work/rst-1GB.rst"
+    fi
+    for f in $(by_name '*gzip6*' "${uop_files[@]}"); do group_lengths uop-1GB.trace 1000 9 "$other" "$f"; done
+    for f in $(by_name 'lackey*' "${bus_files[@]}"); do group_lengths byu-1GB.byu 1000 9 "$other" "$f"; done
+    rm -f "$work/uop-1GB.trace" "$work/byu-1GB.byu"
 }
 
 # ---- the real traces and the samples ----
@@ -470,6 +499,17 @@ section() { # TITLE NAME PLOT-CAPTION
         echo "clock means little when the load average (under Machine) is above $(nproc)."
         echo
         cat "$work/scale_cs.md" "$work/scale_rst.md" 2> /dev/null | one_header; echo
+    fi
+    if [ -f "$work/glen.md" ]; then
+        echo "## Chains: group length on 1 GB traces"; echo
+        echo "\`bench/group_lengths.sh\`: shared traces repeated to about 1 GB, one thread, with \`--restart\`"
+        echo "set to each length (\"default\": the codec's own). Seek: 1,000 records from the first record"
+        echo "of the last chunk of a full group (the worst place), whole process, wall clock, median of"
+        echo "$glen_runs. A flipped byte in the middle of a group's first chunk: the raw bytes \`--salvage\`"
+        echo "loses with the default parity sets (FORMAT.md, \"Parity\") and without them. Decode peak:"
+        echo "\`trz -dc -T1\` into a pipe."
+        echo
+        cat "$work/glen.md"; echo
     fi
     if [ -n "$reader_md" ]; then
         case $reader_md in "#"*) ;; *) echo "## Reader"; echo ;; esac

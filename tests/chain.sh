@@ -35,6 +35,15 @@ for s in "$ROOT"/corpus/*; do
     [ "$v" = 5c ] && ok "$b: $fmt, version 5 in chains" || { bad "$b: $fmt is written as version $v, not as chains"; continue; }
     "$TRZ" -l "$W/a.trz" | grep -q "groups: [0-9]*, [0-9]* of them chains" && ok "$b: -l lists the chains" ||
         bad "$b: -l lists no chains"
+    # the longest chain -l names: its chunks' raw bytes as the table lists them, and no chain longer
+    "$TRZ" -l -v "$W/a.trz" | awk '
+        /the longest: / { match($0, /the longest: [0-9]+ chunks from chunk [0-9]+, [0-9]+ raw bytes/)
+                          split(substr($0, RSTART, RLENGTH), w, " "); n = w[3]; at = w[7] + 0; want = w[8] + 0 }
+        NF == 8 && $1 ~ /^[0-9]+$/ { raw[$1] = $4; last = $1 }
+        END { if (n == "") exit 1; for (i = at; i < at + n; i++) got += raw[i]
+              # groups of 256K: none holds more
+              exit !(got == want && want <= 262144 && at + n - 1 <= last && (n >= 4 || last < 4)) }' &&
+        ok "$b: -l names the longest chain" || bad "$b: -l names the longest chain wrongly"
     "$TRZ" -t "$W/a.trz" && ok "$b: -t" || bad "$b: -t"
     "$TRZ" -dc -T1 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip" || bad "$b: round trip"
     "$TRZ" -dc -T2 "$W/a.trz" | cmp -s - "$s" && ok "$b: round trip, 2 threads" || bad "$b: round trip, 2 threads"

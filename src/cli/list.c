@@ -131,16 +131,27 @@ static int list_fd(const cli_opts *o, const char *name, int fd)
         printf("; %lld member%s\n", (long long)in.members, in.members == 1 ? "" : "s");
         /* groups: where a seek starts decoding (or reading knowledge) */
         int64_t groups = 0, chained = 0, know = 0;
+        /* the chain a seek decodes most of: its first chunk, chunks, raw bytes */
+        int64_t at = 0, n = 0, best_at = 0, best_n = 0;
+        uint64_t bytes = 0, best_bytes = 0;
         for (int64_t i = 0; i < in.chunks; i++) {
             int ch;
-            if (trz_reader_chunk_group(r, (uint64_t)i, &ch) != i) continue;
-            groups++;
-            chained += ch;
+            trz_chunk_info c;
+            trz_reader_chunk(r, (uint64_t)i, &c);
+            if (trz_reader_chunk_group(r, (uint64_t)i, &ch) == i) {
+                groups++;
+                chained += ch;
+                at = i, n = 0, bytes = 0;
+            }
+            n++, bytes += c.raw_bytes;
+            if (bytes > best_bytes) best_at = at, best_n = n, best_bytes = bytes;
         }
         for (int64_t i = 0; i < in.chunks && !chained; i++) know |= trz_reader_chunk_group(r, (uint64_t)i, NULL) != i;
         if (chained)
             printf("  groups: %lld, %lld of them chains (a chunk continues the models of the chunk before; a seek "
-                   "decodes from its group's first chunk)\n", (long long)groups, (long long)chained);
+                   "decodes from its group's first chunk); the longest: %lld chunks from chunk %lld, %llu raw bytes\n",
+                   (long long)groups, (long long)chained, (long long)best_n, (long long)best_at,
+                   (unsigned long long)best_bytes);
         else if (know)
             printf("  groups: %lld (a chunk starts from the knowledge its group's earlier chunks stated)\n",
                    (long long)groups);
