@@ -26,7 +26,7 @@ static void file_header(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t h[TRZ_FILE_HDR_MAX];
-        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0, 0, 0 }, g;
+        trz_file_hdr f = { cases[i].codec, cases[i].bo, 9, TRZ_BACKEND_ZSTD, cases[i].rs, 1u << 24, 0, 0, 0, 0, 0, 0, 0, 0 }, g;
         size_t n = trz_file_hdr_write(h, &f), len = 0;
         check(n == 28 && memcmp(h, "\x89TRZ\x01", 5) == 0 && h[5] == f.codec && h[6] == f.byte_order && h[7] == 0,
               "header %zu: magic, version, codec, byte order", i);
@@ -50,7 +50,7 @@ static void file_header(void)
         check(bad == 0, "header %zu: %d cut lengths not reported as truncated", i, bad);
     }
     uint8_t h[TRZ_FILE_HDR_MAX];
-    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0, 0, 0 }, g;
+    trz_file_hdr f = { TRZ_CODEC_RST, TRZ_BO_BIG, 9, 1, 24, 4096, 0, 0, 0, 0, 0, 0, 0, 0 }, g;
     size_t len;
     /* versions 1, 3 and 4: chains (4) and knowledge (3) as written */
     for (int v = 0; v < 3; v++) {
@@ -78,10 +78,20 @@ static void file_header(void)
                   g.know == f.know && g.chain == f.chain,
               "header of version 5, mode %d with parity: written and parsed", v);
     }
-    f.parity = 0;
+    /* and LZMA2 streams (flag bit 3), with parity or without */
     f.know = f.chain = 0;
+    f.xz = 1;
+    for (int v = 0; v < 2; v++) {
+        f.parity = (uint8_t)v;
+        trz_file_hdr_write(h, &f);
+        check(h[4] == 5 && h[7] == (8 | 4 * v) && trz_file_hdr_parse(h, sizeof h, &g, &len) == TRZ_OK && g.xz &&
+                  g.parity == v && !g.know && !g.chain,
+              "header of version 5 with LZMA2 streams, parity %d: written and parsed", v);
+    }
+    f.xz = 0;
+    f.parity = 0;
     for (int fl = 3; fl < 256; fl++) { /* modes of a later version */
-        if (fl >= 4 && fl <= 6) continue; /* (parity with each mode) */
+        if (fl < 16 && (fl & 3) != 3) continue; /* (parity and LZMA2 with each mode) */
         trz_file_hdr_write(h, &f);
         h[7] = (uint8_t)fl;
         reseal_hdr(h);
@@ -167,7 +177,7 @@ static void chunk_header(void)
     /* fields that pass the check but not the limits */
     struct { size_t off; uint32_t v; int width; int want; const char *what; } lim[] = {
         { 12, (256u << 20) + 1, 4, TRZ_ERR_LIMIT, "raw size over 256 MiB" },
-        { 29, 3, 1, TRZ_ERR_UNSUPPORTED, "back-end 3" },
+        { 29, 4, 1, TRZ_ERR_UNSUPPORTED, "back-end 4" },
         { 28, 64, 1, TRZ_ERR_CORRUPT, "stream id 64" },
         { 34, (2 * 5000 + 65536) + 1, 4, TRZ_ERR_LIMIT, "a stream over 2 x raw + 64 KiB" },
         { 30, 6000, 4, TRZ_ERR_CORRUPT, "csize over rsize" },
@@ -219,6 +229,72 @@ static void chunk_header(void)
     check(trz_chunk_parse_hdr(moved, h.hdr_len, &g2, &need) == TRZ_OK && g2.place_no == 9 && g2.place_rec == 11 &&
               g2.place_byte == 13, "a placed chunk moved: its header resealed");
     free(job.out.p);
+    trz_zctx_free(z);
+}
+
+/* Back-end 3: a raw member's stream in LZMA2 when that beats zstd, decoded
+ * back, its first bytes for listings; a dictionary over the limit, a cut
+ * or lengthened stream, refused. */
+static void xz_streams(void)
+{
+    trz_zctx *z = trz_zctx_create();
+    size_t n = 300000;
+    uint8_t *raw = malloc(n), *out = malloc(n);
+    uint32_t x = 1;
+    /* words from a small vocabulary: LZMA2's literal coding beats zstd's */
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        raw[i] = (uint8_t)("etaoin shrdlu\n"[(x >> 16) % 14]);
+    }
+    trz_chunk_job job = { .codec = &trz_codec_raw, .raw = raw, .raw_len = n, .nrec = (uint32_t)n,
+                          .byte_order = TRZ_BO_NONE, .level = 9, .backend = TRZ_BACKEND_ZSTD, .verify = 1, .xz = 1 };
+    trz_chunk_encode(&job, z);
+    trz_chunk_hdr h;
+    size_t need;
+    check(job.result == TRZ_OK && trz_chunk_parse_hdr(job.out.p, job.out.n, &h, &need) == TRZ_OK &&
+              h.backend[0] == TRZ_BACKEND_XZ, "a raw member's stream in LZMA2: %s", job.err);
+    trz_chunk_job plain = job;
+    plain.xz = 0;
+    plain.out = (trz_buf){ 0 };
+    trz_chunk_encode(&plain, z);
+    check(plain.result == TRZ_OK && plain.out.n > job.out.n, "smaller than zstd's (%zu, %zu)", job.out.n, plain.out.n);
+    char err[100];
+    memset(out, 0, n);
+    check(trz_chunk_decode(&h, job.out.p, job.out.n, out, z, NULL, NULL, err, sizeof err) == TRZ_OK &&
+              memcmp(out, raw, n) == 0, "it decodes");
+    const uint8_t *st = job.out.p + h.hdr_len;
+    size_t cs = h.csize[0];
+    uint8_t head[100];
+    check(trz_backend_head(z, TRZ_BACKEND_XZ, st, cs, head, sizeof head) == sizeof head &&
+              memcmp(head, raw, sizeof head) == 0, "its first bytes, for a listing");
+    check(st[0] <= 40 && trz_backend_decompress(z, TRZ_BACKEND_XZ, st, cs - 1, out, n) == TRZ_ERR_CORRUPT &&
+              trz_backend_decompress(z, TRZ_BACKEND_XZ, st, cs, out, n - 1) == TRZ_ERR_CORRUPT &&
+              trz_backend_decompress(z, TRZ_BACKEND_XZ, st, cs, out, n) == TRZ_OK,
+          "a cut stream, a shorter output: refused");
+    uint8_t *big = malloc(cs + 1);
+    memcpy(big, st, cs);
+    big[cs] = 0;
+    check(trz_backend_decompress(z, TRZ_BACKEND_XZ, big, cs + 1, out, n) == TRZ_ERR_CORRUPT, "a byte after its end: refused");
+    int refused = 0;
+    for (int prop = 0; prop < 256; prop++) {
+        big[0] = (uint8_t)prop;
+        /* dictionaries over 8 MiB (prop 23 on), and bytes that name none, refused before any allocation */
+        refused += trz_backend_decompress(z, TRZ_BACKEND_XZ, big, cs, out, n) != TRZ_OK && prop >= 23;
+    }
+    check(refused == 256 - 23, "dictionaries over 8 MiB refused (%d of %d)", refused, 256 - 23);
+    /* a member whose level keeps zstd (the writer's choice) and a fallback chunk of a trace member: no LZMA2 */
+    job.codec = &trz_codec_rst;
+    job.nrec = (uint32_t)(n / 24);
+    free(job.out.p);
+    job.out = (trz_buf){ 0 };
+    trz_chunk_encode(&job, z);
+    check(job.result == TRZ_OK && trz_chunk_parse_hdr(job.out.p, job.out.n, &h, &need) == TRZ_OK &&
+              h.codec == TRZ_CODEC_RAW && h.backend[0] == TRZ_BACKEND_ZSTD, "a fallback chunk keeps zstd");
+    free(big);
+    free(job.out.p);
+    free(plain.out.p);
+    free(raw);
+    free(out);
     trz_zctx_free(z);
 }
 
@@ -342,6 +418,7 @@ int main(void)
     codec_tables();
     file_header();
     chunk_header();
+    xz_streams();
     chunk_in_member();
     index_footer();
     printf("%d passed, %d failed\n", npass, nfail);

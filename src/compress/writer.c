@@ -137,13 +137,21 @@ static void choose_codec(wstate *w)
 
 static int emit_block(void *ctx, const void *p, size_t n) { return emit(ctx, p, n) ? -1 : 0; }
 
+/* A raw member at the strong levels tries LZMA2 beside zstd, so that a
+ * file no codec knows is no larger than xz makes it; the fast levels keep
+ * zstd's decoding speed (FORMAT.md, "Back-ends") */
+static int member_xz(const trz_cctx *c)
+{
+    return c->chosen && c->chosen->id == TRZ_CODEC_RAW && c->level >= TRZ_XZ_LEVEL && c->backend == TRZ_BACKEND_ZSTD;
+}
+
 static int write_header(wstate *w)
 {
     uint8_t h[TRZ_FILE_HDR_WRITE_MAX];
     const trz_file_hdr f = { w->c->chosen->id, (uint8_t)w->c->byte_order, (uint8_t)w->c->level,
                              (uint8_t)w->c->backend, w->c->chosen->record_size, (uint32_t)w->chunk_bytes,
                              (uint8_t)w->wrap, (uint8_t)w->know, (uint8_t)w->chain, 1, (uint8_t)w->parity,
-                             w->restore_kind, w->restore_size };
+                             (uint8_t)member_xz(w->c), w->restore_kind, w->restore_size };
     int rc = emit(w, h, trz_file_hdr_write(h, &f));
     if (rc || !w->restore_size) return rc;
     uint64_t at = w->written;
@@ -398,6 +406,7 @@ static int next_chunk(wstate *w)
     j->byte_order = is_tail ? TRZ_BO_NONE : c->byte_order;
     j->level = c->level;
     j->backend = c->backend;
+    j->xz = member_xz(c);
     j->verify = c->verify;
     if (k->record_size == 0) {
         j->flags = w->prev_nl ? 0 : TRZ_CHUNK_MIDLINE;

@@ -1,8 +1,10 @@
 /* backend.c - the entropy back-ends that code each stream: zstd (default),
- * zlib deflate, or stored when neither makes the stream smaller.
+ * zlib deflate, LZMA2 (raw members at levels >= TRZ_XZ_LEVEL, when smaller
+ * than zstd), or stored when none makes the stream smaller.
  * zstd frames are written without magic, content size or checksum: the
  * stream table holds the sizes and the chunk's XXH3 covers the data. */
 #define ZSTD_STATIC_LINKING_ONLY /* for ZSTD_c_format / ZSTD_f_zstd1_magicless */
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -216,6 +218,79 @@ int trz_backend_under(trz_zctx *z, int backend, int level, const uint8_t *src, s
     return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 0 : -1;
 }
 
+/* ---- back-end 3: a raw LZMA2 stream after its one-byte dictionary size ---- */
+
+/* The filter of a stream whose first byte is prop (LZMA2's dictionary-size
+ * byte, as xz's filter properties state it); -1 when the byte is not one or
+ * names a dictionary over TRZ_XZ_DICT_MAX (an allocation the stream would
+ * make us do). */
+static int xz_filter(uint8_t prop, lzma_options_lzma *opt, lzma_filter f[2])
+{
+    if (prop > 40) return -1;
+    uint32_t dict = prop == 40 ? UINT32_MAX : (2u | (prop & 1u)) << (prop / 2 + 11);
+    if (dict > TRZ_XZ_DICT_MAX) return -1;
+    memset(opt, 0, sizeof *opt);
+    if (lzma_lzma_preset(opt, 0)) return -1;
+    opt->dict_size = dict;
+    f[0] = (lzma_filter){ LZMA_FILTER_LZMA2, opt };
+    f[1] = (lzma_filter){ LZMA_VLI_UNKNOWN, NULL };
+    return 0;
+}
+
+int trz_backend_try_xz(trz_zctx *z, int level, const uint8_t *src, size_t n, trz_buf *dst, size_t at, int be)
+{
+    size_t have = dst->n - at; /* what the back-end chosen so far wrote */
+    if (n < 2 || have < 3) return be;
+    lzma_options_lzma opt;
+    /* xz's default preset; its strongest at the strong levels.  The
+     * dictionary needs to reach no further than the stream (the encoder's
+     * tables are about 11 times the dictionary: 4 MiB keeps a default
+     * compression under the writer's memory bound) */
+    int strong = level >= TRZ_XZ_STRONG_LEVEL;
+    if (lzma_lzma_preset(&opt, strong ? 9u | LZMA_PRESET_EXTREME : 6u)) return be;
+    uint32_t cap = strong ? TRZ_XZ_DICT_MAX : TRZ_XZ_DICT_MAX / 2, dict = 1u << 12;
+    while (dict < n && dict < cap) dict <<= 1;
+    opt.dict_size = dict;
+    lzma_filter f[2] = { { LZMA_FILTER_LZMA2, &opt }, { LZMA_VLI_UNKNOWN, NULL } };
+    uint8_t prop[1];
+    if (lzma_properties_encode(&f[0], prop) != LZMA_OK) return be;
+    /* it must beat what is there by a byte at least */
+    uint8_t *out = trz_zctx_scratch(z, TRZ_SCRATCH_TRIAL, have - 1);
+    size_t pos = 0;
+    if (!out || lzma_raw_buffer_encode(f, NULL, src, n, out, &pos, have - 2) != LZMA_OK) return be;
+    dst->n = at;
+    trz_put_bytes(dst, prop, 1);
+    trz_put_bytes(dst, out, pos);
+    return dst->oom ? TRZ_ERR_NOMEM : TRZ_BACKEND_XZ;
+}
+
+static int xz_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len)
+{
+    lzma_options_lzma opt;
+    lzma_filter f[2];
+    if (n < 1 || xz_filter(src[0], &opt, f)) return TRZ_ERR_CORRUPT;
+    size_t in = 1, out = 0;
+    if (lzma_raw_buffer_decode(f, NULL, src, &in, n, dst, &out, raw_len) != LZMA_OK || in != n || out != raw_len)
+        return TRZ_ERR_CORRUPT;
+    return TRZ_OK;
+}
+
+static size_t xz_head(const uint8_t *src, size_t n, uint8_t *dst, size_t want)
+{
+    lzma_options_lzma opt;
+    lzma_filter f[2];
+    lzma_stream s = LZMA_STREAM_INIT;
+    if (n < 1 || xz_filter(src[0], &opt, f) || lzma_raw_decoder(&s, f) != LZMA_OK) return 0;
+    s.next_in = src + 1;
+    s.avail_in = n - 1;
+    s.next_out = dst;
+    s.avail_out = want;
+    while (s.avail_out && lzma_code(&s, LZMA_RUN) == LZMA_OK && s.avail_in) {}
+    size_t got = want - s.avail_out;
+    lzma_end(&s);
+    return got;
+}
+
 int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t n, uint8_t *dst, size_t raw_len)
 {
     switch (backend) {
@@ -236,6 +311,8 @@ int trz_backend_decompress(trz_zctx *z, int backend, const uint8_t *src, size_t 
         if (rc != Z_OK || out != raw_len || in != n) return TRZ_ERR_CORRUPT;
         return TRZ_OK;
     }
+    case TRZ_BACKEND_XZ:
+        return xz_decode(src, n, dst, raw_len);
     default:
         return TRZ_ERR_UNSUPPORTED;
     }
@@ -274,5 +351,6 @@ size_t trz_backend_head(trz_zctx *z, int backend, const uint8_t *src, size_t n, 
         inflateEnd(&s);
         return got;
     }
+    if (backend == TRZ_BACKEND_XZ) return xz_head(src, n, dst, want);
     return 0;
 }

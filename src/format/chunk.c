@@ -50,6 +50,8 @@ static int pack_streams(trz_chunk_job *job, const trz_codec *codec, trz_buf *s, 
         /* a stream the codec has entropy-coded is stored as it is */
         int be = trz_backend_compress(z, coded >> ids[k] & 1 ? TRZ_BACKEND_STORE : job->backend, blevel,
                                       s[ids[k]].p, s[ids[k]].n, o);
+        if (be > 0 && job->xz && codec == job->codec)
+            be = trz_backend_try_xz(z, job->level, s[ids[k]].p, s[ids[k]].n, o, before, be);
         if (be < 0) return be;
         size_t csize = o->n - before;
         uint8_t *e = o->p + table + (size_t)k * TRZ_STREAM_ENTRY;
@@ -286,7 +288,7 @@ int trz_chunk_parse_hdr(const uint8_t *p, size_t n, trz_chunk_hdr *h, size_t *ne
         h->rsize[k] = trz_ld_le32(e + 6);
         if (h->sid[k] >= TRZ_MAX_STREAMS || (seen >> h->sid[k] & 1)) return TRZ_ERR_CORRUPT;
         seen |= 1ull << h->sid[k];
-        if (h->backend[k] > TRZ_BACKEND_GZIP) return TRZ_ERR_UNSUPPORTED;
+        if (h->backend[k] > TRZ_BACKEND_XZ) return TRZ_ERR_UNSUPPORTED;
         if (h->rsize[k] > TRZ_STREAM_RAW_LIMIT(h->raw)) return TRZ_ERR_LIMIT;
         total += h->rsize[k];
         payload += h->csize[k];

@@ -22,6 +22,7 @@ static const uint8_t trz_footer_magic[4] = { 'T', 'Z', 'E', 'N' };
 #define TRZ_MODE_KNOW 0x01  /* version 5 header flags: the chunks carry knowledge */
 #define TRZ_MODE_CHAIN 0x02 /* the groups are chains */
 #define TRZ_MODE_PARITY 0x04 /* chunks may end a parity set (FORMAT.md, "Parity") */
+#define TRZ_MODE_XZ 0x08     /* streams may use back-end 3, LZMA2 */
 #define TRZ_ENDIAN_MARK 0x0C0A0F0Eu
 #define TRZ_FILE_HDR_FIXED 24      /* before the codec parameters */
 #define TRZ_MAX_PARAMS 256
@@ -80,6 +81,7 @@ typedef struct trz_file_hdr {
     uint8_t placed; /* version 5: its chunks state their place, its index the member hash (know
                        and chain then come from the header's flags) */
     uint8_t parity; /* version 5: its chunks may carry parity (TRZ_MODE_PARITY) */
+    uint8_t xz;     /* version 5: its streams may use back-end 3 (TRZ_MODE_XZ) */
     uint8_t restore_kind;  /* parameter 2: the container a restore block rebuilds, */
     uint64_t restore_size; /* and the block's size; 0 = no block */
 } trz_file_hdr;
@@ -156,6 +158,18 @@ int trz_backend_compress(trz_zctx *z, int backend, int level, const uint8_t *src
 /* The bytes n bytes at src would take with the back-end (for codecs'
  * trials; trz_enc_args.packed_size). */
 size_t trz_backend_size(trz_zctx *z, int backend, int level, const uint8_t *src, size_t n);
+/* Back-end 3 (FORMAT.md, "Back-ends"): LZMA2, which the raw codec's members
+ * try beside zstd at levels >= TRZ_XZ_LEVEL (never a format codec's, whose
+ * streams are records a model left; nor a fallback chunk's, so that a
+ * trace's archive stays readable by trz 0.22).  Its dictionary is at most
+ * TRZ_XZ_DICT_MAX, and a reader refuses a larger one.  Returns the
+ * back-end be the stream keeps: TRZ_BACKEND_XZ when LZMA2 wrote fewer bytes
+ * than the dst->n - at that back-end wrote from at (it then replaces them). */
+#define TRZ_BACKEND_XZ 3
+#define TRZ_XZ_LEVEL 6
+#define TRZ_XZ_STRONG_LEVEL 16
+#define TRZ_XZ_DICT_MAX (8u << 20)
+int trz_backend_try_xz(trz_zctx *z, int level, const uint8_t *src, size_t n, trz_buf *dst, size_t at, int be);
 /* Whether the back-end at level writes the n bytes at src in fewer than cap
  * bytes: 1 yes, 0 no, -1 it could not tell (memory).  Costs a fraction
  * cap / (the compressed size) of a full compression when the answer is no. */
@@ -192,6 +206,7 @@ typedef struct trz_chunk_job {
     size_t raw_len;
     uint32_t nrec;
     int byte_order, level, backend, verify;
+    int xz;                   /* the member may use back-end 3: try it beside zstd */
     uint8_t flags;            /* TRZ_CHUNK_PLACED set: the place below goes into the header */
     uint32_t place_no;
     uint64_t place_rec, place_byte;

@@ -10,7 +10,7 @@ size_t trz_file_hdr_write(uint8_t *h, const trz_file_hdr *f)
     if (f->placed) {
         h[4] = TRZ_FORMAT_VERSION_PLACED;
         h[7] = (uint8_t)((f->know ? TRZ_MODE_KNOW : 0) | (f->chain ? TRZ_MODE_CHAIN : 0) |
-                         (f->parity ? TRZ_MODE_PARITY : 0));
+                         (f->parity ? TRZ_MODE_PARITY : 0) | (f->xz ? TRZ_MODE_XZ : 0));
     } else {
         h[4] = f->chain ? TRZ_FORMAT_VERSION_CHAIN : f->know ? TRZ_FORMAT_VERSION_KNOW : TRZ_FORMAT_VERSION;
         h[7] = 0;
@@ -78,10 +78,10 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     const trz_codec *c = trz_codec_by_id(h[5]);
     if (!c) return TRZ_ERR_UNSUPPORTED;
     int placed = h[4] == TRZ_FORMAT_VERSION_PLACED;
-    /* version 5's flags: knowledge or chains, and parity; knowledge and
+    /* version 5's flags: knowledge or chains, parity and LZMA2; knowledge and
      * chains both, and the other bits, are for a later version (its members
      * are refused as a newer format's) */
-    if (placed && h[7] & ~(TRZ_MODE_KNOW | TRZ_MODE_CHAIN | TRZ_MODE_PARITY)) return TRZ_ERR_VERSION;
+    if (placed && h[7] & ~(TRZ_MODE_KNOW | TRZ_MODE_CHAIN | TRZ_MODE_PARITY | TRZ_MODE_XZ)) return TRZ_ERR_VERSION;
     if (placed && (h[7] & (TRZ_MODE_KNOW | TRZ_MODE_CHAIN)) == (TRZ_MODE_KNOW | TRZ_MODE_CHAIN)) return TRZ_ERR_VERSION;
     if (h[6] > TRZ_BO_BIG || (!placed && h[7] != 0) || trz_ld_le32(h + 8) != c->record_size) return TRZ_ERR_CORRUPT;
     f->codec = h[5];
@@ -95,6 +95,7 @@ int trz_file_hdr_parse(const uint8_t *h, size_t n, trz_file_hdr *f, size_t *len)
     f->chain = h[4] == TRZ_FORMAT_VERSION_CHAIN || (placed && (h[7] & TRZ_MODE_CHAIN));
     f->placed = (uint8_t)placed;
     f->parity = placed && (h[7] & TRZ_MODE_PARITY);
+    f->xz = placed && (h[7] & TRZ_MODE_XZ);
     f->restore_kind = 0;
     f->restore_size = 0;
     return parse_params(h + TRZ_FILE_HDR_FIXED, plen, f);
