@@ -131,7 +131,7 @@ typedef enum trz_cparam {
                               The output is identical for every value. */
     TRZ_C_BACKEND = 3,     /* TRZ_BACKEND_ZSTD (default) or TRZ_BACKEND_GZIP */
     TRZ_C_CHUNK_BYTES = 4, /* raw bytes per chunk, 4 KiB..256 MiB, default 16 MiB (drmemtrace, and RST
-                              at levels 6-19: 6 MiB; ChampSim at levels 6-9: 12 MiB) */
+                              at levels 6-19: 6 MiB; ChampSim at levels 6-9: 12 MiB; raw: 8 MiB) */
     TRZ_C_CHUNK_RECORDS = 5,/* records per chunk cap; 0 = only the byte limit */
     TRZ_C_UNWRAP = 6,      /* 1 (default): input that is gzip, zstd, xz or
                               bzip2 data, or a zip, lz4 or snappy container,
