@@ -34,15 +34,18 @@ d=$(tail -1 "$W/d.kib")
 if [ "${st[0]}" = 0 ] && [ "${st[1]}" = 0 ] && [ "$d" -le $MAXD ]; then ok "decompress into a pipe: $d KiB"
 else bad "decompress into a pipe: $d KiB, at most $MAXD" "exit ${st[*]}"; fi
 
-# trace (.xz in the shared corpus): both bounds at the default level
-bounds() {
-    local src=$SHARED/$1 name=$1
-    [ -s "$src" ] || { echo "note: $src not present; skipped"; return; }
-    xz -dc "$src" > "$W/r.trace" || { bad "$name: unpack" "xz failed"; return; }
+# both bounds at the default level on the file $W/r.trace, named NAME; a
+# check of the archive's listing first when CHECK is given (a command
+# that reads the listing on standard input)
+file_bounds() { # NAME [CHECK WHAT]
+    local name=$1 rc c d
     /usr/bin/time -o "$W/c.kib" -f %M "$TRZ" -q -T1 -c "$W/r.trace" > "$W/r.trz"
-    local rc=$? c
+    rc=$?
     c=$(tail -1 "$W/c.kib")
     if [ $rc = 0 ] && [ "$c" -le $MAXC ]; then ok "$name: compress $c KiB"; else bad "$name: compress $c KiB, at most $MAXC" "exit $rc"; fi
+    if [ $# -ge 3 ]; then
+        "$TRZ" -l "$W/r.trz" | eval "$2" && ok "$name: $3" || bad "$name: not $3" "$("$TRZ" -l "$W/r.trz" | sed -n 2p)"
+    fi
     /usr/bin/time -o "$W/d.kib" -f %M "$TRZ" -T1 -dc "$W/r.trz" | cmp -s - "$W/r.trace"
     st=("${PIPESTATUS[@]}")
     d=$(tail -1 "$W/d.kib")
@@ -50,22 +53,18 @@ bounds() {
     else bad "$name: decompress into a pipe $d KiB, at most $MAXD" "exit ${st[*]}"; fi
     rm -f "$W/r.trace" "$W/r.trz"
 }
+# trace (.xz in the shared corpus)
+bounds() {
+    local src=$SHARED/$1
+    [ -s "$src" ] || { echo "note: $src not present; skipped"; return; }
+    xz -dc "$src" > "$W/r.trace" || { bad "$1: unpack" "xz failed"; return; }
+    file_bounds "$1"
+}
 # a file no codec knows (the raw codec, LZMA2 at the default level): this
 # build's own executable and library, 24 MiB, three chunks of 8 MiB
-cat "$TRZ" "$ROOT/libtrz.a" "$TRZ" "$ROOT/libtrz.a" | head -c 25165824 > "$W/b.bin"
-if [ "$(stat -c %s "$W/b.bin")" = 25165824 ]; then
-    /usr/bin/time -o "$W/c.kib" -f %M "$TRZ" -q -T1 -c "$W/b.bin" > "$W/b.trz"
-    rc=$?
-    c=$(tail -1 "$W/c.kib")
-    if [ $rc = 0 ] && [ "$c" -le $MAXC ]; then ok "raw: compress $c KiB"; else bad "raw: compress $c KiB, at most $MAXC" "exit $rc"; fi
-    "$TRZ" -l "$W/b.trz" | awk 'NR == 2 { exit !($1 == "raw" && $3 == 3) }' && ok "raw: three chunks of 8 MiB" ||
-        bad "raw: not three raw chunks" "$("$TRZ" -l "$W/b.trz" | sed -n 2p)"
-    /usr/bin/time -o "$W/d.kib" -f %M "$TRZ" -T1 -dc "$W/b.trz" | cmp -s - "$W/b.bin"
-    st=("${PIPESTATUS[@]}")
-    d=$(tail -1 "$W/d.kib")
-    if [ "${st[0]}" = 0 ] && [ "${st[1]}" = 0 ] && [ "$d" -le $MAXD ]; then ok "raw: decompress into a pipe $d KiB"
-    else bad "raw: decompress into a pipe $d KiB, at most $MAXD" "exit ${st[*]}"; fi
-    rm -f "$W/b.bin" "$W/b.trz"
+cat "$TRZ" "$ROOT/libtrz.a" "$TRZ" "$ROOT/libtrz.a" | head -c 25165824 > "$W/r.trace"
+if [ "$(stat -c %s "$W/r.trace")" = 25165824 ]; then
+    file_bounds raw "awk 'NR == 2 { exit !(\$1 == \"raw\" && \$3 == 3) }'" "three raw chunks of 8 MiB"
 else
     echo "note: no 24 MiB of this build to compress; the raw bounds skipped"
 fi
