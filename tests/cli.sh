@@ -179,6 +179,13 @@ for p in "$W"/part.*; do "$TRZ" -q --chunk-records=2000 "$p"; done
 "$TRZ" -d --from=20000 --count=10 -c "$W/joined.trz" | cmp -s - <(tail -c +$((20000 * 24 + 1)) "$ROOT/corpus/loops-4cpu.rst" | head -c 240) \
     && ok "join: seek in joined archive" || bad "join: seek"
 expect "join refuses mixed formats" 1 "different format" -- "$TRZ" join -o "$W/mixed.trz" "$W/c1.trz" "$W/c2.trz"
+# raw parts at -3 (zstd) and -9 (LZMA2): the joined member states LZMA2 in
+# its header (flag bit 3) whichever part comes first
+head -c 300000 "$ROOT/README.md" > "$W/rj1"; cat "$ROOT/trz.1" "$ROOT/trz.1" > "$W/rj2"
+"$TRZ" -q -f -3 --format=raw -o "$W/rj1.trz" "$W/rj1" && "$TRZ" -q -f -9 --format=raw -o "$W/rj2.trz" "$W/rj2" &&
+    "$TRZ" join -o "$W/rj.trz" "$W/rj1.trz" "$W/rj2.trz" && cat "$W/rj1" "$W/rj2" | cmp -s - <("$TRZ" -dc "$W/rj.trz") &&
+    [ $(( $(od -An -tu1 -j7 -N1 "$W/rj.trz") & 8 )) = 8 ] && [ $(( $(od -An -tu1 -j7 -N1 "$W/rj1.trz") & 8 )) = 0 ] &&
+    ok "join: a zstd part before an LZMA2 part gives a member that states LZMA2" || bad "join: LZMA2 flag"
 # joinparts NAME MEMBERS FMT PART...: compress each part (with --format=FMT unless
 # FMT is -), join them, and require exit 0, trz -t, MEMBERS members, the decoded
 # join equal to cat of the decoded parts, and as many records as the whole input

@@ -82,6 +82,7 @@ typedef struct joiner {
     int midline;                   /* text: an input member ended inside a line */
     int text_know;                 /* text: some input carries knowledge */
     int parity;                    /* some input's chunks may end parity sets */
+    int xz;                        /* some input's streams may be LZMA2 */
     trz_zctx *z;                   /* for decoding those last chunks */
     trz_kstore *ks;                /* and the knowledge they decode with */
     trz_buf ktmp;
@@ -101,6 +102,7 @@ static int member_begin(joiner *j, int kind, int placed)
     j->fh.chain = kind == 2;
     j->fh.placed = (uint8_t)placed;
     j->fh.parity = (uint8_t)(placed && j->parity); /* (its chunks may end parity sets, as an input's did) */
+    j->fh.xz = (uint8_t)(placed && j->xz);         /* (and its streams be LZMA2) */
     j->mstart = j->pos;
     j->nix = 0;
     j->rec = j->byte = 0;
@@ -290,10 +292,10 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
     return TRZ_OK;
 }
 
-/* Whether an input's first member has parity (its header's flag): the
- * joined member then has it, and keeps every set whole.  An input that
- * does not open is reported later. */
-static int has_parity(const char *const *inputs, size_t n)
+/* Whether an input's first member has parity, or LZMA2 streams (its
+ * header's flags): the joined member then says so too, and keeps every
+ * parity set whole.  An input that does not open is reported later. */
+static int has_flag(const char *const *inputs, size_t n, int xz)
 {
     int yes = 0;
     for (size_t k = 0; k < n && !yes; k++) {
@@ -303,7 +305,7 @@ static int has_parity(const char *const *inputs, size_t n)
         size_t hlen;
         trz_file_hdr f;
         ssize_t got = pread(fd, hdr, sizeof hdr, 0);
-        yes = got > 0 && trz_file_hdr_parse(hdr, (size_t)got, &f, &hlen) == TRZ_OK && f.parity;
+        yes = got > 0 && trz_file_hdr_parse(hdr, (size_t)got, &f, &hlen) == TRZ_OK && (xz ? f.xz : f.parity);
         close(fd);
     }
     return yes;
@@ -339,7 +341,8 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
                                                           : "the output is NULL");
     joiner j = { .out = out, .err = err, .errlen = errlen };
     j.text_know = text_knows(inputs, n);
-    j.parity = has_parity(inputs, n);
+    j.parity = has_flag(inputs, n, 0);
+    j.xz = has_flag(inputs, n, 1);
     int rc = TRZ_OK;
     for (size_t k = 0; k < n && rc == TRZ_OK; k++) {
         int fd = open(inputs[k], O_RDONLY);
