@@ -292,23 +292,26 @@ static int join_one(joiner *j, const char *path, int fd, trz_reader *r, int more
     return TRZ_OK;
 }
 
-/* Whether an input's first member has parity, or LZMA2 streams (its
- * header's flags): the joined member then says so too, and keeps every
- * parity set whole.  An input that does not open is reported later. */
-static int has_flag(const char *const *inputs, size_t n, int xz)
+/* Whether an input's first member has parity, and whether one has LZMA2
+ * streams (its header's flags): the joined member then says so too, and
+ * keeps every parity set whole.  An input that does not open is reported
+ * later. */
+static void input_flags(const char *const *inputs, size_t n, int *parity, int *xz)
 {
-    int yes = 0;
-    for (size_t k = 0; k < n && !yes; k++) {
+    *parity = *xz = 0;
+    for (size_t k = 0; k < n && !(*parity && *xz); k++) {
         int fd = open(inputs[k], O_RDONLY);
         if (fd < 0) continue;
         uint8_t hdr[TRZ_FILE_HDR_MAX];
         size_t hlen;
         trz_file_hdr f;
         ssize_t got = pread(fd, hdr, sizeof hdr, 0);
-        yes = got > 0 && trz_file_hdr_parse(hdr, (size_t)got, &f, &hlen) == TRZ_OK && (xz ? f.xz : f.parity);
+        if (got > 0 && trz_file_hdr_parse(hdr, (size_t)got, &f, &hlen) == TRZ_OK) {
+            *parity |= f.parity;
+            *xz |= f.xz;
+        }
         close(fd);
     }
-    return yes;
 }
 
 /* Whether a text input has a member of version 3 (its first chunk restarts
@@ -341,8 +344,7 @@ int trz_join(const char *const *inputs, size_t n, const trz_io *out, char *err, 
                                                           : "the output is NULL");
     joiner j = { .out = out, .err = err, .errlen = errlen };
     j.text_know = text_knows(inputs, n);
-    j.parity = has_flag(inputs, n, 0);
-    j.xz = has_flag(inputs, n, 1);
+    input_flags(inputs, n, &j.parity, &j.xz);
     int rc = TRZ_OK;
     for (size_t k = 0; k < n && rc == TRZ_OK; k++) {
         int fd = open(inputs[k], O_RDONLY);
