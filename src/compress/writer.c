@@ -35,6 +35,7 @@ struct trz_writer {
     /* pending input: carry from the previous cut plus new bytes */
     uint8_t *pend;
     size_t pend_len, pend_cap;
+    size_t buf_cap; /* the ring's chunk buffers: pend_cap, or a chunk's bytes when fewer */
     uint64_t chunk_bytes; /* a chunk's bytes: the caller's, or the codec's own when smaller and none set */
     /* chunk buffers come back here after their batch, so the pages are
      * touched once per run rather than once per chunk */
@@ -54,11 +55,10 @@ struct trz_writer {
     uint64_t kbytes;        /* trace bytes since the last restart */
     trz_kdelta kd;
     /* chains (FORMAT.md, "Chains"): the member's groups are chains, coded
-     * with one encoder model and, for the self-check, one decoder model,
-     * each reset at a group's first chunk */
+     * with an encoder model and, for the self-check, a decoder model (the
+     * ring's, one pair per lane), each reset at a group's first chunk */
     int chain;
     uint64_t chain_bytes; /* a group's length in trace bytes (chains and knowledge) */
-    trz_model *em, *dm;
     /* parity (FORMAT.md, "Parity"): the set being written */
     int parity;
     trz_parity_set pset;
@@ -252,7 +252,7 @@ static int write_oldest(wstate *w, int next_starts)
     j->out.n = 0; /* its memory serves the slot's next chunk */
     /* (no buffer of its own when one thread encoded it in the pending one) */
     if (r->buf[slot] && w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
-    else trz_big_release(r->buf[slot], w->pend_cap);
+    else trz_big_release(r->buf[slot], w->buf_cap);
     r->buf[slot] = NULL;
     r->done[slot] = 0;
     r->head++;
@@ -283,6 +283,7 @@ static int start(wstate *w)
     const trz_codec *k = c->chosen;
     uint32_t own = k->chunk_bytes_at ? k->chunk_bytes_at(c->level) : k->chunk_bytes;
     if (!c->chunk_set && own && own < w->chunk_bytes) w->chunk_bytes = own;
+    w->buf_cap = (size_t)w->chunk_bytes; /* (at most pend_cap) */
     /* a member of one chunk (and maybe a partial record after it) has
      * nothing to carry: it stays version 1 */
     int is_tail;
@@ -295,22 +296,11 @@ static int start(wstate *w)
     w->chain = groups && chains;
     w->know = groups && !chains && w->chain_bytes;
     w->parity = c->parity;
-    if (w->chain && (trz_model_create(c->chosen, c->level, 0, &w->em) != TRZ_CODEC_OK ||
-                     (c->verify && trz_model_create(c->chosen, 0, 0, &w->dm) != TRZ_CODEC_OK)))
-        return fail(w, TRZ_ERR_NOMEM, "model");
     int rc = write_header(w);
     if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
-    /* a chain's chunks are coded one after another, on one model: with
-     * threads, in a pipeline of two (pipe_submit) */
-    r->pipe = w->chain && nthreads > 1;
-    /* one thread: each chunk's self-check runs before the next chunk is
-     * coded, so the decoder may read the encoder's history window */
-    if (!r->pipe) trz_model_share(c->chosen, w->dm, w->em);
-    r->q = r->pipe ? 3 : nthreads == 1 ? 1 : (size_t)nthreads + 1;
-    for (size_t i = 0; i < (r->pipe ? r->q : (size_t)nthreads); i++)
-        if (!(w->z[i] = trz_zctx_create())) return fail(w, TRZ_ERR_NOMEM, "back-end context");
-    if (nthreads > 1) ring_start(r, r->pipe ? 1 : nthreads); /* a pipeline: one worker, and the caller codes */
+    if (ring_setup(r, c->chosen, c->level, c->verify, w->chain, nthreads, w->chain_bytes, w->buf_cap))
+        return fail(w, TRZ_ERR_NOMEM, "models and back-end contexts");
     return TRZ_OK;
 }
 
@@ -363,15 +353,17 @@ static int learn_chunk(wstate *w, trz_chunk_job *j, size_t slot, uint64_t seq, i
  * models are reset there (the tail, a partial record, goes out raw). */
 static void chain_chunk(wstate *w, trz_chunk_job *j, uint64_t seq, int is_tail)
 {
+    ring *r = w->r;
     if (starts_group(w, seq, j->raw_len)) {
         w->kbytes = 0;
-        j->flags |= TRZ_CHUNK_RESTART;
-        trz_model_reset(w->c->chosen, w->em); /* (the decoder's: trz_chunk_finish) */
+        j->flags |= TRZ_CHUNK_RESTART; /* (the models reset there: ring.c, trz_chunk_finish) */
+        r->groups++;
     }
     w->kbytes += j->raw_len;
     if (is_tail) return;
-    j->model = w->em;
-    j->dmodel = w->dm;
+    int l = (int)((r->groups - 1) % (uint64_t)r->lanes);
+    j->model = r->em[l];
+    j->dmodel = r->dm[l];
 }
 
 /* Cut the next chunk off the pending bytes and queue it. */
@@ -392,13 +384,16 @@ static int next_chunk(wstate *w)
     j->out.cap = keep.cap;
     uint8_t *chunk = w->pend;
     size_t rest = w->pend_len - take;
+    /* with workers the chunk keeps the pending buffer and the rest moves to a
+     * fresh one; or, cut shorter than that buffer, it moves to one of its size */
+    int own = w->buf_cap < w->pend_cap;
     if (r->nworkers) {
-        /* the chunk keeps the pending buffer; what follows the cut moves to a fresh one */
-        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->pend_cap);
+        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->buf_cap);
         if (!next) return fail(w, TRZ_ERR_NOMEM, "chunk buffer");
-        memcpy(next, chunk + take, rest);
-        w->pend = next;
-        r->buf[slot] = chunk;
+        memcpy(next, own ? chunk : chunk + take, own ? take : rest);
+        r->buf[slot] = own ? next : chunk;
+        if (own) chunk = next;
+        else w->pend = next;
     }
     j->codec = is_tail ? &trz_codec_raw : k;
     j->raw = chunk;
@@ -424,11 +419,9 @@ static int next_chunk(wstate *w)
     w->cut_bytes += take;
     if (w->know && (rc = learn_chunk(w, j, slot, r->tail, is_tail))) return rc;
     if (w->chain) chain_chunk(w, j, r->tail, is_tail);
-    if (r->pipe) pipe_submit(r, w->c->chosen);
-    else ring_submit(r);
-    /* one thread: the chunk is encoded by now, and its buffer takes what
-     * follows the cut (a second buffer would be fresh pages to fault in) */
-    if (!r->nworkers) memmove(chunk, chunk + take, rest);
+    ring_submit(r);
+    /* one thread: the chunk is encoded by now (a second buffer would be fresh pages) */
+    if (!r->nworkers || own) memmove(w->pend, w->pend + take, rest);
     w->pend_len = rest;
     return TRZ_OK;
 }
@@ -495,7 +488,7 @@ static void writer_free(trz_writer *w)
     ring *r = w->r;
     ring_stop(r);
     for (size_t i = 0; i < 256; i++) {
-        trz_big_release(r->buf[i], w->pend_cap);
+        trz_big_release(r->buf[i], w->buf_cap);
         free(r->job[i].out.p);
         free(r->kstream[i].p);
         trz_zctx_free(w->z[i]);
@@ -504,14 +497,14 @@ static void writer_free(trz_writer *w)
     trz_kstore_free(w->ks[1]);
     trz_kdelta_free(&w->kd);
     trz_parity_set_free(&w->pset);
-    if (w->c->chosen) {
-        trz_model_free(w->c->chosen, w->dm); /* (first: it may read em's window) */
-        trz_model_free(w->c->chosen, w->em);
+    for (int l = 0; w->c->chosen && l < RING_LANES; l++) {
+        trz_model_free(w->c->chosen, r->dm[l]); /* (first: it may read em's window) */
+        trz_model_free(w->c->chosen, r->em[l]);
     }
     ring_destroy(r);
     if (w->has_file) trz_outfile_abort(&w->file);
     trz_big_release(w->pend, w->pend_cap);
-    for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], w->pend_cap);
+    for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], w->buf_cap);
     free(w->index);
     free(r);
     free(w);

@@ -244,7 +244,7 @@ int trz_chunk_fits(const trz_codec *m, int mbo, unsigned codec, unsigned bo, uns
                    uint64_t raw, int first, int groups, int placed, int parity, int *tail);
 
 /* Encode one chunk into job->out; thread-safe given a private zctx.  In
- * two steps for a chain's pipeline: trz_chunk_model codes the records with
+ * two steps for a chain's lanes (src/compress/ring.c): trz_chunk_model codes the records with
  * the codec (the encoder's model), trz_chunk_finish packs the streams, runs
  * the guard and the self-check (the decoder's model) and falls back to raw;
  * both with the same zctx, which holds the streams in between.
