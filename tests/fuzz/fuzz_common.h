@@ -111,8 +111,10 @@ typedef struct fz_cparams {
     int64_t chunk_bytes, chunk_records;
 } fz_cparams;
 
-/* Compress src into *out (appended); returns a trz_result. */
-static inline int fz_compress(const fz_cparams *cp, const void *src, size_t n, fz_out *out, char *err, size_t errlen)
+/* Compress src into *out (appended), in groups of `restart` bytes (0: the
+ * format's own length); returns a trz_result. */
+static inline int fz_compress_groups(const fz_cparams *cp, int64_t restart, const void *src, size_t n, fz_out *out,
+                                     char *err, size_t errlen)
 {
     trz_cctx *c = trz_cctx_create();
     if (!c) return TRZ_ERR_NOMEM;
@@ -122,6 +124,7 @@ static inline int fz_compress(const fz_cparams *cp, const void *src, size_t n, f
     if (!rc) rc = trz_cctx_set(c, TRZ_C_VERIFY, cp->verify);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_CHUNK_BYTES, cp->chunk_bytes);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_CHUNK_RECORDS, cp->chunk_records);
+    if (!rc && restart) rc = trz_cctx_set(c, TRZ_C_RESTART_BYTES, restart);
     if (!rc) rc = trz_cctx_set(c, TRZ_C_UNWRAP, 0); /* the bytes are the trace, whatever they look like */
     if (!rc) rc = trz_cctx_set_format(c, cp->format ? cp->format : "auto"); /* NULL: auto-detected */
     if (!rc) {
@@ -134,6 +137,11 @@ static inline int fz_compress(const fz_cparams *cp, const void *src, size_t n, f
     }
     trz_cctx_free(c);
     return rc;
+}
+
+static inline int fz_compress(const fz_cparams *cp, const void *src, size_t n, fz_out *out, char *err, size_t errlen)
+{
+    return fz_compress_groups(cp, 0, src, n, out, err, errlen);
 }
 
 /* Read everything a reader hands out, `step` bytes at a time at most, into

@@ -4,7 +4,8 @@
  * the level (1-3, or 6, 9, 12: the bus codecs' arithmetic-coded paths),
  * back-end, threads, the encoder's self-check and the chunk size (4-6 KiB,
  * or 16 KiB: enough records for the bus codecs' layout and cache choices,
- * made from 1024 records up).  roundtrip_champsim reads a third byte: bit 0
+ * made from 1024 records up); compared across thread counts, also in
+ * groups of three chunks with four threads (two lanes).  roundtrip_champsim reads a third byte: bit 0
  * picks the 96-byte cloudsuite records.  Any difference, or a failure to
  * compress or decode, aborts. */
 #include "fuzz_common.h"
@@ -79,8 +80,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     decode_check(format, &arc, d.p, d.n, a >> 5 & 1, (a >> 6 & 1) ? 2 : 1);
     if (a >> 7 & 1) { /* the archive does not depend on the thread count */
         fz_out again = { 0 };
+        int64_t groups = 0;
         cp.threads = 3 - cp.threads;
-        if (fz_compress(&cp, d.p, d.n, &again, err, sizeof err)) abort();
+        if (b >> 6 & 1) { /* groups of about three chunks, two at once in lanes (four threads) */
+            groups = cp.chunk_bytes * 3;
+            cp.threads = 1;
+            free(arc.p);
+            arc = (fz_out){ 0 };
+            if (fz_compress_groups(&cp, groups, d.p, d.n, &arc, err, sizeof err)) abort();
+            decode_check(format, &arc, d.p, d.n, 0, 2);
+            cp.threads = 4;
+        }
+        if (fz_compress_groups(&cp, groups, d.p, d.n, &again, err, sizeof err)) abort();
         if (again.n != arc.n || memcmp(again.p, arc.p, arc.n) != 0) { fprintf(stderr, "threads change the archive\n"); abort(); }
         free(again.p);
     }
