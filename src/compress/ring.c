@@ -48,9 +48,8 @@ static int lane_step(const ring *r, uint64_t *seq)
     return 0;
 }
 
-static void lane_worker(ring *r, int id)
+static void lane_worker(ring *r)
 {
-    (void)id;
     pthread_mutex_lock(&r->mu);
     for (;;) {
         uint64_t s = 0;
@@ -100,7 +99,7 @@ static void *ring_worker(void *v)
     worker_arg *a = v;
     ring *r = a->r;
     if (r->lanes) {
-        lane_worker(r, a->id);
+        lane_worker(r);
         return NULL;
     }
     pthread_mutex_lock(&r->mu);

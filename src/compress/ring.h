@@ -24,7 +24,8 @@ typedef struct ring {
     uint8_t *buf[256];  /* each job's input buffer */
     uint8_t done[256];
     size_t q;           /* slots in use: one per thread and one read ahead */
-    size_t head, take, tail; /* next to write out, next to encode, next to fill */
+    size_t head, take, tail; /* next to write out, next to encode (lanes: the
+                                oldest not finished), next to fill */
     int stop;           /* no more jobs will come (end or error) */
     /* chains (ring.c, "lanes"): a member's groups go to lanes in turn,
      * each with the models of its own (the encoder's, the self-check's)
