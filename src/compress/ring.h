@@ -23,7 +23,7 @@ typedef struct ring {
     trz_buf kstream[256];   /* each job's knowledge stream */
     uint8_t *buf[256];  /* each job's input buffer */
     uint8_t done[256];
-    size_t q;           /* slots in use: one per thread and one read ahead */
+    size_t q;           /* slots in use: one per thread and one read ahead (lanes: ring.c) */
     size_t head, take, tail; /* next to write out, next to encode (lanes: the
                                 oldest not finished), next to fill */
     int stop;           /* no more jobs will come (end or error) */

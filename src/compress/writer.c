@@ -35,8 +35,8 @@ struct trz_writer {
     /* pending input: carry from the previous cut plus new bytes */
     uint8_t *pend;
     size_t pend_len, pend_cap;
-    size_t buf_cap; /* the ring's chunk buffers: pend_cap, or a chunk's bytes when fewer */
-    uint64_t chunk_bytes; /* a chunk's bytes: the caller's, or the codec's own when smaller and none set */
+    uint64_t chunk_bytes; /* a chunk's bytes: the caller's, or the codec's own when smaller and none set
+                             (at most pend_cap; the size of the ring's chunk buffers) */
     /* chunk buffers come back here after their batch, so the pages are
      * touched once per run rather than once per chunk */
     uint8_t *spare[257];
@@ -252,7 +252,7 @@ static int write_oldest(wstate *w, int next_starts)
     j->out.n = 0; /* its memory serves the slot's next chunk */
     /* (no buffer of its own when one thread encoded it in the pending one) */
     if (r->buf[slot] && w->nspare < sizeof w->spare / sizeof w->spare[0]) w->spare[w->nspare++] = r->buf[slot];
-    else trz_big_release(r->buf[slot], w->buf_cap);
+    else trz_big_release(r->buf[slot], (size_t)w->chunk_bytes);
     r->buf[slot] = NULL;
     r->done[slot] = 0;
     r->head++;
@@ -283,7 +283,6 @@ static int start(wstate *w)
     const trz_codec *k = c->chosen;
     uint32_t own = k->chunk_bytes_at ? k->chunk_bytes_at(c->level) : k->chunk_bytes;
     if (!c->chunk_set && own && own < w->chunk_bytes) w->chunk_bytes = own;
-    w->buf_cap = (size_t)w->chunk_bytes; /* (at most pend_cap) */
     /* a member of one chunk (and maybe a partial record after it) has
      * nothing to carry: it stays version 1 */
     int is_tail;
@@ -299,7 +298,7 @@ static int start(wstate *w)
     int rc = write_header(w);
     if (rc) return rc;
     int nthreads = c->threads < 1 ? 1 : c->threads > 128 ? 128 : c->threads;
-    if (ring_setup(r, c->chosen, c->level, c->verify, w->chain, nthreads, w->chain_bytes, w->buf_cap))
+    if (ring_setup(r, c->chosen, c->level, c->verify, w->chain, nthreads, w->chain_bytes, (size_t)w->chunk_bytes))
         return fail(w, TRZ_ERR_NOMEM, "models and back-end contexts");
     return TRZ_OK;
 }
@@ -386,9 +385,9 @@ static int next_chunk(wstate *w)
     size_t rest = w->pend_len - take;
     /* with workers the chunk keeps the pending buffer and the rest moves to a
      * fresh one; or, cut shorter than that buffer, it moves to one of its size */
-    int own = w->buf_cap < w->pend_cap;
+    int own = (size_t)w->chunk_bytes < w->pend_cap;
     if (r->nworkers) {
-        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc(w->buf_cap);
+        uint8_t *next = w->nspare ? w->spare[--w->nspare] : trz_big_malloc((size_t)w->chunk_bytes);
         if (!next) return fail(w, TRZ_ERR_NOMEM, "chunk buffer");
         memcpy(next, own ? chunk : chunk + take, own ? take : rest);
         r->buf[slot] = own ? next : chunk;
@@ -488,7 +487,7 @@ static void writer_free(trz_writer *w)
     ring *r = w->r;
     ring_stop(r);
     for (size_t i = 0; i < 256; i++) {
-        trz_big_release(r->buf[i], w->buf_cap);
+        trz_big_release(r->buf[i], (size_t)w->chunk_bytes);
         free(r->job[i].out.p);
         free(r->kstream[i].p);
         trz_zctx_free(w->z[i]);
@@ -504,7 +503,7 @@ static void writer_free(trz_writer *w)
     ring_destroy(r);
     if (w->has_file) trz_outfile_abort(&w->file);
     trz_big_release(w->pend, w->pend_cap);
-    for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], w->buf_cap);
+    for (size_t i = 0; i < w->nspare; i++) trz_big_release(w->spare[i], (size_t)w->chunk_bytes);
     free(w->index);
     free(r);
     free(w);
